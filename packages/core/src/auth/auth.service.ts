@@ -1,0 +1,171 @@
+import type { RateLimitStore } from "../rate-limit/rate-limit-store.port.js";
+import { rateLimitedError, retryAfterSeconds } from "../rate-limit/rate-limiter.js";
+import type { Clock } from "../shared/clock.port.js";
+import { CellarError, ErrorCode } from "../shared/errors.js";
+import { newId } from "../shared/ids.js";
+import type { RandomSource } from "../shared/random.port.js";
+import { defaultUserName, type UserRecord } from "../users/user.entity.js";
+import type { UserRepository } from "../users/user-repository.port.js";
+import { normaliseEmail } from "./email.js";
+import type { JwtCodec } from "./jwt.js";
+import { hashToken, MAGIC_LINK_TOKEN_BYTES } from "./magic-link.entity.js";
+import type { MagicLinkRepository } from "./magic-link-repository.port.js";
+import type { Mailer } from "./mailer.port.js";
+import type { SessionRecord } from "./session.entity.js";
+import type { SessionRepository } from "./session-repository.port.js";
+
+const FIFTEEN_MINUTES_MS = 15 * 60_000;
+
+/** At most 5 link requests per address per 15 minutes; failed sends count. */
+export const SIGN_IN_LINK_LIMIT = { max: 5, windowMs: FIFTEEN_MINUTES_MS } as const;
+/** After 20 failed verifies from one client address, that address waits out the window. */
+export const VERIFY_FAILURE_LIMIT = { max: 20, windowMs: FIFTEEN_MINUTES_MS } as const;
+
+/** Longer than any token Cellar issues: hashing is skipped for anything this long. */
+const MAX_TOKEN_LENGTH = 512;
+
+export interface AuthServiceDeps {
+  readonly users: UserRepository;
+  readonly sessions: SessionRepository;
+  readonly magicLinks: MagicLinkRepository;
+  readonly mailer: Mailer;
+  readonly rateLimits: RateLimitStore;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly jwt: JwtCodec;
+  readonly publicUrl: string;
+  readonly jwtTtlSeconds: number;
+  readonly magicLinkTtlSeconds: number;
+}
+
+export interface Authenticated {
+  readonly user: UserRecord;
+  readonly session: SessionRecord;
+}
+
+export interface SignedIn extends Authenticated {
+  readonly jwt: string;
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;
+
+export function createAuthService(deps: AuthServiceDeps) {
+  const { users, sessions, magicLinks, clock, rateLimits } = deps;
+  const signInUrl = new URL("/sign-in", deps.publicUrl);
+
+  const invalidToken = () =>
+    new CellarError(ErrorCode.invalid_token, "The sign-in link is unknown, expired or already used.");
+  const unauthorized = (cause: unknown) =>
+    new CellarError(ErrorCode.unauthorized, "A valid access token is required.", { cause });
+
+  return {
+    /**
+     * Sends a sign-in link to `email`. Answers the same whether or not the address has
+     * an account. If the mail cannot be sent, the link is withdrawn before the error.
+     */
+    async requestSignInLink(input: { email: unknown }): Promise<void> {
+      const email = normaliseEmail(input.email);
+      const now = clock.now();
+      const window = await rateLimits.hit({ key: `sign-in-link:${email}`, windowMs: SIGN_IN_LINK_LIMIT.windowMs, now });
+      if (window.count > SIGN_IN_LINK_LIMIT.max) {
+        throw rateLimitedError(
+          { retryAfterSeconds: retryAfterSeconds(window.resetAt, now) },
+          "Too many sign-in links for this address; try again later.",
+        );
+      }
+      const token = Buffer.from(deps.random.bytes(MAGIC_LINK_TOKEN_BYTES)).toString("base64url");
+      const tokenHash = hashToken(token);
+      const expiresAt = new Date(now.getTime() + deps.magicLinkTtlSeconds * 1000);
+      await magicLinks.insert({ tokenHash, email, createdAt: now, expiresAt });
+      const link = new URL(signInUrl);
+      link.searchParams.set("token", token);
+      try {
+        await deps.mailer.sendSignInLink({
+          to: email,
+          link: link.toString(),
+          expiresAt,
+          validForSeconds: deps.magicLinkTtlSeconds,
+        });
+      } catch (cause) {
+        await magicLinks.delete(tokenHash);
+        throw new CellarError(ErrorCode.mail_unavailable, "The sign-in mail could not be sent; try again later.", {
+          cause,
+        });
+      }
+    },
+
+    /**
+     * Exchanges a magic-link token for a session JWT, creating the user on their first
+     * sign-in. Each token works once. Failures are counted per client address.
+     */
+    async verifySignInLink(input: { token: unknown; clientAddress: string }): Promise<SignedIn> {
+      const now = clock.now();
+      const failureKey = `verify-failures:${input.clientAddress}`;
+      const failures = await rateLimits.peek({ key: failureKey, now });
+      if (failures !== null && failures.count >= VERIFY_FAILURE_LIMIT.max) {
+        throw rateLimitedError(
+          { retryAfterSeconds: retryAfterSeconds(failures.resetAt, now) },
+          "Too many failed sign-ins from this address; try again later.",
+        );
+      }
+      const token = input.token;
+      const link =
+        typeof token === "string" && token.length > 0 && token.length <= MAX_TOKEN_LENGTH
+          ? await magicLinks.consume({ tokenHash: hashToken(token), now })
+          : null;
+      if (link === null) {
+        await rateLimits.hit({ key: failureKey, windowMs: VERIFY_FAILURE_LIMIT.windowMs, now });
+        throw invalidToken();
+      }
+      const user = await users.insertIfAbsent({
+        id: newId(deps.random, "user"),
+        email: link.email,
+        name: defaultUserName(link.email),
+        createdAt: now,
+        updatedAt: now,
+      });
+      const session: SessionRecord = {
+        id: newId(deps.random, "ses"),
+        userId: user.id,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + deps.jwtTtlSeconds * 1000),
+        revokedAt: null,
+      };
+      await sessions.insert(session);
+      const iat = Math.floor(now.getTime() / 1000);
+      const jwt = await deps.jwt.sign({
+        sub: user.id,
+        jti: session.id,
+        iat,
+        exp: Math.floor(session.expiresAt.getTime() / 1000),
+      });
+      return { jwt, user, session };
+    },
+
+    /**
+     * Checks a bearer JWT: signature, algorithm, claims and expiry, then that its session
+     * is live and its user still exists. Any failure is `unauthorized`; why is in `cause`.
+     */
+    async authenticate(token: string): Promise<Authenticated> {
+      const now = clock.now();
+      let claims: Awaited<ReturnType<JwtCodec["verify"]>>;
+      try {
+        claims = await deps.jwt.verify(token, now);
+      } catch (error) {
+        throw unauthorized(error);
+      }
+      const session = await sessions.findById(claims.jti);
+      if (session === null || session.userId !== claims.sub) throw unauthorized("unknown session");
+      if (session.revokedAt !== null) throw unauthorized("revoked session");
+      if (session.expiresAt.getTime() <= now.getTime()) throw unauthorized("expired session");
+      const user = await users.findById(claims.sub);
+      if (user === null) throw unauthorized("unknown user");
+      return { user, session };
+    },
+
+    /** Revokes a session: its JWT is refused from then on. */
+    async signOut(input: { sessionId: string }): Promise<void> {
+      await sessions.revoke({ id: input.sessionId, at: clock.now() });
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { createSecretKey, type KeyObject } from "node:crypto";
+import { decodeProtectedHeader, jwtVerify, SignJWT } from "jose";
+
+export interface SessionClaims {
+  /** The user id. */
+  readonly sub: string;
+  /** The session id. */
+  readonly jti: string;
+  readonly iat: number;
+  readonly exp: number;
+}
+
+export const MIN_JWT_SECRET_BYTES = 32;
+
+/** Header parameters that name a key; Cellar has exactly one key and refuses any hint. */
+const KEY_HINTS = ["jwk", "jku", "kid", "x5u", "x5c", "x5t", "x5t#S256"] as const;
+
+export class InvalidJwtError extends Error {
+  override readonly name = "InvalidJwtError";
+}
+
+/**
+ * Signs and verifies session JWTs: HS256 only, with `sub`, `jti`, `iat`, `exp`, `iss`
+ * and `aud` all required. The key is imported once, not per request.
+ */
+export function createJwtCodec(settings: { secret: string | Uint8Array; issuer: string; audience: string }) {
+  const secret = typeof settings.secret === "string" ? new TextEncoder().encode(settings.secret) : settings.secret;
+  if (secret.byteLength < MIN_JWT_SECRET_BYTES) {
+    throw new RangeError(`The JWT secret must be at least ${MIN_JWT_SECRET_BYTES} bytes.`);
+  }
+  const key: KeyObject = createSecretKey(secret);
+  const { issuer, audience } = settings;
+
+  return {
+    sign(claims: SessionClaims): Promise<string> {
+      return new SignJWT({})
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .setSubject(claims.sub)
+        .setJti(claims.jti)
+        .setIssuedAt(claims.iat)
+        .setExpirationTime(claims.exp)
+        .setIssuer(issuer)
+        .setAudience(audience)
+        .sign(key);
+    },
+
+    /** Verifies signature and claims as of `now`; throws `InvalidJwtError` saying why. */
+    async verify(token: string, now: Date): Promise<SessionClaims> {
+      let header: ReturnType<typeof decodeProtectedHeader>;
+      try {
+        header = decodeProtectedHeader(token);
+      } catch {
+        throw new InvalidJwtError("malformed token");
+      }
+      if (header.alg !== "HS256") throw new InvalidJwtError(`algorithm ${String(header.alg)} refused`);
+      if (KEY_HINTS.some((hint) => hint in header)) throw new InvalidJwtError("key hints refused");
+      try {
+        const { payload } = await jwtVerify(token, key, {
+          algorithms: ["HS256"],
+          issuer,
+          audience,
+          typ: "JWT",
+          requiredClaims: ["sub", "jti", "iat", "exp", "iss", "aud"],
+          currentDate: now,
+        });
+        return payload as unknown as SessionClaims;
+      } catch (error) {
+        throw new InvalidJwtError(error instanceof Error ? error.message : "invalid token");
+      }
+    },
+  };
+}
+
+export type JwtCodec = ReturnType<typeof createJwtCodec>;

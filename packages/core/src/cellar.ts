@@ -1,0 +1,141 @@
+import { type AuthService, createAuthService } from "./auth/auth.service.js";
+import { createJwtCodec } from "./auth/jwt.js";
+import type { MagicLinkRepository } from "./auth/magic-link-repository.port.js";
+import type { Mailer } from "./auth/mailer.port.js";
+import type { SessionRepository } from "./auth/session-repository.port.js";
+import type { BlobStore } from "./files/blob-store.port.js";
+import { createFileService, type FileService } from "./files/file.service.js";
+import type { FileRepository } from "./files/file-repository.port.js";
+import type { RateLimitStore } from "./rate-limit/rate-limit-store.port.js";
+import { createRateLimiter, type RateLimiter } from "./rate-limit/rate-limiter.js";
+import { type Clock, systemClock } from "./shared/clock.port.js";
+import { cryptoRandom, type RandomSource } from "./shared/random.port.js";
+import { createUserService, type UserService } from "./users/user.service.js";
+import type { UserRepository } from "./users/user-repository.port.js";
+
+/** Cellar's settings; everything but `publicUrl` and `jwtSecret` has a default. */
+export interface CellarConfig {
+  /** Where clients reach the server: the base of sign-in links. */
+  readonly publicUrl: string;
+  /** The HS256 key: at least 32 bytes (a string counts its UTF-8 bytes). */
+  readonly jwtSecret: string | Uint8Array;
+  readonly jwtTtlSeconds?: number;
+  readonly jwtIssuer?: string;
+  readonly jwtAudience?: string;
+  readonly magicLinkTtlSeconds?: number;
+  readonly maxUploadBytes?: number;
+  readonly rateLimitMax?: number;
+  readonly rateLimitWindowSeconds?: number;
+  readonly trashRetentionDays?: number;
+}
+
+export const DEFAULT_CONFIG = {
+  jwtTtlSeconds: 604_800,
+  jwtIssuer: "cellar",
+  jwtAudience: "cellar-api",
+  magicLinkTtlSeconds: 600,
+  maxUploadBytes: 104_857_600,
+  rateLimitMax: 600,
+  rateLimitWindowSeconds: 60,
+  trashRetentionDays: 30,
+} as const satisfies Partial<CellarConfig>;
+
+export type ResolvedCellarConfig = Required<CellarConfig>;
+
+/** Everything Cellar needs from the outside world: one implementation of each port. */
+export interface CellarDeps {
+  readonly files: FileRepository;
+  readonly users: UserRepository;
+  readonly sessions: SessionRepository;
+  readonly magicLinks: MagicLinkRepository;
+  readonly blobs: BlobStore;
+  readonly mailer: Mailer;
+  readonly rateLimits: RateLimitStore;
+  readonly clock?: Clock;
+  readonly random?: RandomSource;
+  readonly config: CellarConfig;
+}
+
+export interface Cellar {
+  readonly files: FileService;
+  readonly auth: AuthService;
+  readonly users: UserService;
+  readonly rateLimiter: RateLimiter;
+  readonly config: ResolvedCellarConfig;
+  /** Forgets expired sessions, magic links and rate-limit windows. */
+  deleteExpired(): Promise<{ sessions: number; magicLinks: number; rateWindows: number }>;
+}
+
+const POSITIVE_WHOLE_SETTINGS = [
+  "jwtTtlSeconds",
+  "magicLinkTtlSeconds",
+  "maxUploadBytes",
+  "rateLimitMax",
+  "rateLimitWindowSeconds",
+  "trashRetentionDays",
+] as const;
+
+export function resolveConfig(config: CellarConfig): ResolvedCellarConfig {
+  const resolved: ResolvedCellarConfig = { ...DEFAULT_CONFIG, ...config };
+  for (const setting of POSITIVE_WHOLE_SETTINGS) {
+    const value = resolved[setting];
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`Cellar setting ${setting} must be a whole number of at least 1, not ${String(value)}.`);
+    }
+  }
+  try {
+    new URL(resolved.publicUrl);
+  } catch {
+    throw new RangeError(
+      `Cellar setting publicUrl must be an absolute URL, not ${JSON.stringify(resolved.publicUrl)}.`,
+    );
+  }
+  return resolved;
+}
+
+/** Builds the whole of Cellar from its ports. The standalone server uses this too. */
+export function createCellar(deps: CellarDeps): Cellar {
+  const config = resolveConfig(deps.config);
+  const clock = deps.clock ?? systemClock;
+  const random = deps.random ?? cryptoRandom;
+  const jwt = createJwtCodec({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience });
+  return {
+    config,
+    files: createFileService({
+      files: deps.files,
+      blobs: deps.blobs,
+      clock,
+      random,
+      maxUploadBytes: config.maxUploadBytes,
+      trashRetentionDays: config.trashRetentionDays,
+    }),
+    auth: createAuthService({
+      users: deps.users,
+      sessions: deps.sessions,
+      magicLinks: deps.magicLinks,
+      mailer: deps.mailer,
+      rateLimits: deps.rateLimits,
+      clock,
+      random,
+      jwt,
+      publicUrl: config.publicUrl,
+      jwtTtlSeconds: config.jwtTtlSeconds,
+      magicLinkTtlSeconds: config.magicLinkTtlSeconds,
+    }),
+    users: createUserService({ users: deps.users, clock }),
+    rateLimiter: createRateLimiter({
+      store: deps.rateLimits,
+      clock,
+      max: config.rateLimitMax,
+      windowSeconds: config.rateLimitWindowSeconds,
+    }),
+    async deleteExpired() {
+      const now = clock.now();
+      return {
+        sessions: await deps.sessions.deleteExpired(now),
+        magicLinks: await deps.magicLinks.deleteExpired(now),
+        rateWindows: await deps.rateLimits.deleteExpired(now),
+      };
+    },
+  };
+}

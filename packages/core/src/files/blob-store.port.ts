@@ -1,0 +1,47 @@
+/** An inclusive byte range, as in HTTP: `{ start: 0, end: 0 }` is the first byte. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface StoredBlob {
+  readonly key: string;
+  readonly size: number;
+  /** When the blob was written; the orphan sweep spares blobs younger than its grace. */
+  readonly createdAt: Date;
+}
+
+/**
+ * Stores file bytes under keys chosen by the core (URL-safe: `[a-z0-9_]`).
+ *
+ * Guarantees an implementation owes (checked by `blobStoreContract`):
+ * - `write` consumes `source` as a stream (never whole in memory) and returns the byte
+ *   count; the blob becomes visible under `key` only once complete. If `source` throws
+ *   or the write fails, the error propagates and nothing is left under `key`;
+ * - `read` streams the blob, or only the inclusive `range` of it; it throws a
+ *   `BlobNotFoundError` when no blob has that key;
+ * - `delete` is idempotent: deleting a missing key resolves quietly;
+ * - `list` yields every complete blob once (order unspecified), for orphan sweeps;
+ * - keys that are not of the allowed shape are refused with an error, never used to
+ *   reach outside the store.
+ */
+export interface BlobStore {
+  write(input: { key: string; source: AsyncIterable<Uint8Array> }): Promise<{ size: number }>;
+  read(input: { key: string; range?: ByteRange }): Promise<AsyncIterable<Uint8Array>>;
+  delete(key: string): Promise<void>;
+  list(): AsyncIterable<StoredBlob>;
+}
+
+export class BlobNotFoundError extends Error {
+  override readonly name = "BlobNotFoundError";
+  constructor(readonly key: string) {
+    super(`No blob stored under ${key}`);
+  }
+}
+
+const BLOB_KEY = /^[a-z0-9_]{1,128}$/;
+
+/** Throws unless `key` has the shape every blob store accepts. */
+export function assertBlobKey(key: string): void {
+  if (!BLOB_KEY.test(key)) throw new TypeError(`Invalid blob key: ${JSON.stringify(key).slice(0, 80)}`);
+}

@@ -1,0 +1,85 @@
+import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
+import { normaliseDisplayName } from "../shared/text-rules.js";
+
+export type Visibility = "private" | "public";
+export const VISIBILITIES: readonly Visibility[] = ["private", "public"];
+
+/**
+ * A file's life: `active` → `trashed` → purged. Purged files have no state: their row
+ * and blob are gone.
+ */
+export type FileState = "active" | "trashed";
+
+/** The spreadsheet formats Cellar accepts, keyed by their extension. */
+export type FileKind = "csv" | "xlsx" | "sheet";
+
+export const CONTENT_TYPES: Readonly<Record<FileKind, string>> = {
+  csv: "text/csv",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  sheet: "application/octet-stream",
+};
+
+/** Everything stored about a file. `blobKey` names its bytes in the blob store. */
+export interface FileRecord {
+  readonly id: string;
+  readonly ownerId: string;
+  readonly name: string;
+  readonly visibility: Visibility;
+  readonly state: FileState;
+  readonly kind: FileKind;
+  readonly contentType: string;
+  readonly size: number;
+  /** Lowercase hex SHA-256 of the bytes. */
+  readonly sha256: string;
+  readonly blobKey: string;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly trashedAt: Date | null;
+  /** When a trashed file becomes due for permanent deletion. */
+  readonly purgeAt: Date | null;
+}
+
+/** A file as the core shows it to callers: the record less its storage details. */
+export type FileMetadata = Omit<FileRecord, "blobKey">;
+
+export function toMetadata(record: FileRecord): FileMetadata {
+  const { blobKey: _blobKey, ...metadata } = record;
+  return metadata;
+}
+
+const MAX_FILE_NAME_LENGTH = 255;
+
+/** Trimmed, 1–255 code points, no control characters. */
+export function normaliseFileName(value: unknown, field = "name"): string {
+  return normaliseDisplayName(value, field, { min: 1, max: MAX_FILE_NAME_LENGTH });
+}
+
+export function parseVisibility(value: unknown): Visibility {
+  if (value === "private" || value === "public") return value;
+  throw invalidField("visibility", "must be 'private' or 'public'");
+}
+
+/**
+ * The base name of what a client called its upload: any folder part, in either slash
+ * style, is dropped, so "C:\\reports\\q3.csv" and "../../q3.csv" both become "q3.csv".
+ */
+export function baseName(clientFileName: string): string {
+  const parts = clientFileName.split(/[\\/]/);
+  return parts[parts.length - 1] ?? "";
+}
+
+/**
+ * The kind of an upload, from its file name's extension, case-insensitively. Anything
+ * else is refused before a byte is stored.
+ */
+export function kindFromFileName(clientFileName: string): FileKind {
+  const match = /\.([^.]+)$/.exec(baseName(clientFileName));
+  const extension = match?.[1]?.toLowerCase();
+  if (extension === "csv" || extension === "xlsx" || extension === "sheet") return extension;
+  throw new CellarError(ErrorCode.unsupported_media_type, "Only .csv, .xlsx and .sheet files can be uploaded.");
+}
+
+/** The name to show for a download: the kind's extension added when the name lacks it. */
+export function downloadName(file: Pick<FileRecord, "name" | "kind">): string {
+  return file.name.toLowerCase().endsWith(`.${file.kind}`) ? file.name : `${file.name}.${file.kind}`;
+}

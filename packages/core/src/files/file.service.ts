@@ -1,0 +1,333 @@
+import { createHash } from "node:crypto";
+import type { Clock } from "../shared/clock.port.js";
+import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
+import { newId } from "../shared/ids.js";
+import { type Page, toPage, toPageRequest } from "../shared/pagination.js";
+import type { RandomSource } from "../shared/random.port.js";
+import type { BlobStore, ByteRange, StoredBlob } from "./blob-store.port.js";
+import { type RangeRequest, resolveByteRange } from "./byte-range.js";
+import { createContentCheck } from "./content-check.js";
+import {
+  baseName,
+  CONTENT_TYPES,
+  downloadName,
+  type FileKind,
+  type FileMetadata,
+  type FileRecord,
+  kindFromFileName,
+  normaliseFileName,
+  parseVisibility,
+  toMetadata,
+  type Visibility,
+} from "./file.entity.js";
+import { authorizeFileAction } from "./file-access.js";
+import type { FileChanges, FileRepository } from "./file-repository.port.js";
+
+export interface FileServiceDeps {
+  readonly files: FileRepository;
+  readonly blobs: BlobStore;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly maxUploadBytes: number;
+  readonly trashRetentionDays: number;
+}
+
+/**
+ * An upload whose bytes are stored and checked but which has no row yet. Adapters that
+ * learn the file's name only after its bytes (multipart parts in any order) hold one of
+ * these, then `commit` or `discard` it.
+ */
+export interface ReceivedUpload {
+  readonly fileId: string;
+  readonly ownerId: string;
+  readonly blobKey: string;
+  readonly kind: FileKind;
+  readonly size: number;
+  readonly sha256: string;
+  /** The client's file name without any folder part: the default display name. */
+  readonly clientBaseName: string;
+}
+
+export interface UploadOptions {
+  readonly name?: unknown;
+  readonly visibility?: unknown;
+}
+
+export interface Download {
+  readonly file: FileMetadata;
+  /** The name to offer the client: the display name with its kind's extension. */
+  readonly fileName: string;
+  readonly contentType: string;
+  /** The part of the file served, or null for all of it. */
+  readonly range: ByteRange | null;
+  /** Bytes in the body: the range's length, or the file's size. */
+  readonly contentLength: number;
+  /** Opens the byte stream; deferred so that a conditional request can skip it. */
+  open(): Promise<AsyncIterable<Uint8Array>>;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Lets queued requests run between purge batches, so a long purge never stalls them. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export type FileService = ReturnType<typeof createFileService>;
+
+export function createFileService(deps: FileServiceDeps) {
+  const { files, blobs, clock, random } = deps;
+
+  /** Removes a blob on a failure path; a blob that survives is an orphan the sweep finds. */
+  async function dropBlob(key: string): Promise<void> {
+    try {
+      await blobs.delete(key);
+    } catch {
+      // The orphan sweep removes it later; the caller's own error matters more.
+    }
+  }
+
+  async function loadAuthorized(action: Parameters<typeof authorizeFileAction>[0], callerId: string, fileId: string) {
+    return authorizeFileAction(action, await files.findById(fileId), callerId);
+  }
+
+  /**
+   * Applies `changes` while the file is still in `state`; if it moved on in between
+   * (trashed, restored or purged by a concurrent request), decides again on what it is now.
+   */
+  async function updateWhile(
+    action: "patch" | "trash" | "restore",
+    file: FileRecord,
+    callerId: string,
+    state: FileRecord["state"],
+    changes: FileChanges,
+  ): Promise<FileRecord> {
+    const updated = await files.update({ id: file.id, changes, onlyIfState: state });
+    if (updated !== null) return updated;
+    return loadAuthorized(action, callerId, file.id);
+  }
+
+  const service = {
+    /**
+     * Streams an upload's bytes into the blob store, counting, hashing and checking them
+     * on the way. On any failure (wrong type, too large, the source breaking) nothing is
+     * left behind and the error propagates.
+     */
+    async receive(input: {
+      ownerId: string;
+      clientFileName: string;
+      content: AsyncIterable<Uint8Array>;
+    }): Promise<ReceivedUpload> {
+      const kind = kindFromFileName(input.clientFileName);
+      const fileId = newId(random, "file");
+      const blobKey = fileId;
+      const hash = createHash("sha256");
+      const check = createContentCheck(kind);
+      let size = 0;
+      async function* measured(): AsyncGenerator<Uint8Array> {
+        for await (const chunk of input.content) {
+          size += chunk.length;
+          if (size > deps.maxUploadBytes) {
+            throw new CellarError(
+              ErrorCode.payload_too_large,
+              `The file is larger than the ${deps.maxUploadBytes} bytes Cellar accepts.`,
+            );
+          }
+          check.update(chunk);
+          hash.update(chunk);
+          yield chunk;
+        }
+      }
+      try {
+        await blobs.write({ key: blobKey, source: measured() });
+        if (size === 0) throw invalidField("file", "must not be empty");
+        check.finish(size);
+      } catch (error) {
+        await dropBlob(blobKey);
+        throw error;
+      }
+      return {
+        fileId,
+        ownerId: input.ownerId,
+        blobKey,
+        kind,
+        size,
+        sha256: hash.digest("hex"),
+        clientBaseName: baseName(input.clientFileName),
+      };
+    },
+
+    /** Records a received upload. On failure its blob is removed and no row exists. */
+    async commit(input: { upload: ReceivedUpload } & UploadOptions): Promise<FileMetadata> {
+      const { upload } = input;
+      try {
+        const name =
+          input.name === undefined ? normaliseFileName(upload.clientBaseName, "file") : normaliseFileName(input.name);
+        const visibility: Visibility = input.visibility === undefined ? "private" : parseVisibility(input.visibility);
+        const now = clock.now();
+        const record: FileRecord = {
+          id: upload.fileId,
+          ownerId: upload.ownerId,
+          name,
+          visibility,
+          state: "active",
+          kind: upload.kind,
+          contentType: CONTENT_TYPES[upload.kind],
+          size: upload.size,
+          sha256: upload.sha256,
+          blobKey: upload.blobKey,
+          createdAt: now,
+          updatedAt: now,
+          trashedAt: null,
+          purgeAt: null,
+        };
+        await files.insert(record);
+        return toMetadata(record);
+      } catch (error) {
+        await dropBlob(upload.blobKey);
+        throw error;
+      }
+    },
+
+    /** Gives up on a received upload: its blob is removed. */
+    async discard(upload: ReceivedUpload): Promise<void> {
+      await dropBlob(upload.blobKey);
+    },
+
+    /**
+     * Uploads a file in one call. `name` and `visibility` are checked before a byte is
+     * stored; `name` defaults to the client's file name without its folders.
+     */
+    async upload(
+      input: { ownerId: string; clientFileName: string; content: AsyncIterable<Uint8Array> } & UploadOptions,
+    ): Promise<FileMetadata> {
+      if (input.name !== undefined) normaliseFileName(input.name);
+      if (input.visibility !== undefined) parseVisibility(input.visibility);
+      const upload = await service.receive(input);
+      return service.commit({ upload, name: input.name, visibility: input.visibility });
+    },
+
+    async get(input: { callerId: string; fileId: string }): Promise<FileMetadata> {
+      return toMetadata(await loadAuthorized("get", input.callerId, input.fileId));
+    },
+
+    /** The caller's own files, newest first: the active ones, or the trash. */
+    async list(input: {
+      callerId: string;
+      trashed?: boolean;
+      page?: unknown;
+      perPage?: unknown;
+    }): Promise<Page<FileMetadata>> {
+      const request = toPageRequest(input);
+      const { items, total } = await files.listByOwner({
+        ownerId: input.callerId,
+        state: input.trashed ? "trashed" : "active",
+        offset: request.offset,
+        limit: request.perPage,
+      });
+      return toPage(request, items.map(toMetadata), total);
+    },
+
+    /** Renames and/or changes visibility. Owner only; not while in trash. */
+    async update(input: {
+      callerId: string;
+      fileId: string;
+      changes: { name?: unknown; visibility?: unknown };
+    }): Promise<FileMetadata> {
+      const { name, visibility } = input.changes;
+      if (name === undefined && visibility === undefined) {
+        throw invalidField("body", "must change at least one of name and visibility");
+      }
+      const changes: { -readonly [K in keyof FileChanges]: FileChanges[K] } = { updatedAt: clock.now() };
+      if (name !== undefined) changes.name = normaliseFileName(name);
+      if (visibility !== undefined) changes.visibility = parseVisibility(visibility);
+      const file = await loadAuthorized("patch", input.callerId, input.fileId);
+      return toMetadata(await updateWhile("patch", file, input.callerId, "active", changes));
+    },
+
+    /** Moves a file to the trash. Owner only; trashing a trashed file changes nothing. */
+    async trash(input: { callerId: string; fileId: string }): Promise<FileMetadata> {
+      const file = await loadAuthorized("trash", input.callerId, input.fileId);
+      if (file.state === "trashed") return toMetadata(file);
+      const now = clock.now();
+      const changes: FileChanges = {
+        state: "trashed",
+        trashedAt: now,
+        purgeAt: new Date(now.getTime() + deps.trashRetentionDays * DAY_MS),
+        updatedAt: now,
+      };
+      return toMetadata(await updateWhile("trash", file, input.callerId, "active", changes));
+    },
+
+    /** Brings a file back from the trash. Owner only; restoring an active file changes nothing. */
+    async restore(input: { callerId: string; fileId: string }): Promise<FileMetadata> {
+      const file = await loadAuthorized("restore", input.callerId, input.fileId);
+      if (file.state === "active") return toMetadata(file);
+      const changes: FileChanges = { state: "active", trashedAt: null, purgeAt: null, updatedAt: clock.now() };
+      return toMetadata(await updateWhile("restore", file, input.callerId, "trashed", changes));
+    },
+
+    /**
+     * Authorises a download and describes it; the bytes flow only when `open` is called.
+     * Throws `range_not_satisfiable` for a range outside the file.
+     */
+    async openDownload(input: { callerId: string; fileId: string; range?: RangeRequest }): Promise<Download> {
+      const file = await loadAuthorized("download", input.callerId, input.fileId);
+      const range = input.range === undefined ? null : resolveByteRange(input.range, file.size);
+      return {
+        file: toMetadata(file),
+        fileName: downloadName(file),
+        contentType: file.contentType,
+        range,
+        contentLength: range === null ? file.size : range.end - range.start + 1,
+        open: () => blobs.read(range === null ? { key: file.blobKey } : { key: file.blobKey, range }),
+      };
+    },
+
+    /**
+     * Permanently deletes every file whose `purge_at` has passed, `batchSize` at a time.
+     * Rows go first, in one atomic step per batch, then their blobs: a crash in between
+     * leaves orphan blobs, which no one can see and the orphan sweep removes.
+     */
+    async purgeDue(input: { batchSize?: number } = {}): Promise<{ purged: number; blobsLeft: number }> {
+      const batchSize = input.batchSize ?? 1000;
+      let purged = 0;
+      let blobsLeft = 0;
+      for (;;) {
+        const batch = await files.removeDueForPurge({ now: clock.now(), limit: batchSize });
+        const deletions = await Promise.allSettled(batch.map((file) => blobs.delete(file.blobKey)));
+        blobsLeft += deletions.filter((result) => result.status === "rejected").length;
+        purged += batch.length;
+        if (batch.length < batchSize) return { purged, blobsLeft };
+        await yieldToEventLoop();
+      }
+    },
+
+    /**
+     * Removes blobs that no file refers to and that are older than `graceMs`: what a
+     * crash between a blob write and its row, or between a purge and its blob deletes,
+     * left behind. The grace keeps uploads in flight safe.
+     */
+    async sweepOrphanBlobs(input: { graceMs: number }): Promise<{ removed: number }> {
+      const cutoff = clock.now().getTime() - input.graceMs;
+      let removed = 0;
+      let batch: StoredBlob[] = [];
+      const flush = async () => {
+        const referenced = await files.findReferencedBlobKeys(batch.map((blob) => blob.key));
+        for (const blob of batch) {
+          if (!referenced.has(blob.key)) {
+            await blobs.delete(blob.key);
+            removed++;
+          }
+        }
+        batch = [];
+      };
+      for await (const blob of blobs.list()) {
+        if (blob.createdAt.getTime() > cutoff) continue;
+        batch.push(blob);
+        if (batch.length >= 500) await flush();
+      }
+      if (batch.length > 0) await flush();
+      return { removed };
+    },
+  };
+  return service;
+}

@@ -1,0 +1,94 @@
+/**
+ * `@cellar/core`: the whole of Cellar's behaviour, behind ports. `createCellar` builds it
+ * from one implementation of each port; `createInMemoryCellar` builds it in memory.
+ */
+
+// Auth: magic links, sessions, JWTs.
+export {
+  type Authenticated,
+  type AuthService,
+  SIGN_IN_LINK_LIMIT,
+  type SignedIn,
+  VERIFY_FAILURE_LIMIT,
+} from "./auth/auth.service.js";
+export { normaliseEmail } from "./auth/email.js";
+export {
+  createJwtCodec,
+  InvalidJwtError,
+  type JwtCodec,
+  MIN_JWT_SECRET_BYTES,
+  type SessionClaims,
+} from "./auth/jwt.js";
+export { hashToken, MAGIC_LINK_TOKEN_BYTES, type MagicLinkRecord } from "./auth/magic-link.entity.js";
+export type { MagicLinkRepository } from "./auth/magic-link-repository.port.js";
+export type { Mailer, SignInMail } from "./auth/mailer.port.js";
+export type { SessionRecord } from "./auth/session.entity.js";
+export type { SessionRepository } from "./auth/session-repository.port.js";
+// The composition.
+export {
+  type Cellar,
+  type CellarConfig,
+  type CellarDeps,
+  createCellar,
+  DEFAULT_CONFIG,
+  type ResolvedCellarConfig,
+  resolveConfig,
+} from "./cellar.js";
+// Files.
+export {
+  assertBlobKey,
+  BlobNotFoundError,
+  type BlobStore,
+  type ByteRange,
+  type StoredBlob,
+} from "./files/blob-store.port.js";
+export { type RangeRequest, resolveByteRange } from "./files/byte-range.js";
+export { readCentralDirectoryNames, XLSX_LIMITS } from "./files/content-check.js";
+export {
+  CONTENT_TYPES,
+  downloadName,
+  type FileKind,
+  type FileMetadata,
+  type FileRecord,
+  type FileState,
+  kindFromFileName,
+  normaliseFileName,
+  VISIBILITIES,
+  type Visibility,
+} from "./files/file.entity.js";
+export type { Download, FileService, ReceivedUpload, UploadOptions } from "./files/file.service.js";
+export { type AccessDecision, authorizeFileAction, decideFileAccess, type FileAction } from "./files/file-access.js";
+export type { FileChanges, FileRepository } from "./files/file-repository.port.js";
+// In memory: every port, for tests and embedding.
+export {
+  createInMemoryCellar,
+  createInMemoryDeps,
+  type InMemoryCellarOptions,
+  type InMemoryDeps,
+} from "./memory/in-memory-cellar.js";
+export { createMemoryMagicLinkRepository, createMemorySessionRepository } from "./memory/memory-auth-repositories.js";
+export { createMemoryBlobStore } from "./memory/memory-blob-store.js";
+export { createMemoryFileRepository } from "./memory/memory-file-repository.js";
+export { createMemoryMailer, type MemoryMailer } from "./memory/memory-mailer.js";
+export { createMemoryRateLimitStore } from "./memory/memory-rate-limit-store.js";
+export { createMemoryUserRepository, type MemoryUserRepository } from "./memory/memory-user-repository.js";
+// Rate limiting.
+export type { RateLimitStore, RateWindow } from "./rate-limit/rate-limit-store.port.js";
+export type { RateLimiter, RateLimitStatus } from "./rate-limit/rate-limiter.js";
+// Shared.
+export { type Clock, systemClock } from "./shared/clock.port.js";
+export { CellarError, ErrorCode, type FieldProblem, isCellarError } from "./shared/errors.js";
+export { isWellFormedId } from "./shared/ids.js";
+export {
+  DEFAULT_PAGE,
+  DEFAULT_PER_PAGE,
+  MAX_PER_PAGE,
+  type Page,
+  type PageLinks,
+  pageLinks,
+} from "./shared/pagination.js";
+export { cryptoRandom, type RandomSource } from "./shared/random.port.js";
+// Users.
+export type { UserRecord } from "./users/user.entity.js";
+export type { UserService } from "./users/user.service.js";
+export type { UserRepository } from "./users/user-repository.port.js";

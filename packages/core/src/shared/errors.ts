@@ -1,0 +1,65 @@
+/**
+ * Every error code Cellar can answer with, defined once. Adapters map a code to their
+ * own vocabulary (an HTTP status, a CLI exit code) in one table each; the code itself
+ * is the stable contract with clients.
+ */
+export const ErrorCode = {
+  validation_error: "validation_error",
+  unauthorized: "unauthorized",
+  invalid_token: "invalid_token",
+  forbidden: "forbidden",
+  not_found: "not_found",
+  file_in_trash: "file_in_trash",
+  payload_too_large: "payload_too_large",
+  range_not_satisfiable: "range_not_satisfiable",
+  unsupported_media_type: "unsupported_media_type",
+  rate_limited: "rate_limited",
+  internal_error: "internal_error",
+  mail_unavailable: "mail_unavailable",
+  unavailable: "unavailable",
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** One field of a request that failed validation. */
+export interface FieldProblem {
+  readonly field: string;
+  readonly message: string;
+}
+
+export interface CellarErrorOptions {
+  /** For `validation_error`: which fields were wrong and why. */
+  readonly details?: readonly FieldProblem[];
+  /** For `rate_limited` and `unavailable`: when the client may try again. */
+  readonly retryAfterSeconds?: number;
+  readonly cause?: unknown;
+}
+
+/**
+ * The one error type the core throws on purpose. Its message is safe to show to the
+ * client; anything secret or internal belongs in `cause`, which adapters only log.
+ */
+export class CellarError extends Error {
+  override readonly name = "CellarError";
+  readonly code: ErrorCode;
+  readonly details: readonly FieldProblem[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: CellarErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+export function isCellarError(error: unknown, code?: ErrorCode): error is CellarError {
+  return error instanceof CellarError && (code === undefined || error.code === code);
+}
+
+/** A `validation_error` about a single field. */
+export function invalidField(field: string, message: string): CellarError {
+  return new CellarError(ErrorCode.validation_error, `${field}: ${message}`, {
+    details: [{ field, message }],
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * `@cellar/core/testing`: what an adapter needs to prove itself. Each contract suite
+ * takes vitest's `{ describe, it, expect }` and a factory of fresh subjects:
+ *
+ * ```ts
+ * import { describe, it, expect } from "vitest";
+ * import { blobStoreContract } from "@cellar/core/testing";
+ * blobStoreContract({ describe, it, expect }, { create: () => ({ blobs: createMyStore() }) });
+ * ```
+ */
+export { type BlobStoreFixture, blobStoreContract, byteStream, collect } from "./blob-store.contract.js";
+export type { Closable, ContractSubject, ContractTestApi } from "./contract-api.js";
+export { createFakeClock, type FakeClock } from "./fake-clock.js";
+export { fileRepositoryContract } from "./file-repository.contract.js";
+export { aFile, aMagicLink, aSession, aTrashedFile, at, aUser, T0 } from "./fixtures.js";
+export { magicLinkRepositoryContract } from "./magic-link-repository.contract.js";
+export { type RateLimitStoreFixture, rateLimitStoreContract } from "./rate-limit-store.contract.js";
+export type { RepositoryFixture } from "./repository-fixture.js";
+export { sessionRepositoryContract } from "./session-repository.contract.js";
+export { userRepositoryContract } from "./user-repository.contract.js";
+
+import type { ContractSubject, ContractTestApi } from "./contract-api.js";
+import { fileRepositoryContract } from "./file-repository.contract.js";
+import { magicLinkRepositoryContract } from "./magic-link-repository.contract.js";
+import type { RepositoryFixture } from "./repository-fixture.js";
+import { sessionRepositoryContract } from "./session-repository.contract.js";
+import { userRepositoryContract } from "./user-repository.contract.js";
+
+/** Every repository contract at once, for a store that implements all four. */
+export function repositoryContracts(t: ContractTestApi, subject: ContractSubject<RepositoryFixture>): void {
+  fileRepositoryContract(t, subject);
+  userRepositoryContract(t, subject);
+  sessionRepositoryContract(t, subject);
+  magicLinkRepositoryContract(t, subject);
+}

@@ -1,0 +1,23 @@
+import { defaultServerConditions } from "vite";
+import { defineConfig } from "vitest/config";
+
+// Workspace packages resolve to their TypeScript sources (the "@cellar/source" export
+// condition), so tests run without a build step.
+const conditions = ["@cellar/source", ...defaultServerConditions];
+
+export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ["@cellar/source"] } },
+  test: {
+    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
+    environment: "node",
+    coverage: {
+      provider: "v8",
+      include: ["packages/*/src/**/*.ts", "apps/*/src/**/*.ts"],
+      reporter: [["text", { skipFull: true }], "text-summary"],
+      thresholds: {
+        "packages/core/src/**": { lines: 90 },
+      },
+    },
+  },
+});
