@@ -1,2 +1,2 @@
-// This package is filled by its own issue; it exists so the workspace has its final shape.
-export {};
+/** `@cellar/adapter-fs-storage`: Cellar's `BlobStore` on the local file system. */
+export { createFsBlobStore, type FsBlobStoreOptions } from "./fs-blob-store.js";

@@ -1,2 +1,14 @@
-// This package is filled by its own issue; it exists so the workspace has its final shape.
-export {};
+/**
+ * `@cellar/adapter-mail`: core's `Mailer` port on nodemailer. `createSmtpMailer` sends
+ * over SMTP (`SMTP_URL` set); `createOutboxMailer` writes `.eml` files and logs the link
+ * (dev mode, `SMTP_URL` unset). Both send the message `composeSignInMessage` composes.
+ */
+export {
+  createOutboxMailer,
+  DEV_MODE_LOG_MESSAGE,
+  type OutboxLog,
+  type OutboxMailer,
+  type OutboxMailerOptions,
+} from "./outbox-mailer.js";
+export { composeSignInMessage, describeValidity, SIGN_IN_SUBJECT, type SignInMessage } from "./sign-in-message.js";
+export { createSmtpMailer, SmtpMailError, type SmtpMailer, type SmtpMailerOptions } from "./smtp-mailer.js";

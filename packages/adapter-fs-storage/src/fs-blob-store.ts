@@ -1,0 +1,224 @@
+import { randomUUID } from "node:crypto";
+import type { Stats } from "node:fs";
+import { type FileHandle, lstat, mkdir, open, opendir, readdir, rename, rm, unlink } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import {
+  assertBlobKey,
+  BlobNotFoundError,
+  type BlobStore,
+  type Clock,
+  type StoredBlob,
+  systemClock,
+} from "@cellar/core";
+
+export interface FsBlobStoreOptions {
+  /** The data folder; blobs go to `<root>/blobs`, writes in progress to `<root>/tmp`. */
+  readonly root: string;
+  /**
+   * Stamps each blob's modification time, which `list` reports as `createdAt`, so the
+   * orphan sweep's grace period is measured on the same clock as the rest of the core.
+   * @default systemClock
+   */
+  readonly clock?: Clock;
+}
+
+/**
+ * Opens the blob store on the local file system: creates `<root>/blobs` and `<root>/tmp`
+ * if missing and removes the temp files a crashed process left behind. It holds no
+ * resource between calls (a read stream closes its file when it ends or is destroyed),
+ * so there is nothing to close.
+ *
+ * Several processes may share a root. Temp files carry the writing process's pid, and
+ * opening removes only those of processes that are no longer running, so a second
+ * server never breaks the first one's uploads in progress.
+ */
+export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<BlobStore> {
+  // Absolute once, so a later `process.chdir` cannot move the store.
+  const root = resolve(options.root);
+  const clock = options.clock ?? systemClock;
+  const blobsDir = join(root, "blobs");
+  const tmpDir = join(root, "tmp");
+
+  const firstCreated = await mkdir(blobsDir, { recursive: true });
+  await mkdir(tmpDir, { recursive: true });
+  for (const leftover of await readdir(tmpDir)) {
+    if (isAbandoned(leftover)) await rm(join(tmpDir, leftover), { recursive: true, force: true });
+  }
+  // The folders must outlive a power cut as surely as the blobs written into them: a
+  // folder's entry lives in its parent, so sync root and any parent mkdir just filled.
+  const lastToSync = dirname(firstCreated ?? blobsDir);
+  for (let dir = root; ; dir = dirname(dir)) {
+    await syncDirectory(dir);
+    if (dir === lastToSync || dir === dirname(dir)) break;
+  }
+
+  const pathOf = (key: string) => join(blobsDir, shardOf(key), key);
+
+  // A shard folder is made durable (its entry in `blobs/` synced) once per process, before
+  // the first write into it; concurrent writes to a new shard wait on that same promise,
+  // so none is acknowledged while its folder could still vanish in a power cut.
+  const readyShards = new Map<string, Promise<void>>();
+  const prepareShard = (shard: string): Promise<void> => {
+    let ready = readyShards.get(shard);
+    if (ready === undefined) {
+      ready = (async () => {
+        await mkdir(join(blobsDir, shard), { recursive: true });
+        await syncDirectory(blobsDir);
+      })();
+      readyShards.set(shard, ready);
+    }
+    return ready;
+  };
+
+  return {
+    async write({ key, source }) {
+      assertBlobKey(key);
+      const shard = shardOf(key);
+      const shardDir = join(blobsDir, shard);
+      const target = join(shardDir, key);
+      // Unique per write, so two writes of one key never share a temp file; the pid says
+      // whose it is when a later process cleans up.
+      const temp = join(tmpDir, `${process.pid}.${key}.${randomUUID()}`);
+      let handle: FileHandle | undefined;
+      let renamed = false;
+      try {
+        await prepareShard(shard);
+        handle = await open(temp, "wx");
+        let size = 0;
+        // One chunk in memory at a time: the next is pulled only once this one is written.
+        // (A write stream on the handle would close it before the sync below.)
+        for await (const chunk of source) {
+          await writeAll(handle, chunk);
+          size += chunk.byteLength;
+        }
+        const createdAt = clock.now();
+        await handle.utimes(createdAt, createdAt);
+        await handle.sync();
+        const closing = handle;
+        handle = undefined;
+        await closing.close();
+        // The blob appears under its key whole or not at all.
+        await rename(temp, target);
+        renamed = true;
+        // Until its folder entry is on disk, a renamed blob can vanish in a power cut.
+        await syncDirectory(shardDir);
+        return { size };
+      } catch (error) {
+        await handle?.close().catch(() => undefined);
+        // Not acknowledged, so not kept: nothing stays under the key or in tmp.
+        await rm(renamed ? target : temp, { force: true }).catch(() => undefined);
+        // Someone may have removed the shard folder under us: check it again next time.
+        readyShards.delete(shard);
+        throw error;
+      }
+    },
+
+    async read({ key, range }) {
+      assertBlobKey(key);
+      let handle: FileHandle;
+      try {
+        // Opening first turns a missing blob into `BlobNotFoundError` here, not into a
+        // stream error later; a delete after this point cannot take the open file away.
+        handle = await open(pathOf(key), "r");
+      } catch (error) {
+        if (isNotFound(error)) throw new BlobNotFoundError(key);
+        throw error;
+      }
+      return handle.createReadStream({ start: range?.start, end: range?.end });
+    },
+
+    async delete(key) {
+      assertBlobKey(key);
+      try {
+        await unlink(pathOf(key));
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    },
+
+    async *list(): AsyncGenerator<StoredBlob> {
+      for (const shard of await readdir(blobsDir, { withFileTypes: true })) {
+        if (!shard.isDirectory()) continue;
+        const shardDir = join(blobsDir, shard.name);
+        // `opendir` streams the folder's entries, so a large shard is never listed whole.
+        for await (const entry of await opendir(shardDir)) {
+          // Only what a write could have put here is a blob; anything else is not ours.
+          if (!isBlobKey(entry.name) || shardOf(entry.name) !== shard.name) continue;
+          const stats = await lstatIfPresent(join(shardDir, entry.name));
+          if (stats?.isFile() !== true) continue;
+          yield { key: entry.name, size: stats.size, createdAt: stats.mtime };
+        }
+      }
+    },
+  };
+}
+
+/**
+ * The shard folder of a key: the first two characters after its prefix (`file_ab…` goes
+ * to `ab`), which are random in the ids the core issues, so shards fill evenly. The
+ * constant prefix would put every blob in one folder. Keys too short are padded with `_`.
+ */
+function shardOf(key: string): string {
+  return key
+    .slice(key.indexOf("_") + 1)
+    .padEnd(2, "_")
+    .slice(0, 2);
+}
+
+/**
+ * A temp file is abandoned when the process that wrote it is gone. A file this very
+ * process wrote before it opened the store can only be from an earlier process that had
+ * the same pid. Names without a pid are from no Cellar write in progress.
+ */
+function isAbandoned(tempName: string): boolean {
+  const pid = Number(tempName.slice(0, tempName.indexOf(".")));
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else; leave its files alone.
+    return !(error instanceof Error && "code" in error && error.code === "EPERM");
+  }
+}
+
+function isBlobKey(name: string): boolean {
+  try {
+    assertBlobKey(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes the whole chunk: a file write may take fewer bytes than offered. */
+async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
+  for (let written = 0; written < chunk.byteLength; ) {
+    const { bytesWritten } = await handle.write(chunk, written, chunk.byteLength - written);
+    written += bytesWritten;
+  }
+}
+
+/** Makes a folder's entries (files created, renamed or removed in it) durable. */
+async function syncDirectory(path: string): Promise<void> {
+  const handle = await open(path, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The entry's own stats, or `undefined` if it was deleted since its folder was read. */
+async function lstatIfPresent(path: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(path);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof Error && "code" in error && error.code === "ENOENT";
+}

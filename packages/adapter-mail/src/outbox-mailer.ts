@@ -1,0 +1,88 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type Clock, type Mailer, type SignInMail, systemClock } from "@cellar/core";
+import { createTransport } from "nodemailer";
+import { composeSignInMessage } from "./sign-in-message.js";
+
+/**
+ * Where the outbox reports each mail: a message and structured fields. A pino logger fits
+ * in one line: `log: (message, fields) => logger.warn(fields, message)`.
+ */
+export type OutboxLog = (message: string, fields: Record<string, unknown>) => void;
+
+export interface OutboxMailerOptions {
+  /** The folder for the `.eml` files, created if missing; the server passes `DATA_DIR/outbox`. */
+  readonly dir: string;
+  /** The `From` header, e.g. `Cellar <no-reply@localhost>`. */
+  readonly from: string;
+  /** Receives exactly one line per mail, holding the sign-in link. */
+  readonly log: OutboxLog;
+  /** Dates the files and their names. @default systemClock */
+  readonly clock?: Clock;
+}
+
+export interface OutboxMailer extends Mailer {
+  /**
+   * Resolves once the mail lies complete in the outbox and its line was logged; rejects
+   * when the file could not be written, and then logs nothing.
+   */
+  sendSignInLink(mail: SignInMail): Promise<void>;
+  /** Nothing to release; here so that the server can close either mailer alike. */
+  close(): Promise<void>;
+}
+
+export const DEV_MODE_LOG_MESSAGE = "DEV MODE (no SMTP_URL set): sign-in mail written to the outbox, not sent";
+
+/**
+ * The development mailer, used only when no SMTP server is configured: each mail becomes
+ * an RFC 5322 `.eml` file in `dir` (open it in any mail client), and its link is logged
+ * once so that a developer can sign in straight from the terminal. That log line is the
+ * only place Cellar ever writes a sign-in link.
+ */
+export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
+  const { dir, from, log } = options;
+  const clock = options.clock ?? systemClock;
+  // Nodemailer builds the message exactly as it would for SMTP, and hands it back instead
+  // of sending it. "windows" makes every line end in CRLF, as RFC 5322 wants: the
+  // composed text and HTML use bare LF.
+  const composer = createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: "windows",
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+
+  return {
+    async sendSignInLink(mail) {
+      const message = composeSignInMessage({ mail, from });
+      const date = clock.now();
+      const { message: eml } = await composer.sendMail({ ...message, date });
+      // `buffer: true` makes it a Buffer; the check satisfies the type, which allows a stream.
+      if (!Buffer.isBuffer(eml)) throw new Error("Nodemailer returned a stream where a buffer was asked for.");
+
+      // An ISO timestamp sorts by time; the random part keeps two mails in the same
+      // millisecond apart. Colons are not allowed in Windows file names.
+      const name = `${date.toISOString().replaceAll(":", "-")}-${randomBytes(6).toString("hex")}.eml`;
+      const path = join(dir, name);
+      // The dot keeps the partial file out of `*.eml` globs; the rename then makes the
+      // whole file appear at once, so a reader never sees half of it.
+      const temporary = join(dir, `.${name}.tmp`);
+
+      // Owner-only: each file holds a working sign-in link.
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      try {
+        await writeFile(temporary, eml, { flag: "wx", mode: 0o600 });
+        await rename(temporary, path);
+      } catch (error) {
+        // Best effort: the write's own error is the one worth reporting.
+        await rm(temporary, { force: true }).catch(() => undefined);
+        throw error;
+      }
+
+      log(DEV_MODE_LOG_MESSAGE, { devMode: true, to: mail.to, link: mail.link, path });
+    },
+    async close() {},
+  };
+}

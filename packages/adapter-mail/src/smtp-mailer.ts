@@ -1,0 +1,167 @@
+import type { Mailer, SignInMail } from "@cellar/core";
+import { createTransport } from "nodemailer";
+import { parseConnectionUrl } from "nodemailer/lib/shared";
+import { composeSignInMessage } from "./sign-in-message.js";
+
+export interface SmtpMailerOptions {
+  /**
+   * Where to send: `smtp://user:pass@host:587` (upgraded with STARTTLS when the server
+   * offers it) or `smtps://user:pass@host:465` (TLS from the start). User and password
+   * are percent-decoded; query parameters become nodemailer options
+   * (`?requireTLS=true`, `?tls.servername=…`), except those that would turn on logging.
+   */
+  readonly smtpUrl: string;
+  /** The `From` header and envelope sender, e.g. `Cellar <no-reply@example.org>`. */
+  readonly from: string;
+  /**
+   * Longest wait, in ms, for the DNS lookup and for the TCP (and, for `smtps`, TLS)
+   * connection.
+   * @default 5000
+   */
+  readonly connectionTimeoutMs?: number;
+  /**
+   * Longest wait, in ms, for the server's greeting once connected.
+   * @default 5000
+   */
+  readonly greetingTimeoutMs?: number;
+  /**
+   * Longest silence, in ms, on an open connection.
+   * @default 10000
+   */
+  readonly socketTimeoutMs?: number;
+}
+
+export interface SmtpMailer extends Mailer {
+  /**
+   * Resolves once the SMTP server accepted the mail for its recipient; rejects with an
+   * `SmtpMailError` otherwise (unreachable server, timeout, failed login, refused sender,
+   * recipient or message), or when the mailer was closed.
+   */
+  sendSignInLink(mail: SignInMail): Promise<void>;
+  /** Releases the transport. Sends started afterwards reject. */
+  close(): Promise<void>;
+}
+
+/**
+ * Why a sign-in mail did not go out. Its message never holds the link or its token, so
+ * the error is safe to log. Nodemailer's own error is not kept as `cause`: the server
+ * reply it quotes is not under our control.
+ */
+export class SmtpMailError extends Error {
+  override readonly name = "SmtpMailError";
+  /**
+   * Nodemailer's error code (`ESOCKET`, `ECONNECTION`, `ETIMEDOUT`, `EDNS`, `ETLS`,
+   * `EAUTH`, `EENVELOPE`, `EMESSAGE`, …), or `ECLOSED` after `close()`.
+   */
+  readonly code: string | undefined;
+  /** The SMTP reply code, when the server answered with an error. */
+  readonly responseCode: number | undefined;
+  /** The SMTP step that failed, e.g. `CONN`, `AUTH PLAIN`, `RCPT TO`, `DATA`. */
+  readonly command: string | undefined;
+
+  constructor(
+    message: string,
+    details: { code?: string | undefined; responseCode?: number | undefined; command?: string | undefined } = {},
+  ) {
+    super(message);
+    this.code = details.code;
+    this.responseCode = details.responseCode;
+    this.command = details.command;
+  }
+}
+
+const DEFAULT_CONNECTION_TIMEOUT_MS = 5000;
+const DEFAULT_GREETING_TIMEOUT_MS = 5000;
+const DEFAULT_SOCKET_TIMEOUT_MS = 10_000;
+
+/**
+ * The production mailer: hands each sign-in mail to an SMTP server and reports whether
+ * the server took it. It logs nothing, whatever happens.
+ *
+ * Throws a `TypeError` at once when `smtpUrl` is not an `smtp://` or `smtps://` URL, so
+ * that a wrong setting stops start-up instead of failing the first sign-in.
+ */
+export function createSmtpMailer(options: SmtpMailerOptions): SmtpMailer {
+  assertSmtpUrl(options.smtpUrl);
+  const connectionTimeout = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
+  const transport = createTransport({
+    // Nodemailer waits minutes by default; a sign-in request must fail fast instead, so
+    // that the user can retry and the unsent link is withdrawn.
+    connectionTimeout,
+    dnsTimeout: connectionTimeout,
+    greetingTimeout: options.greetingTimeoutMs ?? DEFAULT_GREETING_TIMEOUT_MS,
+    socketTimeout: options.socketTimeoutMs ?? DEFAULT_SOCKET_TIMEOUT_MS,
+    ...parseConnectionUrl(options.smtpUrl),
+    // After the URL, so that `?logger=true` or `?debug=true` cannot make nodemailer print
+    // the SMTP dialogue, message and link included.
+    logger: false,
+    debug: false,
+    transactionLog: false,
+    // One connection per mail: sign-in mails are rare, and nothing stays open between them.
+    pool: false,
+    // The message is plain strings; nothing may make nodemailer read a file or fetch a URL.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  let closed = false;
+
+  return {
+    async sendSignInLink(mail) {
+      if (closed) throw new SmtpMailError("The SMTP mailer is closed.", { code: "ECLOSED" });
+      let rejected: readonly unknown[];
+      try {
+        ({ rejected } = await transport.sendMail(composeSignInMessage({ mail, from: options.from })));
+      } catch (error) {
+        throw toSmtpMailError(error, mail.link);
+      }
+      // With a single recipient nodemailer already fails when it is refused; this keeps
+      // the port's guarantee should that ever change.
+      if (rejected.length > 0) {
+        throw new SmtpMailError("The SMTP server refused the recipient of the sign-in mail.", {
+          code: "EENVELOPE",
+          command: "RCPT TO",
+        });
+      }
+    },
+    async close() {
+      closed = true;
+      transport.close();
+    },
+  };
+}
+
+/** The URL may hold a password, and a mistyped one anything: the message quotes none of it. */
+function assertSmtpUrl(smtpUrl: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(smtpUrl).protocol;
+  } catch {
+    // Reported below, with the same message as a URL of the wrong scheme.
+  }
+  if (protocol !== "smtp:" && protocol !== "smtps:") {
+    throw new TypeError("The SMTP URL must have the form smtp://user:pass@host:port or smtps://user:pass@host:port.");
+  }
+}
+
+/** Nodemailer's error, reduced to what is safe to log: the link and its token cut out. */
+function toSmtpMailError(error: unknown, link: string): SmtpMailError {
+  const source: Record<string, unknown> = typeof error === "object" && error !== null ? { ...error } : {};
+  const reason = error instanceof Error ? error.message : String(error);
+  return new SmtpMailError(`The sign-in mail could not be sent over SMTP: ${redact(reason, link)}`, {
+    code: typeof source.code === "string" ? source.code : undefined,
+    command: typeof source.command === "string" ? source.command : undefined,
+    responseCode: typeof source.responseCode === "number" ? source.responseCode : undefined,
+  });
+}
+
+/** Cuts the link out of a text, whole and as its bare token. */
+function redact(text: string, link: string): string {
+  const secrets = [link];
+  try {
+    const token = new URL(link).searchParams.get("token");
+    if (token) secrets.push(token, encodeURIComponent(token));
+  } catch {
+    // Not a URL: the link as a whole is still cut out.
+  }
+  return secrets.reduce((result, secret) => (secret === "" ? result : result.split(secret).join("[redacted]")), text);
+}

@@ -1,0 +1,148 @@
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Clock, SignInMail } from "@cellar/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createOutboxMailer, DEV_MODE_LOG_MESSAGE, type OutboxMailer } from "../src/index.js";
+import { parseMessage, partOf } from "./support/parse-message.js";
+
+const LINK = "https://cellar.example.org/sign-in?token=mSd9Lr3XW1YkR0n4l7c2QeZpVbFh8TgUoJiA6sNyKxE";
+
+function aMail(overrides: Partial<SignInMail> = {}): SignInMail {
+  return {
+    to: "ada@example.com",
+    link: LINK,
+    expiresAt: new Date("2026-01-01T00:10:00.000Z"),
+    validForSeconds: 600,
+    ...overrides,
+  };
+}
+
+let root: string;
+/** The outbox, one level below the temp dir so that the mailer must create it. */
+let dir: string;
+let logged: { message: string; fields: Record<string, unknown> }[];
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "cellar-outbox-"));
+  dir = join(root, "outbox");
+  logged = [];
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function anOutbox(clock?: Clock): OutboxMailer {
+  return createOutboxMailer({
+    dir,
+    from: "Cellar <no-reply@localhost>",
+    log: (message, fields) => logged.push({ message, fields }),
+    ...(clock === undefined ? {} : { clock }),
+  });
+}
+
+describe("createOutboxMailer", () => {
+  it("writes each mail as one .eml file, creating the outbox", async () => {
+    await anOutbox().sendSignInLink(aMail());
+
+    const files = await readdir(dir);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z-[0-9a-f]{12}\.eml$/);
+  });
+
+  it("writes a real message with the headers, a text part holding the link and an HTML part", async () => {
+    await anOutbox().sendSignInLink(aMail());
+
+    const [file] = await readdir(dir);
+    const message = parseMessage(await readFile(join(dir, file ?? ""), "utf8"));
+    expect(message.headers.get("from")).toBe("Cellar <no-reply@localhost>");
+    expect(message.headers.get("to")).toBe("ada@example.com");
+    expect(message.headers.get("subject")).toBe("Your Cellar sign-in link");
+    expect(message.headers.get("message-id")).toMatch(/^<.+@.+>$/);
+    expect(message.headers.get("mime-version")).toBe("1.0");
+    expect(message.contentType).toBe("multipart/alternative");
+    expect(partOf(message, "text/plain")).toContain(LINK);
+    expect(partOf(message, "text/plain")).toContain("valid for 10 minutes");
+    expect(partOf(message, "text/html")).toContain(`<a href="${LINK}">`);
+  });
+
+  it("ends every line of the file in CRLF, as RFC 5322 wants", async () => {
+    await anOutbox().sendSignInLink(aMail());
+
+    const [file] = await readdir(dir);
+    const raw = await readFile(join(dir, file ?? ""), "utf8");
+    expect(raw).toContain("\r\n");
+    expect(raw).not.toMatch(/(?<!\r)\n/);
+  });
+
+  it("logs exactly one dev-mode line per mail, with the link, the recipient and the file", async () => {
+    await anOutbox().sendSignInLink(aMail());
+
+    const [file] = await readdir(dir);
+    expect(logged).toEqual([
+      {
+        message: DEV_MODE_LOG_MESSAGE,
+        fields: { devMode: true, to: "ada@example.com", link: LINK, path: join(dir, file ?? "") },
+      },
+    ]);
+    expect(logged[0]?.message).toMatch(/DEV MODE/);
+  });
+
+  it("writes two mails to two files with distinct names, and one line each", async () => {
+    const outbox = anOutbox();
+    await outbox.sendSignInLink(aMail({ to: "ada@example.com" }));
+    await outbox.sendSignInLink(aMail({ to: "grace@example.com" }));
+
+    const files = await readdir(dir);
+    expect(files).toHaveLength(2);
+    expect(new Set(files).size).toBe(2);
+    expect(logged.map((line) => line.fields.to)).toEqual(["ada@example.com", "grace@example.com"]);
+    expect(new Set(logged.map((line) => line.fields.path)).size).toBe(2);
+  });
+
+  it("keeps two mails of the same millisecond apart", async () => {
+    const sameInstant: Clock = { now: () => new Date("2026-01-01T00:00:00.000Z") };
+    const outbox = anOutbox(sameInstant);
+    await Promise.all([outbox.sendSignInLink(aMail()), outbox.sendSignInLink(aMail())]);
+
+    const files = await readdir(dir);
+    expect(files).toHaveLength(2);
+    expect(files.every((file) => file.startsWith("2026-01-01T00-00-00.000Z-"))).toBe(true);
+  });
+
+  it("names files so that they sort by the time they were written", async () => {
+    const instants = ["2026-01-01T09:59:59.999Z", "2026-01-01T10:00:00.000Z", "2026-01-02T00:00:00.000Z"];
+    let next = 0;
+    const outbox = anOutbox({ now: () => new Date(instants[next++] ?? "") });
+    for (const to of ["a@example.com", "b@example.com", "c@example.com"]) await outbox.sendSignInLink(aMail({ to }));
+
+    const files = (await readdir(dir)).sort();
+    const recipients = await Promise.all(
+      files.map(async (file) => parseMessage(await readFile(join(dir, file), "utf8")).headers.get("to")),
+    );
+    expect(recipients).toEqual(["a@example.com", "b@example.com", "c@example.com"]);
+  });
+
+  it("leaves no temporary file behind", async () => {
+    const outbox = anOutbox();
+    await Promise.all([outbox.sendSignInLink(aMail()), outbox.sendSignInLink(aMail())]);
+
+    const files = await readdir(dir);
+    expect(files.filter((file) => !file.endsWith(".eml"))).toEqual([]);
+  });
+
+  it("keeps the files readable by their owner only", async () => {
+    await anOutbox().sendSignInLink(aMail());
+
+    const [file] = await readdir(dir);
+    expect((await stat(join(dir, file ?? ""))).mode & 0o777).toBe(0o600);
+  });
+
+  it("rejects and logs nothing when the outbox cannot be created", async () => {
+    await writeFile(dir, "a file where the outbox folder should be");
+
+    await expect(anOutbox().sendSignInLink(aMail())).rejects.toThrow();
+    expect(logged).toEqual([]);
+  });
+});
