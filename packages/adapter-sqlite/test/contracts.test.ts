@@ -1,0 +1,21 @@
+import { rateLimitStoreContract, repositoryContracts } from "@cellar/core/testing";
+import { describe, expect, it } from "vitest";
+import { createSqliteRateLimitStore, createSqliteRepositories } from "../src/index.js";
+import { tempDatabase } from "./support.js";
+
+const t = { describe, it, expect };
+
+describe("SQLite adapters against core's contracts", () => {
+  repositoryContracts(t, {
+    create() {
+      const temp = tempDatabase();
+      return { ...createSqliteRepositories(temp.db), close: temp.close };
+    },
+  });
+  rateLimitStoreContract(t, {
+    create() {
+      const temp = tempDatabase();
+      return { rateLimits: createSqliteRateLimitStore(temp.db), close: temp.close };
+    },
+  });
+});
