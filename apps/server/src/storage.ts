@@ -1,14 +1,39 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createFsBlobStore } from "@cellar/adapter-fs-storage";
-import { createSqliteRateLimitStore, createSqliteRepositories, openDatabase } from "@cellar/adapter-sqlite";
+import {
+  createSqliteRateLimitStore,
+  createSqliteRepositories,
+  type Database,
+  openDatabase,
+} from "@cellar/adapter-sqlite";
+import type {
+  BlobStore,
+  FileRepository,
+  MagicLinkRepository,
+  RateLimitStore,
+  SessionRepository,
+  UserRepository,
+} from "@cellar/core";
+
+/** What the server keeps its data in, and how to let go of it. */
+export interface Storage {
+  readonly db: Database;
+  readonly files: FileRepository;
+  readonly users: UserRepository;
+  readonly sessions: SessionRepository;
+  readonly magicLinks: MagicLinkRepository;
+  readonly rateLimits: RateLimitStore;
+  readonly blobs: BlobStore;
+  close(): void;
+}
 
 /**
  * The embedded default: metadata in SQLite and file bytes on disk, all under one
  * `DATA_DIR`. Rate-limit windows get their own database without fsync: losing them
  * in a power cut only forgives a few requests, and every API request writes one.
  */
-export async function openStorage(dataDir: string) {
+export async function openStorage(dataDir: string): Promise<Storage> {
   mkdirSync(dataDir, { recursive: true });
   const db = openDatabase(join(dataDir, "cellar.db"));
   const rateDb = openDatabase(join(dataDir, "rate-limits.db"), { durability: "off" });
@@ -30,5 +55,3 @@ export async function openStorage(dataDir: string) {
     throw error;
   }
 }
-
-export type Storage = Awaited<ReturnType<typeof openStorage>>;

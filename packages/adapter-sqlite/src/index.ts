@@ -1,4 +1,8 @@
 import type { Database } from "better-sqlite3";
+
+/** The better-sqlite3 connection type, for code that holds one without importing the driver. */
+export type { Database } from "better-sqlite3";
+
 import { createSqliteMagicLinkRepository, createSqliteSessionRepository } from "./sqlite-auth-repositories.js";
 import { createSqliteFileRepository } from "./sqlite-file-repository.js";
 import { createSqliteUserRepository } from "./sqlite-user-repository.js";
