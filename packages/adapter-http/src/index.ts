@@ -1,2 +1,28 @@
-// This package is filled by its own issue; it exists so the workspace has its final shape.
-export {};
+/**
+ * `@cellar/adapter-http`: Cellar's /v1 HTTP API as Fastify 5 plugins.
+ *
+ * ```ts
+ * const app = Fastify({ ...requestIdOptions, ...frameworkErrorOptions, logger: true });
+ * await app.register(cellarResponseHeaders);
+ * await app.register(cellarOpenApi, { publicUrl });
+ * await app.register(cellarApi, { prefix: "/v1", cellar, publicUrl, acceptingRequests });
+ * await app.register(cellarSignInPage);
+ * ```
+ */
+export { type CellarApiOptions, cellarApi } from "./cellar-api.plugin.js";
+export { contentDisposition } from "./files/content-disposition.js";
+export { entityTag, ifNoneMatchMatches } from "./files/entity-tag.js";
+export { type FileJson, toFileJson } from "./files/file.json.js";
+export { fileSchema } from "./files/file.schemas.js";
+export { parseRangeHeader } from "./files/range-header.js";
+export { answerFrameworkError, frameworkErrorOptions } from "./framework-errors.js";
+export { type ErrorReply, toCellarError, toErrorReply, wwwAuthenticate } from "./http/error-handler.js";
+export { ERROR_STATUS, type ErrorStatus } from "./http/error-status.js";
+export { JSON_BODY_LIMIT_BYTES } from "./http/json-body-parser.js";
+export { type CellarOpenApiOptions, cellarOpenApi } from "./openapi.plugin.js";
+export { requestIdFor, requestIdOptions } from "./request-id.js";
+export { cellarResponseHeaders } from "./response-headers.plugin.js";
+export { type ErrorJson, errorSchema } from "./shared/error.schemas.js";
+export { type CellarSignInPageOptions, cellarSignInPage } from "./sign-in-page.plugin.js";
+export { toUserJson, toUserSummaryJson, type UserJson, type UserSummaryJson } from "./users/user.json.js";
+export { userSchema, userSummarySchema } from "./users/user.schemas.js";

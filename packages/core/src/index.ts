@@ -53,6 +53,7 @@ export {
   type FileState,
   kindFromFileName,
   normaliseFileName,
+  parseVisibility,
   VISIBILITIES,
   type Visibility,
 } from "./files/file.entity.js";
@@ -77,7 +78,7 @@ export type { RateLimitStore, RateWindow } from "./rate-limit/rate-limit-store.p
 export type { RateLimiter, RateLimitStatus } from "./rate-limit/rate-limiter.js";
 // Shared.
 export { type Clock, systemClock } from "./shared/clock.port.js";
-export { CellarError, ErrorCode, type FieldProblem, isCellarError } from "./shared/errors.js";
+export { CellarError, ErrorCode, type FieldProblem, invalidField, isCellarError } from "./shared/errors.js";
 export { isWellFormedId } from "./shared/ids.js";
 export {
   DEFAULT_PAGE,

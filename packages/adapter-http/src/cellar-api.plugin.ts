@@ -1,0 +1,81 @@
+import { type Cellar, CellarError, ErrorCode } from "@cellar/core";
+import fastifyMultipart from "@fastify/multipart";
+import type { FastifyPluginAsync } from "fastify";
+import { registerFileRoutes } from "./files/file.routes.js";
+import { fileSchema } from "./files/file.schemas.js";
+import { handleCellarApiError } from "./http/error-handler.js";
+import { useJsonBodyParser } from "./http/json-body-parser.js";
+import { addRequestGuards } from "./http/request-guards.js";
+import { createValidatorCompiler } from "./http/validator-compiler.js";
+import { registerSessionRoutes } from "./sessions/session.routes.js";
+import { errorSchema } from "./shared/error.schemas.js";
+import { registerUserRoutes } from "./users/user.routes.js";
+import { userSchema, userSummarySchema } from "./users/user.schemas.js";
+
+export interface CellarApiOptions {
+  /** The service the API exposes. */
+  readonly cellar: Cellar;
+  /** Where clients reach the server (`PUBLIC_URL`): the base of `Location` and `Link` URLs. */
+  readonly publicUrl: string;
+  /**
+   * Asked on every request; once it returns false (the server is shutting down), new
+   * requests are answered 503 `unavailable` with `Retry-After`. Default: always true.
+   */
+  readonly acceptingRequests?: () => boolean;
+}
+
+/** Text fields of an upload form are short; anything longer is refused, not buffered. */
+const MAX_FORM_FIELD_BYTES = 4096;
+
+/**
+ * The /v1 API. Register it with its prefix, not through fastify-plugin: its validator,
+ * error handler, not-found handler, body parsers and hooks stay inside it.
+ *
+ * ```ts
+ * await app.register(cellarApi, { prefix: "/v1", cellar, publicUrl });
+ * ```
+ */
+export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, options) => {
+  const { cellar } = options;
+  const publicBase = options.publicUrl.replace(/\/+$/, "");
+
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.setErrorHandler(handleCellarApiError);
+  app.setNotFoundHandler(async () => {
+    throw new CellarError(ErrorCode.not_found, "No such route.");
+  });
+
+  useJsonBodyParser(app);
+  await app.register(fastifyMultipart, {
+    limits: {
+      // One byte over the limit lets core see the excess and refuse the file itself.
+      fileSize: cellar.config.maxUploadBytes + 1,
+      fieldSize: MAX_FORM_FIELD_BYTES,
+      fieldNameSize: 100,
+      fields: 10,
+      // Two, so that a second file reaches the handler and is refused by name.
+      files: 2,
+      parts: 20,
+      headerPairs: 100,
+    },
+  });
+
+  for (const schema of [errorSchema, fileSchema, userSchema, userSummarySchema]) app.addSchema(schema);
+
+  addRequestGuards(app, { cellar, acceptingRequests: options.acceptingRequests ?? (() => true) });
+
+  app.addHook("onSend", async (_request, reply, payload) => {
+    reply.header("x-content-type-options", "nosniff");
+    const contentType = reply.getHeader("content-type");
+    // API answers are per caller and per moment: no cache may keep them. Downloads set
+    // their own policy.
+    if (typeof contentType === "string" && contentType.startsWith("application/json")) {
+      reply.header("cache-control", "no-store");
+    }
+    return payload;
+  });
+
+  registerFileRoutes(app, { cellar, publicBase });
+  registerUserRoutes(app, { cellar });
+  registerSessionRoutes(app, { cellar });
+};

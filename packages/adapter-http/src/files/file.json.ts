@@ -1,0 +1,35 @@
+import type { FileMetadata, FileState, Visibility } from "@cellar/core";
+
+/** A file as the API shows it; see `fileSchema`. */
+export interface FileJson {
+  readonly id: string;
+  readonly name: string;
+  readonly visibility: Visibility;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly size: number;
+  readonly content_type: string;
+  readonly sha256: string;
+  readonly owner_id: string;
+  readonly state: FileState;
+  readonly trashed_at: string | null;
+  readonly purge_at: string | null;
+}
+
+/** The one mapping from core's file to the API's JSON. */
+export function toFileJson(file: FileMetadata): FileJson {
+  return {
+    id: file.id,
+    name: file.name,
+    visibility: file.visibility,
+    created_at: file.createdAt.toISOString(),
+    updated_at: file.updatedAt.toISOString(),
+    size: file.size,
+    content_type: file.contentType,
+    sha256: file.sha256,
+    owner_id: file.ownerId,
+    state: file.state,
+    trashed_at: file.trashedAt?.toISOString() ?? null,
+    purge_at: file.purgeAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,242 @@
+import type { Cellar } from "@cellar/core";
+import type { FastifyInstance } from "fastify";
+import { JSON_BODY_LIMIT_BYTES } from "../http/json-body-parser.js";
+import { callerOf } from "../http/request-context.js";
+import { MULTIPART_FORM_DATA } from "../http/validator-compiler.js";
+import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
+import { BEARER_SECURITY } from "../shared/openapi.js";
+import { toFileJson } from "./file.json.js";
+import {
+  downloadContent,
+  downloadHeaders,
+  downloadRequestHeadersSchema,
+  type FileIdParams,
+  fileIdParamsSchema,
+  fileRef,
+  type ListFilesQuery,
+  listFilesQuerySchema,
+  locationHeader,
+  notModifiedHeaders,
+  type PatchFileBody,
+  paginationHeaders,
+  partialDownloadHeaders,
+  patchFileBodySchema,
+  uploadFormSchema,
+} from "./file.schemas.js";
+import { sendDownload } from "./file-download.js";
+import { receiveUploadForm } from "./file-upload.js";
+import { paginationLinkHeader } from "./pagination-links.js";
+
+const TAGS = ["Files"];
+
+export interface FileRoutesOptions {
+  readonly cellar: Cellar;
+  /** `PUBLIC_URL` without a trailing slash: the base of `Location` and `Link`. */
+  readonly publicBase: string;
+}
+
+export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }: FileRoutesOptions): void {
+  const fileUrl = (id: string) => `${publicBase}${app.prefix}/files/${encodeURIComponent(id)}`;
+
+  app.get<{ Querystring: ListFilesQuery }>(
+    "/files",
+    {
+      schema: {
+        operationId: "listFiles",
+        summary: "List your files",
+        description:
+          "Your active files, newest first (`created_at` then `id`, descending), or your trash with `trashed=true`. Paginated with `page` and `per_page`; the totals are in headers.",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        querystring: listFilesQuerySchema,
+        response: {
+          200: {
+            description: "One page of files; an empty array past the last page.",
+            headers: paginationHeaders,
+            type: "array",
+            items: fileRef,
+          },
+          ...errorResponses([400, ...AUTHENTICATED]),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { page, per_page: perPage, trashed } = request.query;
+      const listing = await cellar.files.list({
+        callerId: callerOf(request).user.id,
+        trashed: trashed === "true",
+        ...(page === undefined ? {} : { page: Number(page) }),
+        ...(perPage === undefined ? {} : { perPage: Number(perPage) }),
+      });
+      reply.headers({
+        "x-total-count": String(listing.total),
+        "x-total-pages": String(listing.totalPages),
+        "x-page": String(listing.page),
+        "x-per-page": String(listing.perPage),
+      });
+      const listingUrl = new URL(`${publicBase}${app.prefix}/files`);
+      if (trashed === "true") listingUrl.searchParams.set("trashed", "true");
+      const link = paginationLinkHeader(listingUrl, listing);
+      if (link !== undefined) reply.header("link", link);
+      return listing.items.map(toFileJson);
+    },
+  );
+
+  app.post(
+    "/files",
+    {
+      config: { cellarBody: "multipart" },
+      schema: {
+        operationId: "uploadFile",
+        summary: "Upload a file",
+        description:
+          "Uploads a .csv, .xlsx or .sheet file as `multipart/form-data`, its parts in any order. The extension of the file's name decides its type, and the content must match it.",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        body: { content: { [MULTIPART_FORM_DATA]: { schema: uploadFormSchema } } },
+        response: {
+          201: { description: "The file, stored and active.", headers: locationHeader, ...fileRef },
+          ...errorResponses([400, 413, 415, ...AUTHENTICATED], {
+            400: "validation_error: no `file` part, two of them, an empty file, an unknown field or a bad `name` or `visibility`.",
+            413: "payload_too_large: the file is larger than the server accepts (MAX_UPLOAD_BYTES).",
+            415: "unsupported_media_type: not multipart/form-data, or a file that is not .csv/.xlsx/.sheet or whose content does not match its extension.",
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      let file: Awaited<ReturnType<typeof receiveUploadForm>>;
+      try {
+        file = await receiveUploadForm(request, cellar, callerOf(request).user.id);
+      } catch (error) {
+        // The rest of a refused upload is never read: the connection cannot be reused.
+        if (!request.raw.complete) reply.header("connection", "close");
+        throw error;
+      }
+      return reply.code(201).header("location", fileUrl(file.id)).send(toFileJson(file));
+    },
+  );
+
+  app.get<{ Params: FileIdParams }>(
+    "/files/:id",
+    {
+      schema: {
+        operationId: "getFile",
+        summary: "Get a file's metadata",
+        description: "Your own file in any state, or someone else's public, active file.",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        params: fileIdParamsSchema,
+        response: {
+          200: { description: "The file.", ...fileRef },
+          ...errorResponses([400, 404, ...AUTHENTICATED]),
+        },
+      },
+    },
+    async (request) =>
+      toFileJson(await cellar.files.get({ callerId: callerOf(request).user.id, fileId: request.params.id })),
+  );
+
+  app.patch<{ Params: FileIdParams; Body: PatchFileBody }>(
+    "/files/:id",
+    {
+      bodyLimit: JSON_BODY_LIMIT_BYTES,
+      config: { cellarBody: "json" },
+      schema: {
+        operationId: "updateFile",
+        summary: "Rename a file or change its visibility",
+        description: "Owner only, and not while the file is in the trash. `updated_at` moves on.",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        params: fileIdParamsSchema,
+        body: patchFileBodySchema,
+        response: {
+          200: { description: "The updated file.", ...fileRef },
+          ...errorResponses([400, 403, 404, 409, 413, 415, ...AUTHENTICATED], {
+            413: "payload_too_large: the JSON body is over 1 MiB.",
+            415: "unsupported_media_type: the body is not application/json.",
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { name, visibility } = request.body;
+      const file = await cellar.files.update({
+        callerId: callerOf(request).user.id,
+        fileId: request.params.id,
+        changes: { name, visibility },
+      });
+      return toFileJson(file);
+    },
+  );
+
+  app.delete<{ Params: FileIdParams }>(
+    "/files/:id",
+    {
+      schema: {
+        operationId: "trashFile",
+        summary: "Move a file to the trash",
+        description:
+          "Owner only. The file is deleted for good at `purge_at` (30 days by default) unless restored. Trashing a trashed file again changes nothing.",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        params: fileIdParamsSchema,
+        response: {
+          200: { description: "The file, now `trashed`, with `trashed_at` and `purge_at` set.", ...fileRef },
+          ...errorResponses([400, 403, 404, ...AUTHENTICATED]),
+        },
+      },
+    },
+    async (request) =>
+      toFileJson(await cellar.files.trash({ callerId: callerOf(request).user.id, fileId: request.params.id })),
+  );
+
+  app.post<{ Params: FileIdParams }>(
+    "/files/:id/restore",
+    {
+      schema: {
+        operationId: "restoreFile",
+        summary: "Restore a file from the trash",
+        description: "Owner only. Restoring an active file changes nothing.",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        params: fileIdParamsSchema,
+        response: {
+          200: { description: "The file, `active` again.", ...fileRef },
+          ...errorResponses([400, 403, 404, ...AUTHENTICATED]),
+        },
+      },
+    },
+    async (request) =>
+      toFileJson(await cellar.files.restore({ callerId: callerOf(request).user.id, fileId: request.params.id })),
+  );
+
+  app.get<{ Params: FileIdParams }>(
+    "/files/:id/download",
+    {
+      schema: {
+        operationId: "downloadFile",
+        summary: "Download a file",
+        description:
+          "The file's bytes. Your own active file, or someone else's public, active file. Supports one byte range (`Range`) and revalidation (`If-None-Match`).",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        params: fileIdParamsSchema,
+        headers: downloadRequestHeadersSchema,
+        response: {
+          200: { description: "The whole file.", headers: downloadHeaders, content: downloadContent },
+          206: { description: "The requested range.", headers: partialDownloadHeaders, content: downloadContent },
+          304: {
+            description: "Not modified: the client's copy is current.",
+            headers: notModifiedHeaders,
+            type: "null",
+          },
+          ...errorResponses([400, 404, 409, 416, ...AUTHENTICATED], {
+            409: "file_in_trash: your file is in the trash; restore it first.",
+          }),
+        },
+      },
+    },
+    (request, reply) => sendDownload(cellar, request, reply),
+  );
+}

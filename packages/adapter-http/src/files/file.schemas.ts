@@ -1,0 +1,207 @@
+import { CONTENT_TYPES, VISIBILITIES } from "@cellar/core";
+
+/** The `$id` of the File object, referenced by every route that returns one. */
+export const FILE_SCHEMA_ID = "File";
+
+const timestamp = { type: "string", format: "date-time", examples: ["2026-11-21T10:00:00.000Z"] } as const;
+const nullableTimestamp = { type: ["string", "null"], format: "date-time" } as const;
+const visibility = {
+  type: "string",
+  enum: VISIBILITIES,
+  description: "`private`: only the owner sees the file. `public`: any signed-in user may read and download it.",
+} as const;
+
+/** A file as every route returns it: snake_case, dates as ISO 8601 UTC with milliseconds. */
+export const fileSchema = {
+  $id: FILE_SCHEMA_ID,
+  title: FILE_SCHEMA_ID,
+  description: "A spreadsheet file and its metadata.",
+  type: "object",
+  additionalProperties: false,
+  required: [
+    "id",
+    "name",
+    "visibility",
+    "created_at",
+    "updated_at",
+    "size",
+    "content_type",
+    "sha256",
+    "owner_id",
+    "state",
+    "trashed_at",
+    "purge_at",
+  ],
+  properties: {
+    id: { type: "string", pattern: "^file_[a-z2-7]+$", examples: ["file_mfrggzdfmztwq2lknnwg23tp"] },
+    name: {
+      type: "string",
+      description: "Display name: trimmed, 1–255 characters, no control characters.",
+      examples: ["Budget.xlsx"],
+    },
+    visibility,
+    created_at: timestamp,
+    updated_at: timestamp,
+    size: { type: "integer", minimum: 1, description: "Size in bytes." },
+    content_type: { type: "string", enum: Object.values(CONTENT_TYPES) },
+    sha256: { type: "string", pattern: "^[0-9a-f]{64}$", description: "Lowercase hex SHA-256 of the bytes." },
+    owner_id: { type: "string", pattern: "^user_[a-z2-7]+$" },
+    state: {
+      type: "string",
+      enum: ["active", "trashed"],
+      description: "`trashed` files are deleted for good at `purge_at`.",
+    },
+    trashed_at: { ...nullableTimestamp, description: "When the file was moved to the trash; null while active." },
+    purge_at: { ...nullableTimestamp, description: "When a trashed file is deleted for good; null while active." },
+  },
+} as const;
+
+export const fileRef = { $ref: `${FILE_SCHEMA_ID}#` } as const;
+
+/**
+ * Path ids are checked for length only: anything of the wrong shape is simply a file
+ * that does not exist (404), and the bound keeps a huge id from reaching storage.
+ */
+export const fileIdParamsSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["id"],
+  properties: { id: { type: "string", minLength: 1, maxLength: 64, description: "The file's id, `file_…`." } },
+} as const;
+
+export interface FileIdParams {
+  readonly id: string;
+}
+
+/** Whole numbers ≥ 1, as query strings: the schema checks the text, the handler converts it. */
+export const WHOLE_NUMBER_PATTERN = "^[1-9][0-9]{0,8}$";
+
+export const listFilesQuerySchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    page: {
+      type: "string",
+      pattern: WHOLE_NUMBER_PATTERN,
+      description: "Page number, a whole number ≥ 1. Default 1. A page past the end is an empty array.",
+      examples: ["1"],
+    },
+    per_page: {
+      type: "string",
+      pattern: WHOLE_NUMBER_PATTERN,
+      description: "Files per page, a whole number ≥ 1. Default 25; above 100 it is served as 100.",
+      examples: ["25"],
+    },
+    trashed: {
+      type: "string",
+      enum: ["true", "false"],
+      description: "`true` lists the caller's trash instead of their active files.",
+    },
+  },
+} as const;
+
+export interface ListFilesQuery {
+  readonly page?: string;
+  readonly per_page?: string;
+  readonly trashed?: "true" | "false";
+}
+
+export const patchFileBodySchema = {
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+  description: "At least one of `name` and `visibility`.",
+  properties: {
+    name: { type: "string", description: "Trimmed, 1–255 characters, no control characters." },
+    visibility,
+  },
+} as const;
+
+export interface PatchFileBody {
+  readonly name?: string;
+  readonly visibility?: string;
+}
+
+/**
+ * The upload form, for the OpenAPI document. The parts are streamed and checked one by
+ * one by the handler, so this schema is never run against a request.
+ */
+export const uploadFormSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["file"],
+  properties: {
+    file: {
+      type: "string",
+      contentMediaType: "application/octet-stream",
+      description:
+        "The file: a .csv (text, no NUL byte), .xlsx (an OOXML workbook) or .sheet; the extension of its file name decides, case-insensitively.",
+    },
+    name: {
+      type: "string",
+      description: "Display name; defaults to the uploaded file's base name. Trimmed, 1–255 characters.",
+    },
+    visibility: { ...visibility, default: "private" },
+  },
+} as const;
+
+const integerHeader = (description: string) => ({ type: "integer", minimum: 0, description }) as const;
+
+export const paginationHeaders = {
+  "X-Total-Count": integerHeader("Total number of files in the listing."),
+  "X-Total-Pages": integerHeader("ceil(X-Total-Count / X-Per-Page); 0 when there are none."),
+  "X-Page": integerHeader("The page served."),
+  "X-Per-Page": integerHeader("Files per page as served (at most 100)."),
+  Link: {
+    type: "string",
+    description:
+      'RFC 8288 links to the `first`, `last`, `prev` and `next` pages, where they exist: `<…/v1/files?page=2&per_page=25>; rel="next"`. Absent when the list is empty.',
+  },
+} as const;
+
+export const locationHeader = {
+  Location: { type: "string", format: "uri", description: "The new file's address: `{PUBLIC_URL}/v1/files/<id>`." },
+} as const;
+
+/** The download's body for each type Cellar serves. */
+export const downloadContent = Object.fromEntries(
+  [...new Set(Object.values(CONTENT_TYPES))].map((contentType) => [
+    contentType,
+    { schema: { type: "string", contentMediaType: contentType } },
+  ]),
+);
+
+const etagHeader = { ETag: { type: "string", description: 'The SHA-256 of the bytes, quoted: `"<sha256>"`.' } };
+
+export const downloadHeaders = {
+  "Content-Length": { type: "integer", minimum: 0 },
+  "Content-Disposition": {
+    type: "string",
+    description: "`attachment; filename=\"<ASCII fallback>\"; filename*=UTF-8''<percent-encoded name>`.",
+  },
+  ...etagHeader,
+  "Accept-Ranges": { type: "string", enum: ["bytes"] },
+  "Cache-Control": { type: "string", enum: ["private, no-cache"] },
+} as const;
+
+export const partialDownloadHeaders = {
+  ...downloadHeaders,
+  "Content-Range": { type: "string", description: "`bytes <first>-<last>/<size>`." },
+} as const;
+
+export const notModifiedHeaders = etagHeader;
+
+export const downloadRequestHeadersSchema = {
+  type: "object",
+  properties: {
+    Range: {
+      type: "string",
+      description:
+        "One byte range: `bytes=a-b`, `bytes=a-` or `bytes=-n`. Several ranges, or a malformed header, are ignored (the whole file is sent).",
+    },
+    "If-None-Match": {
+      type: "string",
+      description: 'The ETag the client holds (`"<sha256>"`, a list, or `*`): when it matches, 304 without a body.',
+    },
+  },
+} as const;

@@ -1,0 +1,25 @@
+import { type Page, pageLinks } from "@cellar/core";
+
+const RELATIONS = ["first", "prev", "next", "last"] as const;
+
+/**
+ * The RFC 8288 `Link` header of a page of a listing, or undefined when the listing is
+ * empty. Each link is `listingUrl` with `page` and the served `per_page` set, keeping
+ * whatever else it carries (`trashed=true`).
+ */
+export function paginationLinkHeader(
+  listingUrl: URL,
+  page: Pick<Page<unknown>, "page" | "perPage" | "totalPages">,
+): string | undefined {
+  const links = pageLinks(page);
+  const parts: string[] = [];
+  for (const relation of RELATIONS) {
+    const target = links[relation];
+    if (target === undefined) continue;
+    const url = new URL(listingUrl);
+    url.searchParams.set("page", String(target));
+    url.searchParams.set("per_page", String(page.perPage));
+    parts.push(`<${url.href}>; rel="${relation}"`);
+  }
+  return parts.length === 0 ? undefined : parts.join(", ");
+}

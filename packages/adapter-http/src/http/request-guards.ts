@@ -1,0 +1,99 @@
+import { type Cellar, CellarError, ErrorCode, isCellarError, type RateLimitStatus } from "@cellar/core";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "./error-handler.js";
+import "./request-context.js";
+
+export interface RequestGuardOptions {
+  readonly cellar: Cellar;
+  /** False once the server is shutting down: new requests get 503 from then on. */
+  readonly acceptingRequests: () => boolean;
+}
+
+/** RFC 6750's b64token, after the case-insensitive scheme. */
+const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
+
+/**
+ * The checks every /v1 request passes, in order, before its body is even read:
+ * availability, authentication, the rate limit, then whether the route needs a caller
+ * and takes this kind of body. They run for unknown routes too, so a 404 still carries
+ * the rate-limit headers.
+ */
+export function addRequestGuards(app: FastifyInstance, options: RequestGuardOptions): void {
+  const { cellar, acceptingRequests } = options;
+
+  app.decorateRequest("cellarAuth", null);
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (!acceptingRequests()) {
+      // Before anything touches storage: during shutdown it may already be closing.
+      throw new CellarError(ErrorCode.unavailable, "The server is shutting down; try again shortly.", {
+        retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
+      });
+    }
+    request.cellarAuth = await authenticate(cellar, request.headers.authorization);
+    const key = request.cellarAuth === null ? `ip:${request.ip}` : `user:${request.cellarAuth.user.id}`;
+    const status = await cellar.rateLimiter.hit(key);
+    setRateLimitHeaders(reply, status);
+    cellar.rateLimiter.assertAllowed(status);
+    if (requiresCaller(request) && request.cellarAuth === null) {
+      throw new CellarError(ErrorCode.unauthorized, "A valid access token is required.");
+    }
+    assertBodyType(request);
+  });
+}
+
+/** The caller behind an `Authorization` header, or null when there is none or it is not valid. */
+async function authenticate(cellar: Cellar, authorization: string | undefined) {
+  if (authorization === undefined) return null;
+  const token = BEARER.exec(authorization)?.[1];
+  if (token === undefined) return null;
+  try {
+    return await cellar.auth.authenticate(token);
+  } catch (error) {
+    // A bad token is only a problem for routes that need one; anything else (storage
+    // down) is a real failure.
+    if (isCellarError(error, ErrorCode.unauthorized)) return null;
+    throw error;
+  }
+}
+
+function setRateLimitHeaders(reply: FastifyReply, status: RateLimitStatus): void {
+  reply.headers({
+    "x-ratelimit-limit": String(status.limit),
+    "x-ratelimit-remaining": String(status.remaining),
+    "x-ratelimit-reset": String(Math.ceil(status.resetAt.getTime() / 1000)),
+  });
+}
+
+/** Unknown routes answer 404 to everyone: whether a token was sent changes nothing there. */
+function requiresCaller(request: FastifyRequest): boolean {
+  return !request.is404 && request.routeOptions.config.cellarAccess !== "anyone";
+}
+
+const BODY_MEDIA_TYPES = { json: "application/json", multipart: "multipart/form-data" } as const;
+
+/**
+ * Refuses a body of the wrong type before it is parsed: without this, a text or form
+ * body sent to a JSON route would reach validation and be answered 400 instead of 415.
+ */
+function assertBodyType(request: FastifyRequest): void {
+  const expected = request.is404 ? undefined : request.routeOptions.config.cellarBody;
+  if (expected === undefined) return;
+  const contentType = request.headers["content-type"];
+  const mediaType = contentType?.split(";")[0]?.trim().toLowerCase();
+  const hasBody =
+    contentType !== undefined ||
+    request.headers["transfer-encoding"] !== undefined ||
+    (request.headers["content-length"] !== undefined && request.headers["content-length"] !== "0");
+  // A JSON route without any body is left to validation ("body must be a JSON object");
+  // an upload without one is still the wrong kind of request.
+  if (expected === "json" && !hasBody) return;
+  if (mediaType !== BODY_MEDIA_TYPES[expected]) {
+    throw new CellarError(
+      ErrorCode.unsupported_media_type,
+      expected === "json"
+        ? "This endpoint takes a JSON body (Content-Type: application/json)."
+        : "Uploads must be sent as multipart/form-data.",
+    );
+  }
+}

@@ -1,0 +1,86 @@
+import type { FieldProblem } from "@cellar/core";
+import { Ajv, type AnySchema } from "ajv";
+import type { FastifySchemaCompiler, FastifySchemaValidationError } from "fastify";
+import { WHOLE_NUMBER_PATTERN } from "../files/file.schemas.js";
+
+export const MULTIPART_FORM_DATA = "multipart/form-data";
+
+/**
+ * The validator of the /v1 routes: every error reported (so a client fixes all its
+ * fields at once), nothing coerced (a number where a string belongs is a 400, not a
+ * silent conversion) and nothing removed (an unknown field is a 400, not ignored).
+ * Query strings need no coercion: their schemas check the text and handlers convert it.
+ */
+export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
+  const ajv = new Ajv({
+    allErrors: true,
+    removeAdditional: false,
+    coerceTypes: false,
+    useDefaults: false,
+    strict: true,
+    // Addresses are checked (after trimming) by core, which owns the rule; the format
+    // is there for the OpenAPI document.
+    formats: { email: true },
+  });
+  return ({ schema, httpPart, contentType }) => {
+    // Upload forms are streamed and checked part by part by their handler; their
+    // schema only documents them.
+    if (httpPart === "body" && contentType === MULTIPART_FORM_DATA) return () => true;
+    return ajv.compile(schema as AnySchema);
+  };
+}
+
+/** At most this many problems are reported: a body of a million unknown keys gets a short answer. */
+const MAX_DETAILS = 20;
+
+/**
+ * Turns a schema's complaints into `details` entries named as the client named the
+ * fields (`name`, `per_page`), in words rather than schema keywords.
+ */
+export function validationDetails(
+  errors: readonly FastifySchemaValidationError[],
+  context: string | undefined,
+): FieldProblem[] {
+  const details = errors.map((error) => describeProblem(error, context ?? "request"));
+  const unique = details.filter(
+    (detail, index) =>
+      details.findIndex((other) => other.field === detail.field && other.message === detail.message) === index,
+  );
+  return unique.slice(0, MAX_DETAILS);
+}
+
+function describeProblem(error: FastifySchemaValidationError, context: string): FieldProblem {
+  const path = error.instancePath.split("/").filter(Boolean).join(".");
+  const child = (name: unknown) => [path, String(name)].filter(Boolean).join(".");
+  switch (error.keyword) {
+    case "required":
+      return { field: child(error.params.missingProperty), message: "is required" };
+    case "additionalProperties":
+      return { field: child(error.params.additionalProperty), message: "is not a known field" };
+    case "type":
+      if (path === "" && context === "body") return { field: "body", message: "must be a JSON object" };
+      return { field: path || context, message: `must be ${articled(error.params.type)}` };
+    case "pattern":
+      if (error.params.pattern === WHOLE_NUMBER_PATTERN) {
+        return { field: path, message: "must be a whole number of at least 1" };
+      }
+      return { field: path || context, message: "has the wrong format" };
+    case "enum": {
+      const allowed = Array.isArray(error.params.allowedValues) ? error.params.allowedValues : [];
+      return { field: path || context, message: `must be one of ${allowed.map((v) => `'${String(v)}'`).join(", ")}` };
+    }
+    case "minProperties":
+      return { field: path || context, message: "must have at least one field" };
+    case "maxLength":
+      return { field: path || context, message: `must be at most ${String(error.params.limit)} characters` };
+    case "minLength":
+      return { field: path || context, message: "must not be empty" };
+    default:
+      return { field: path || context, message: error.message ?? "is invalid" };
+  }
+}
+
+function articled(type: unknown): string {
+  const name = String(type);
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
+}

@@ -1,0 +1,283 @@
+import { describe, expect, it } from "vitest";
+import { buildTestApp, expectError } from "./support/test-app.js";
+
+const MINUTE = 60_000;
+
+describe("every JSON response", () => {
+  it("is application/json in UTF-8, never cached and never sniffed", async () => {
+    const t = await buildTestApp();
+    const alice = await t.signIn("alice@example.com");
+    for (const response of [
+      await t.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers }),
+      await t.inject({ method: "GET", url: "/v1/files/file_nothere", headers: alice.headers }),
+      await t.inject({ method: "GET", url: "/v1/users/me" }),
+    ]) {
+      expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+      expect(response.headers["cache-control"]).toBe("no-store");
+      expect(response.headers["x-content-type-options"]).toBe("nosniff");
+    }
+  });
+
+  it("carries neither a Server nor an X-Powered-By header", async () => {
+    const t = await buildTestApp();
+    const response = await t.inject({ method: "GET", url: "/v1/users/me" });
+    expect(response.headers).not.toHaveProperty("server");
+    expect(response.headers).not.toHaveProperty("x-powered-by");
+  });
+});
+
+describe("X-Request-Id", () => {
+  it("echoes a sane id the client sent", async () => {
+    const t = await buildTestApp();
+    const response = await t.inject({
+      method: "GET",
+      url: "/v1/users/me",
+      headers: { "x-request-id": "abc-123.x:y_z" },
+    });
+    expect(response.headers["x-request-id"]).toBe("abc-123.x:y_z");
+  });
+
+  it("replaces an id with spaces, quotes or too many characters by a new one", async () => {
+    const t = await buildTestApp();
+    for (const sent of ["has space", 'quo"te', "x".repeat(129), ""]) {
+      const response = await t.inject({ method: "GET", url: "/v1/users/me", headers: { "x-request-id": sent } });
+      expect(response.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it("makes a new id for each request that sends none", async () => {
+    const t = await buildTestApp();
+    const first = await t.inject({ method: "GET", url: "/v1/users/me" });
+    const second = await t.inject({ method: "GET", url: "/v1/users/me" });
+    expect(first.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second.headers["x-request-id"]).not.toBe(first.headers["x-request-id"]);
+  });
+
+  it("is on responses outside the API and on errors Fastify raises before routing", async () => {
+    const t = await buildTestApp();
+    const page = await t.inject({ method: "GET", url: "/sign-in?token=x", headers: { "x-request-id": "page-1" } });
+    expect(page.headers["x-request-id"]).toBe("page-1");
+    const badUrl = await t.inject({ method: "GET", url: "/v1/files/%E0%A4%A", headers: { "x-request-id": "bad-1" } });
+    expect(badUrl.headers["x-request-id"]).toBe("bad-1");
+    expectError(badUrl, 400, "validation_error");
+  });
+});
+
+describe("rate limiting", () => {
+  it("reports the limit, what is left and the reset time in Unix seconds on a success", async () => {
+    const t = await buildTestApp({ config: { rateLimitMax: 10, rateLimitWindowSeconds: 60 } });
+    const alice = await t.signIn("alice@example.com");
+    const response = await t.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["x-ratelimit-limit"]).toBe("10");
+    expect(response.headers["x-ratelimit-remaining"]).toBe("9");
+    expect(response.headers["x-ratelimit-reset"]).toBe(String(Math.ceil((t.clock.now().getTime() + MINUTE) / 1000)));
+  });
+
+  it("reports the limits on errors and on unknown routes, with or without a token", async () => {
+    const t = await buildTestApp();
+    const alice = await t.signIn("alice@example.com");
+    for (const response of [
+      await t.inject({ method: "GET", url: "/v1/files/file_nothere", headers: alice.headers }),
+      await t.inject({ method: "GET", url: "/v1/no/such/route", headers: alice.headers }),
+      await t.inject({ method: "GET", url: "/v1/no/such/route" }),
+      await t.inject({ method: "GET", url: "/v1/users/me" }),
+    ]) {
+      expect(response.headers["x-ratelimit-limit"]).toBe("600");
+      expect(response.headers["x-ratelimit-remaining"]).toMatch(/^\d+$/);
+      expect(response.headers["x-ratelimit-reset"]).toMatch(/^\d+$/);
+    }
+  });
+
+  it("counts each account on its own budget, apart from anonymous clients", async () => {
+    const t = await buildTestApp({ config: { rateLimitMax: 5 } });
+    const alice = await t.signIn("alice@example.com");
+    const bob = await t.signIn("bob@example.com");
+    await t.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers });
+    const asAlice = await t.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers });
+    const asBob = await t.inject({ method: "GET", url: "/v1/users/me", headers: bob.headers });
+    expect(asAlice.headers["x-ratelimit-remaining"]).toBe("3");
+    expect(asBob.headers["x-ratelimit-remaining"]).toBe("4");
+  });
+
+  it("answers 429 rate_limited with Retry-After over the limit, and serves again once the window has passed", async () => {
+    const t = await buildTestApp({ config: { rateLimitMax: 3, rateLimitWindowSeconds: 60 } });
+    const alice = await t.signIn("alice@example.com");
+    for (let i = 0; i < 3; i++) {
+      expect((await t.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers })).statusCode).toBe(200);
+    }
+    const limited = await t.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers });
+    expectError(limited, 429, "rate_limited");
+    expect(limited.headers["retry-after"]).toBe("60");
+    expect(limited.headers["x-ratelimit-remaining"]).toBe("0");
+
+    t.clock.advance(30_000);
+    const stillLimited = await t.inject({ method: "GET", url: "/v1/no/such/route", headers: alice.headers });
+    expectError(stillLimited, 429, "rate_limited");
+    expect(stillLimited.headers["retry-after"]).toBe("30");
+
+    t.clock.advance(30_000);
+    const recovered = await t.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers });
+    expect(recovered.statusCode).toBe(200);
+    expect(recovered.headers["x-ratelimit-remaining"]).toBe("2");
+  });
+
+  it("limits clients without a valid token by their address", async () => {
+    const t = await buildTestApp({ config: { rateLimitMax: 2 } });
+    await t.inject({ method: "GET", url: "/v1/files" });
+    await t.inject({ method: "GET", url: "/v1/files", headers: { authorization: "Bearer not-a-jwt" } });
+    const limited = await t.inject({ method: "GET", url: "/v1/files" });
+    expectError(limited, 429, "rate_limited");
+    expect(limited.headers["retry-after"]).toMatch(/^\d+$/);
+  });
+});
+
+describe("authentication", () => {
+  it("answers 401 unauthorized with a bare Bearer challenge when no token is sent", async () => {
+    const t = await buildTestApp();
+    const response = await t.inject({ method: "GET", url: "/v1/files" });
+    expectError(response, 401, "unauthorized");
+    expect(response.headers["www-authenticate"]).toBe('Bearer realm="cellar"');
+  });
+
+  it.each([
+    ["garbage", "Bearer garbage"],
+    ["a malformed header", "Bearer"],
+    ["another scheme", "Basic YWxpY2U6c2VjcmV0"],
+    ["a JWT signed with another key", `Bearer ${"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyX3gifQ.c2lnbmF0dXJl"}`],
+  ])("answers 401 unauthorized naming invalid_token for %s", async (_case, authorization) => {
+    const t = await buildTestApp();
+    const response = await t.inject({ method: "GET", url: "/v1/users/me", headers: { authorization } });
+    expectError(response, 401, "unauthorized");
+    expect(response.headers["www-authenticate"]).toBe('Bearer realm="cellar", error="invalid_token"');
+  });
+
+  it("refuses an expired token with 401", async () => {
+    const t = await buildTestApp({ config: { jwtTtlSeconds: 3600 } });
+    const alice = await t.signIn("alice@example.com");
+    t.clock.advance(3600 * 1000 + 1000);
+    const response = await t.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers });
+    expectError(response, 401, "unauthorized");
+    expect(response.headers["www-authenticate"]).toContain('error="invalid_token"');
+  });
+
+  it("refuses the token of a user who no longer exists with 401", async () => {
+    const t = await buildTestApp();
+    const alice = await t.signIn("alice@example.com");
+    t.cellar.deps.users.findById = async () => null;
+    expectError(await t.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers }), 401, "unauthorized");
+  });
+
+  it("answers 500, not 401, when the session store fails while checking a token", async () => {
+    const t = await buildTestApp();
+    const alice = await t.signIn("alice@example.com");
+    t.cellar.deps.sessions.findById = async () => {
+      throw new Error("disk I/O error");
+    };
+    const response = await t.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers });
+    expectError(response, 500, "internal_error");
+    expect(response.body).not.toContain("disk");
+  });
+
+  it("checks the token before reading an upload's body", async () => {
+    const t = await buildTestApp();
+    const response = await t.upload({ authorization: "Bearer nope" }, [
+      { name: "file", filename: "a.csv", content: "a,b\n" },
+    ]);
+    expectError(response, 401, "unauthorized");
+    expect(t.cellar.deps.blobs.size).toBe(0);
+  });
+});
+
+describe("unknown routes", () => {
+  it.each([
+    ["without a token", {}],
+    ["with a valid token", "alice"],
+    ["with a bad token", { authorization: "Bearer garbage" }],
+  ] as const)("answer 404 not_found %s", async (_case, headers) => {
+    const t = await buildTestApp();
+    const alice = await t.signIn("alice@example.com");
+    const response = await t.inject({
+      method: "GET",
+      url: "/v1/nothing/here",
+      headers: headers === "alice" ? alice.headers : headers,
+    });
+    expectError(response, 404, "not_found");
+    expect(response.headers["x-ratelimit-limit"]).toBe("600");
+  });
+
+  it("include the bare prefix, unknown methods on known paths and over-long path segments", async () => {
+    const t = await buildTestApp();
+    const alice = await t.signIn("alice@example.com");
+    expectError(await t.inject({ method: "GET", url: "/v1", headers: alice.headers }), 404, "not_found");
+    expectError(await t.inject({ method: "PUT", url: "/v1/users/me", headers: alice.headers }), 404, "not_found");
+    const longId = await t.inject({
+      method: "GET",
+      url: `/v1/files/file_${"a".repeat(10_000)}`,
+      headers: alice.headers,
+    });
+    expect([400, 404]).toContain(longId.statusCode);
+    expect(longId.json()).toHaveProperty("error.code");
+  });
+});
+
+describe("the error table", () => {
+  it("answers 400 validation_error with details naming each field", async () => {
+    const t = await buildTestApp();
+    const alice = await t.signIn("alice@example.com");
+    const response = await t.inject({
+      method: "PATCH",
+      url: "/v1/users/me",
+      headers: alice.headers,
+      payload: { name: 42, role: "admin" },
+    });
+    const body = expectError(response, 400, "validation_error");
+    expect(body.error.details).toEqual(
+      expect.arrayContaining([
+        { field: "name", message: "must be a string" },
+        { field: "role", message: "is not a known field" },
+      ]),
+    );
+  });
+
+  it("answers 401 invalid_token for a sign-in token that does not work", async () => {
+    const t = await buildTestApp();
+    const response = await t.inject({ method: "POST", url: "/v1/sessions/verify", payload: { token: "nope" } });
+    expectError(response, 401, "invalid_token");
+    expect(response.headers).not.toHaveProperty("www-authenticate");
+  });
+
+  it("answers 500 internal_error with a fixed message and nothing of the real error", async () => {
+    const t = await buildTestApp();
+    const alice = await t.signIn("alice@example.com");
+    t.cellar.deps.files.findById = async () => {
+      throw new Error("SQLITE_CORRUPT: database disk image is malformed at /var/lib/cellar/db.sqlite");
+    };
+    const response = await t.inject({ method: "GET", url: "/v1/files/file_abc", headers: alice.headers });
+    const body = expectError(response, 500, "internal_error");
+    expect(body.error.message).toBe("Something went wrong on our side; it has been logged.");
+    expect(response.body).not.toMatch(/SQLITE|sqlite|at \/|stack/);
+  });
+
+  it("answers 503 unavailable with Retry-After once the server stops accepting requests", async () => {
+    let accepting = true;
+    const t = await buildTestApp({ acceptingRequests: () => accepting });
+    const alice = await t.signIn("alice@example.com");
+    accepting = false;
+    const response = await t.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers });
+    expectError(response, 503, "unavailable");
+    expect(response.headers["retry-after"]).toBe("5");
+  });
+
+  it("answers 503 unavailable with Retry-After when core reports its storage unreachable", async () => {
+    const t = await buildTestApp();
+    const alice = await t.signIn("alice@example.com");
+    const { CellarError } = await import("@cellar/core");
+    t.cellar.deps.files.listByOwner = async () => {
+      throw new CellarError("unavailable", "The database cannot be reached.", { retryAfterSeconds: 7 });
+    };
+    const response = await t.inject({ method: "GET", url: "/v1/files", headers: alice.headers });
+    expectError(response, 503, "unavailable");
+    expect(response.headers["retry-after"]).toBe("7");
+  });
+});

@@ -1,0 +1,123 @@
+import { type CellarConfig, createInMemoryCellar } from "@cellar/core";
+import { createFakeClock } from "@cellar/core/testing";
+import Fastify, { type InjectOptions, type LightMyRequestResponse } from "fastify";
+import {
+  cellarApi,
+  cellarOpenApi,
+  cellarResponseHeaders,
+  cellarSignInPage,
+  frameworkErrorOptions,
+  requestIdOptions,
+} from "../../src/index.js";
+import { type FormPart, multipartBody } from "./multipart.js";
+
+export const PUBLIC_URL = "https://cellar.example.org";
+
+export interface TestAppOptions {
+  readonly config?: Partial<CellarConfig>;
+  readonly acceptingRequests?: () => boolean;
+}
+
+/**
+ * The API as the server builds it, on an in-memory Cellar and a fake clock, plus
+ * helpers that speak HTTP to it through `inject` (no sockets).
+ */
+export async function buildTestApp(options: TestAppOptions = {}) {
+  const clock = createFakeClock(new Date("2026-11-21T10:00:00.000Z"));
+  const cellar = createInMemoryCellar({
+    clock,
+    config: { publicUrl: PUBLIC_URL, maxUploadBytes: 64 * 1024, ...options.config },
+  });
+  const app = Fastify({ ...requestIdOptions, ...frameworkErrorOptions, logger: false });
+  await app.register(cellarResponseHeaders);
+  await app.register(cellarOpenApi, { publicUrl: PUBLIC_URL });
+  await app.register(cellarApi, {
+    prefix: "/v1",
+    cellar,
+    publicUrl: PUBLIC_URL,
+    ...(options.acceptingRequests === undefined ? {} : { acceptingRequests: options.acceptingRequests }),
+  });
+  await app.register(cellarSignInPage);
+  await app.ready();
+
+  const inject = (request: InjectOptions) => app.inject(request);
+
+  /** The token of the last sign-in link the in-memory mailer sent. */
+  function lastMailedToken(): string {
+    const mail = cellar.deps.mailer.sent.at(-1);
+    if (mail === undefined) throw new Error("No sign-in mail was sent.");
+    const token = new URL(mail.link).searchParams.get("token");
+    if (token === null) throw new Error("The sign-in link has no token.");
+    return token;
+  }
+
+  /** Signs `email` in through the API: POST /v1/sessions, then POST /v1/sessions/verify. */
+  async function signIn(email: string) {
+    const requested = await inject({ method: "POST", url: "/v1/sessions", payload: { email } });
+    if (requested.statusCode !== 202) throw new Error(`POST /v1/sessions answered ${requested.statusCode}`);
+    const verified = await inject({
+      method: "POST",
+      url: "/v1/sessions/verify",
+      payload: { token: lastMailedToken() },
+    });
+    if (verified.statusCode !== 200) throw new Error(`POST /v1/sessions/verify answered ${verified.statusCode}`);
+    const body = verified.json<{ jwt: string; user: { id: string; email: string; name: string } }>();
+    return { ...body, headers: { authorization: `Bearer ${body.jwt}` } };
+  }
+
+  /** POST /v1/files with the given parts. */
+  function upload(authorization: { authorization: string }, parts: readonly FormPart[]) {
+    const { payload, headers } = multipartBody(parts);
+    return inject({ method: "POST", url: "/v1/files", payload, headers: { ...headers, ...authorization } });
+  }
+
+  /** Uploads a small CSV and returns the file JSON. */
+  async function uploadCsv(
+    authorization: { authorization: string },
+    options: { filename?: string; content?: string; name?: string; visibility?: string } = {},
+  ): Promise<FileBody> {
+    const parts: FormPart[] = [
+      { name: "file", filename: options.filename ?? "data.csv", content: options.content ?? "a,b\n1,2\n" },
+    ];
+    if (options.name !== undefined) parts.push({ name: "name", value: options.name });
+    if (options.visibility !== undefined) parts.push({ name: "visibility", value: options.visibility });
+    const response = await upload(authorization, parts);
+    if (response.statusCode !== 201) throw new Error(`Upload answered ${response.statusCode}: ${response.body}`);
+    return response.json<FileBody>();
+  }
+
+  return { app, cellar, clock, inject, signIn, upload, uploadCsv, lastMailedToken };
+}
+
+export type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
+
+export interface FileBody {
+  readonly id: string;
+  readonly name: string;
+  readonly visibility: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly size: number;
+  readonly content_type: string;
+  readonly sha256: string;
+  readonly owner_id: string;
+  readonly state: string;
+  readonly trashed_at: string | null;
+  readonly purge_at: string | null;
+}
+
+export interface ErrorBody {
+  readonly error: { readonly code: string; readonly message: string; readonly details?: unknown[] };
+}
+
+/** Asserts a JSON error response: its status, its code, and the error body's shape. */
+export function expectError(response: LightMyRequestResponse, status: number, code: string): ErrorBody {
+  const body = response.json<ErrorBody>();
+  if (response.statusCode !== status || body.error?.code !== code) {
+    throw new Error(`Expected ${status} ${code}, got ${response.statusCode}: ${response.body}`);
+  }
+  if (typeof body.error.message !== "string" || body.error.message.length === 0) {
+    throw new Error(`The error has no message: ${response.body}`);
+  }
+  return body;
+}
