@@ -1,2 +1,3 @@
-// This package is filled by its own issue; it exists so the workspace has its final shape.
-export {};
+export { buildHttpApp, type RunningServer, SHUTDOWN_GRACE_MS, startServer } from "./server.js";
+export { readSettings, type Settings, SettingsError } from "./settings.js";
+export { openStorage, type Storage } from "./storage.js";

@@ -1,0 +1,29 @@
+import { createLogger } from "./logger.js";
+import { startServer } from "./server.js";
+import { SettingsError } from "./settings.js";
+
+const logger = createLogger();
+
+try {
+  const server = await startServer({ logger });
+  const stop = (signal: NodeJS.Signals) => {
+    server.app.log.info({ signal }, "shutting down: finishing in-flight requests");
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+} catch (error) {
+  if (error instanceof SettingsError) {
+    // One clear line naming the setting, and nothing else.
+    process.stderr.write(`cellar: ${error.message}\n`);
+  } else {
+    logger.fatal({ err: error }, "Cellar could not start");
+  }
+  process.exit(1);
+}

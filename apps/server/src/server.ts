@@ -1,0 +1,188 @@
+import { access, constants } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import {
+  cellarApi,
+  cellarOpenApi,
+  cellarResponseHeaders,
+  cellarSignInPage,
+  frameworkErrorOptions,
+  requestIdOptions,
+} from "@cellar/adapter-http";
+import type { Cellar } from "@cellar/core";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { createServerContainer } from "./container.js";
+import { createLogger } from "./logger.js";
+import { readSettings, type Settings } from "./settings.js";
+import { openStorage, type Storage } from "./storage.js";
+import { Tokens } from "./tokens.js";
+
+/** How long shutdown waits for in-flight requests (uploads included) before cutting them. */
+export const SHUTDOWN_GRACE_MS = 30_000;
+/** Orphan blobs younger than this are spared: their upload may still be in flight. */
+const ORPHAN_GRACE_MS = 3_600_000;
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  readonly cellar: Cellar;
+  /** Where the server listens, e.g. `http://127.0.0.1:3000`. */
+  readonly url: string;
+  readonly publicUrl: string;
+  readonly settings: Settings;
+  /** Runs the purge job and housekeeping once, now. */
+  runMaintenance(): Promise<void>;
+  /** Stops accepting, lets in-flight requests finish within the grace, and closes everything. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** A free TCP port on `host`, so that `PORT=0` still gives links a real port. */
+async function freePort(host: string): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => probe.once("error", reject).listen(0, host, resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("Could not find a free port.");
+  return address.port;
+}
+
+function urlHost(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+export function buildHttpApp(input: {
+  cellar: Cellar;
+  publicUrl: string;
+  logger: Logger | false;
+  storage: Storage;
+  dataDir: string;
+  acceptingRequests: () => boolean;
+}): FastifyInstance {
+  const app = Fastify({
+    ...requestIdOptions,
+    ...frameworkErrorOptions,
+    ...(input.logger === false ? { logger: false } : { loggerInstance: input.logger as FastifyBaseLogger }),
+    // Our own hooks answer 503 in the API's error shape while shutting down.
+    return503OnClosing: false,
+    // Slow clients are cut off: headers within 15 s, a whole request within 15 minutes
+    // (room for a 100 MiB upload on a slow line), and any silent socket after a minute.
+    connectionTimeout: 60_000,
+    requestTimeout: 15 * 60_000,
+    http: { headersTimeout: 15_000 },
+    keepAliveTimeout: 5_000,
+  });
+
+  app.register(cellarResponseHeaders);
+  app.register(cellarOpenApi, { publicUrl: input.publicUrl });
+  app.register(cellarApi, {
+    prefix: "/v1",
+    cellar: input.cellar,
+    publicUrl: input.publicUrl,
+    acceptingRequests: input.acceptingRequests,
+  });
+  app.register(cellarSignInPage);
+
+  app.get("/healthz", async () => ({ status: "ok" }));
+  app.get("/readyz", async (_request, reply) => {
+    try {
+      input.storage.db.prepare("SELECT 1").get();
+      await access(join(input.dataDir, "blobs"), constants.R_OK | constants.W_OK);
+    } catch (error) {
+      reply.log.error({ err: error }, "readiness check failed");
+      return reply
+        .code(503)
+        .header("retry-after", "5")
+        .send({ error: { code: "unavailable", message: "The database or file storage cannot be reached." } });
+    }
+    if (!input.acceptingRequests()) {
+      return reply
+        .code(503)
+        .header("retry-after", "5")
+        .send({ error: { code: "unavailable", message: "The server is shutting down." } });
+    }
+    return { status: "ready" };
+  });
+  return app;
+}
+
+/** Starts the standalone server from environment settings: storage, mail, HTTP, purge job. */
+export async function startServer(
+  options: { env?: Readonly<Record<string, string | undefined>>; logger?: Logger | false } = {},
+): Promise<RunningServer> {
+  const settings = readSettings(options.env ?? process.env);
+  const logger = options.logger ?? createLogger();
+  const storage = await openStorage(settings.dataDir);
+  try {
+    const port = settings.port === 0 ? await freePort(settings.host) : settings.port;
+    const publicUrl = settings.publicUrl ?? `http://${urlHost(settings.host)}:${port}`;
+    const scope = createServerContainer({
+      settings,
+      publicUrl,
+      logger: logger === false ? createLogger({ level: "silent" }) : logger,
+      storage,
+    });
+    const cellar = scope.resolve(Tokens.Cellar);
+    const mailer = scope.resolve(Tokens.Mailer);
+    let accepting = true;
+    const app = buildHttpApp({
+      cellar,
+      publicUrl,
+      logger,
+      storage,
+      dataDir: settings.dataDir,
+      acceptingRequests: () => accepting,
+    });
+    await app.listen({ host: settings.host, port });
+    const url = `http://${urlHost(settings.host)}:${port}`;
+    app.log.info(
+      { url, publicUrl, dataDir: settings.dataDir, mail: settings.smtpUrl ? "smtp" : "dev-outbox" },
+      "Cellar is listening",
+    );
+
+    // The purge job: once now, then on its interval; never two runs at once.
+    let running: Promise<void> | undefined;
+    const runMaintenance = () => {
+      running ??= (async () => {
+        try {
+          const purge = await cellar.files.purgeDue();
+          const expired = await cellar.deleteExpired();
+          const orphans = await cellar.files.sweepOrphanBlobs({ graceMs: ORPHAN_GRACE_MS });
+          app.log.info({ ...purge, orphansRemoved: orphans.removed, expired }, "maintenance done");
+        } catch (error) {
+          app.log.error({ err: error }, "maintenance failed");
+        } finally {
+          running = undefined;
+        }
+      })();
+      return running;
+    };
+    void runMaintenance();
+    const timer = setInterval(() => void runMaintenance(), settings.purgeIntervalSeconds * 1000);
+    timer.unref();
+
+    let closing: Promise<void> | undefined;
+    const close = (graceMs = SHUTDOWN_GRACE_MS) => {
+      closing ??= (async () => {
+        accepting = false;
+        clearInterval(timer);
+        const cutOff = setTimeout(() => {
+          app.log.warn("grace period over: closing the remaining connections");
+          app.server.closeAllConnections();
+        }, graceMs);
+        try {
+          await app.close();
+          await running;
+        } finally {
+          clearTimeout(cutOff);
+          await mailer.close();
+          storage.close();
+        }
+      })();
+      return closing;
+    };
+    return { app, cellar, url, publicUrl, settings, runMaintenance, close };
+  } catch (error) {
+    storage.close();
+    throw error;
+  }
+}

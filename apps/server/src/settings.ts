@@ -1,0 +1,85 @@
+/**
+ * The server's settings, read from the environment exactly as docs/api.md lists them.
+ * A bad value stops start-up with one line that names the setting.
+ */
+export interface Settings {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** Unset: `http://{HOST}:{PORT}` once the port is known. */
+  readonly publicUrl: string | undefined;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  /** Unset: generated once and kept in `DATA_DIR`. */
+  readonly jwtSecret: string | undefined;
+  readonly jwtTtlSeconds: number;
+  readonly magicLinkTtlSeconds: number;
+  readonly maxUploadBytes: number;
+  readonly rateLimitMax: number;
+  readonly rateLimitWindowSeconds: number;
+  readonly trashRetentionDays: number;
+  readonly purgeIntervalSeconds: number;
+}
+
+export class SettingsError extends Error {
+  override readonly name = "SettingsError";
+}
+
+export const MIN_JWT_SECRET_BYTES = 32;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** A whole number of at least `min`, or the default when unset or empty. */
+function wholeNumber(env: Env, name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
+    throw new SettingsError(`${name} must be a whole number ${range}, not ${JSON.stringify(raw)}.`);
+  }
+  return Number(raw);
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function absoluteUrl(name: string, value: string | undefined, protocols: readonly string[]): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new SettingsError(`${name} must be an absolute URL.`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new SettingsError(`${name} must start with ${protocols.map((p) => `${p}//`).join(" or ")}.`);
+  }
+  return value;
+}
+
+export function readSettings(env: Env = process.env): Settings {
+  const jwtSecret = env.JWT_SECRET;
+  if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret, "utf8") < MIN_JWT_SECRET_BYTES) {
+    throw new SettingsError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_BYTES} bytes long.`);
+  }
+  const publicUrl = absoluteUrl("PUBLIC_URL", optional(env, "PUBLIC_URL"), ["http:", "https:"]);
+  return {
+    host: optional(env, "HOST") ?? "127.0.0.1",
+    port: wholeNumber(env, "PORT", 3000, 0, 65_535),
+    dataDir: optional(env, "DATA_DIR") ?? "./data",
+    publicUrl: publicUrl?.replace(/\/+$/, ""),
+    // The URL holds a password: it is checked here but never quoted back.
+    smtpUrl: absoluteUrl("SMTP_URL", optional(env, "SMTP_URL"), ["smtp:", "smtps:"]),
+    mailFrom: optional(env, "MAIL_FROM") ?? "Cellar <no-reply@localhost>",
+    jwtSecret,
+    jwtTtlSeconds: wholeNumber(env, "JWT_TTL_SECONDS", 604_800),
+    magicLinkTtlSeconds: wholeNumber(env, "MAGIC_LINK_TTL_SECONDS", 600),
+    maxUploadBytes: wholeNumber(env, "MAX_UPLOAD_BYTES", 104_857_600),
+    rateLimitMax: wholeNumber(env, "RATE_LIMIT_MAX", 600),
+    rateLimitWindowSeconds: wholeNumber(env, "RATE_LIMIT_WINDOW_SECONDS", 60),
+    trashRetentionDays: wholeNumber(env, "TRASH_RETENTION_DAYS", 30),
+    purgeIntervalSeconds: wholeNumber(env, "PURGE_INTERVAL_SECONDS", 3600),
+  };
+}

@@ -1,0 +1,15 @@
+import type { Cellar, Mailer } from "@cellar/core";
+import type { Logger } from "pino";
+import type { InjectionToken } from "tsyringe";
+import type { Settings } from "./settings.js";
+import type { Storage } from "./storage.js";
+
+/** Everything the container knows, by name. Only the composition root uses these. */
+export const Tokens = {
+  Settings: Symbol("Settings") as InjectionToken<Settings>,
+  PublicUrl: Symbol("PublicUrl") as InjectionToken<string>,
+  Logger: Symbol("Logger") as InjectionToken<Logger>,
+  Storage: Symbol("Storage") as InjectionToken<Storage>,
+  Mailer: Symbol("Mailer") as InjectionToken<Mailer & { close(): Promise<void> }>,
+  Cellar: Symbol("Cellar") as InjectionToken<Cellar>,
+} as const;

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { readSettings, SettingsError } from "../src/settings.js";
+
+describe("reading settings from the environment", () => {
+  it("applies every documented default", () => {
+    expect(readSettings({})).toEqual({
+      host: "127.0.0.1",
+      port: 3000,
+      dataDir: "./data",
+      publicUrl: undefined,
+      smtpUrl: undefined,
+      mailFrom: "Cellar <no-reply@localhost>",
+      jwtSecret: undefined,
+      jwtTtlSeconds: 604_800,
+      magicLinkTtlSeconds: 600,
+      maxUploadBytes: 104_857_600,
+      rateLimitMax: 600,
+      rateLimitWindowSeconds: 60,
+      trashRetentionDays: 30,
+      purgeIntervalSeconds: 3600,
+    });
+  });
+
+  it("takes every setting that is given", () => {
+    const settings = readSettings({
+      HOST: "0.0.0.0",
+      PORT: "0",
+      DATA_DIR: "/var/lib/cellar",
+      PUBLIC_URL: "https://files.example.org/",
+      SMTP_URL: "smtp://user:pass@mail.example.org:587",
+      MAIL_FROM: "Files <files@example.org>",
+      JWT_SECRET: "s".repeat(32),
+      JWT_TTL_SECONDS: "3600",
+      MAGIC_LINK_TTL_SECONDS: "300",
+      MAX_UPLOAD_BYTES: "1048576",
+      RATE_LIMIT_MAX: "100",
+      RATE_LIMIT_WINDOW_SECONDS: "10",
+      TRASH_RETENTION_DAYS: "7",
+      PURGE_INTERVAL_SECONDS: "60",
+    });
+    expect(settings).toMatchObject({
+      host: "0.0.0.0",
+      port: 0,
+      dataDir: "/var/lib/cellar",
+      publicUrl: "https://files.example.org",
+      smtpUrl: "smtp://user:pass@mail.example.org:587",
+      mailFrom: "Files <files@example.org>",
+      jwtTtlSeconds: 3600,
+      magicLinkTtlSeconds: 300,
+      maxUploadBytes: 1_048_576,
+      rateLimitMax: 100,
+      rateLimitWindowSeconds: 10,
+      trashRetentionDays: 7,
+      purgeIntervalSeconds: 60,
+    });
+  });
+
+  it.each([
+    ["PORT", "abc"],
+    ["PORT", "65536"],
+    ["PORT", "-1"],
+    ["JWT_TTL_SECONDS", "0"],
+    ["MAGIC_LINK_TTL_SECONDS", "1.5"],
+    ["MAX_UPLOAD_BYTES", "-5"],
+    ["RATE_LIMIT_MAX", "lots"],
+    ["RATE_LIMIT_WINDOW_SECONDS", "1e3"],
+    ["TRASH_RETENTION_DAYS", "0"],
+    ["PURGE_INTERVAL_SECONDS", "soon"],
+  ])("stops on %s=%s with one line naming the setting", (name, value) => {
+    expect(() => readSettings({ [name]: value })).toThrow(SettingsError);
+    expect(() => readSettings({ [name]: value })).toThrow(new RegExp(`^${name} must be a whole number`));
+  });
+
+  it("stops on a JWT_SECRET shorter than 32 bytes", () => {
+    expect(() => readSettings({ JWT_SECRET: "short" })).toThrow(/^JWT_SECRET must be at least 32 bytes/);
+  });
+
+  it("stops on a PUBLIC_URL that is not an absolute http(s) URL", () => {
+    expect(() => readSettings({ PUBLIC_URL: "files.example.org" })).toThrow(/^PUBLIC_URL must be an absolute URL/);
+    expect(() => readSettings({ PUBLIC_URL: "ftp://files.example.org" })).toThrow(/^PUBLIC_URL must start with http/);
+  });
+
+  it("stops on a bad SMTP_URL without quoting its password", () => {
+    const attempt = () => readSettings({ SMTP_URL: "http://user:secret-password@mail.example.org" });
+    expect(attempt).toThrow(/^SMTP_URL must start with smtp:\/\/ or smtps:\/\//);
+    try {
+      attempt();
+    } catch (error) {
+      expect(String(error)).not.toContain("secret-password");
+    }
+  });
+
+  it("treats empty values as unset", () => {
+    expect(readSettings({ PORT: "", SMTP_URL: " ", PUBLIC_URL: "" })).toMatchObject({
+      port: 3000,
+      smtpUrl: undefined,
+      publicUrl: undefined,
+    });
+  });
+});
