@@ -21,7 +21,7 @@ interface LoggedRequest {
  */
 export function createLogger(options: { level?: string } = {}): Logger {
   return pino({
-    level: options.level ?? process.env.LOG_LEVEL ?? "info",
+    level: options.level ?? "info",
     base: { service: "cellar" },
     serializers: {
       req: (req: LoggedRequest) => ({

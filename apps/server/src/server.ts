@@ -107,9 +107,9 @@ export function buildHttpApp(input: {
 
 /** Starts the standalone server from environment settings: storage, mail, HTTP, purge job. */
 export async function startServer(
-  options: { env?: Readonly<Record<string, string | undefined>>; logger?: Logger | false } = {},
+  options: { settings?: Settings; env?: Readonly<Record<string, string | undefined>>; logger?: Logger | false } = {},
 ): Promise<RunningServer> {
-  const settings = readSettings(options.env ?? process.env);
+  const settings = options.settings ?? readSettings(options.env ?? process.env);
   const logger = options.logger ?? createLogger();
   const storage = await openStorage(settings.dataDir);
   try {

@@ -19,7 +19,11 @@ export interface Settings {
   readonly rateLimitWindowSeconds: number;
   readonly trashRetentionDays: number;
   readonly purgeIntervalSeconds: number;
+  readonly logLevel: LogLevel;
 }
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class SettingsError extends Error {
   override readonly name = "SettingsError";
@@ -59,6 +63,14 @@ function absoluteUrl(name: string, value: string | undefined, protocols: readonl
   return value;
 }
 
+function logLevel(env: Env): LogLevel {
+  const value = optional(env, "LOG_LEVEL") ?? "info";
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+    throw new SettingsError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, not ${JSON.stringify(value)}.`);
+  }
+  return value as LogLevel;
+}
+
 export function readSettings(env: Env = process.env): Settings {
   const jwtSecret = env.JWT_SECRET;
   if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret, "utf8") < MIN_JWT_SECRET_BYTES) {
@@ -81,5 +93,6 @@ export function readSettings(env: Env = process.env): Settings {
     rateLimitWindowSeconds: wholeNumber(env, "RATE_LIMIT_WINDOW_SECONDS", 60),
     trashRetentionDays: wholeNumber(env, "TRASH_RETENTION_DAYS", 30),
     purgeIntervalSeconds: wholeNumber(env, "PURGE_INTERVAL_SECONDS", 3600),
+    logLevel: logLevel(env),
   };
 }

@@ -18,7 +18,13 @@ describe("reading settings from the environment", () => {
       rateLimitWindowSeconds: 60,
       trashRetentionDays: 30,
       purgeIntervalSeconds: 3600,
+      logLevel: "info",
     });
+  });
+
+  it("takes a known LOG_LEVEL and refuses an unknown one", () => {
+    expect(readSettings({ LOG_LEVEL: "debug" }).logLevel).toBe("debug");
+    expect(() => readSettings({ LOG_LEVEL: "loud" })).toThrow(/^LOG_LEVEL must be one of fatal, error/);
   });
 
   it("takes every setting that is given", () => {
