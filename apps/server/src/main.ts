@@ -1,11 +1,13 @@
 import { createLogger } from "./logger.js";
 import { startServer } from "./server.js";
-import { SettingsError } from "./settings.js";
+import { readSettings, SettingsError } from "./settings.js";
 
-const logger = createLogger();
+let logger = createLogger();
 
 try {
-  const server = await startServer({ logger });
+  const settings = readSettings(process.env);
+  logger = createLogger({ level: settings.logLevel });
+  const server = await startServer({ settings, logger });
   const stop = (signal: NodeJS.Signals) => {
     server.app.log.info({ signal }, "shutting down: finishing in-flight requests");
     server.close().then(

@@ -16,6 +16,7 @@ import { createServerContainer } from "./container.js";
 import { createLogger } from "./logger.js";
 import { readSettings, type Settings } from "./settings.js";
 import { openStorage, type Storage } from "./storage.js";
+import { isStorageUnavailable } from "./storage-errors.js";
 import { Tokens } from "./tokens.js";
 
 /** How long shutdown waits for in-flight requests (uploads included) before cutting them. */
@@ -79,8 +80,12 @@ export function buildHttpApp(input: {
     cellar: input.cellar,
     publicUrl: input.publicUrl,
     acceptingRequests: input.acceptingRequests,
+    isStorageUnavailable,
   });
-  app.register(cellarSignInPage);
+  // Behind a PUBLIC_URL with a path (a reverse proxy's /cellar), the page posts there too.
+  app.register(cellarSignInPage, {
+    verifyPath: `${new URL(input.publicUrl).pathname.replace(/\/+$/, "")}/v1/sessions/verify`,
+  });
 
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {

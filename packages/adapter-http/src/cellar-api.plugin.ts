@@ -22,7 +22,17 @@ export interface CellarApiOptions {
    * requests are answered 503 `unavailable` with `Retry-After`. Default: always true.
    */
   readonly acceptingRequests?: () => boolean;
+  /**
+   * Tells failures of the storage underneath (a locked or unreadable database, a full or
+   * failing disk) from bugs: those are answered 503 `unavailable` with `Retry-After`
+   * instead of 500. Only the composition root knows which adapters it chose, so it
+   * decides. Default: none is.
+   */
+  readonly isStorageUnavailable?: (error: unknown) => boolean;
 }
+
+/** How long a client is asked to wait when storage failed under a request. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /** Text fields of an upload form are short; anything longer is refused, not buffered. */
 const MAX_FORM_FIELD_BYTES = 4096;
@@ -40,7 +50,19 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   const publicBase = options.publicUrl.replace(/\/+$/, "");
 
   app.setValidatorCompiler(createValidatorCompiler());
-  app.setErrorHandler(handleCellarApiError);
+  const isStorageUnavailable = options.isStorageUnavailable ?? (() => false);
+  app.setErrorHandler((error, request, reply) =>
+    handleCellarApiError(
+      isStorageUnavailable(error)
+        ? new CellarError(ErrorCode.unavailable, "Storage is unavailable at the moment; try again shortly.", {
+            cause: error,
+            retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS,
+          })
+        : error,
+      request,
+      reply,
+    ),
+  );
   app.setNotFoundHandler(async () => {
     throw new CellarError(ErrorCode.not_found, "No such route.");
   });

@@ -280,4 +280,22 @@ describe("the error table", () => {
     expectError(response, 503, "unavailable");
     expect(response.headers["retry-after"]).toBe("7");
   });
+
+  it("answers 503 unavailable with Retry-After when the server says storage failed under a request", async () => {
+    const t = await buildTestApp({
+      isStorageUnavailable: (error) => error instanceof Error && "code" in error && error.code === "SQLITE_BUSY",
+    });
+    const alice = await t.signIn("alice@example.com");
+    t.cellar.deps.files.listByOwner = async () => {
+      throw Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+    };
+    const busy = await t.inject({ method: "GET", url: "/v1/files", headers: alice.headers });
+    expectError(busy, 503, "unavailable");
+    expect(busy.headers["retry-after"]).toBe("5");
+    expect(busy.body).not.toContain("locked");
+    t.cellar.deps.files.listByOwner = async () => {
+      throw new Error("a bug");
+    };
+    expectError(await t.inject({ method: "GET", url: "/v1/files", headers: alice.headers }), 500, "internal_error");
+  });
 });

@@ -1,6 +1,6 @@
+import { workbook } from "@cellar/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, expectError, type FileBody, type TestApp } from "./support/test-app.js";
-import { workbook } from "./support/zip.js";
 
 const CONTENT = "name,amount\nrent,1200\nfood,300\n";
 

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
+import { buildZip, workbook } from "@cellar/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { multipartBody } from "./support/multipart.js";
 import { buildTestApp, expectError, type FileBody, PUBLIC_URL, type TestApp } from "./support/test-app.js";
-import { buildZip, workbook } from "./support/zip.js";
 
 const XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 

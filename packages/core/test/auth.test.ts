@@ -56,6 +56,14 @@ describe("requesting a sign-in link", () => {
     expect(link.searchParams.get("token")).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
+  it("keeps a path in the public URL, for a server behind a proxy", async () => {
+    for (const publicUrl of ["https://example.org/cellar", "https://example.org/cellar/"]) {
+      const { cellar } = aCellar({ config: { publicUrl } });
+      await cellar.auth.requestSignInLink({ email: "ada@example.com" });
+      expect(cellar.deps.mailer.sent[0]?.link).toMatch(/^https:\/\/example\.org\/cellar\/sign-in\?token=[\w-]{43}$/);
+    }
+  });
+
   it("refuses a malformed address with validation_error and sends nothing", async () => {
     const { cellar } = aCellar();
     await expect(cellar.auth.requestSignInLink({ email: "not-an-address" })).rejects.toMatchObject({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createContentCheck, XLSX_LIMITS } from "../src/files/content-check.js";
 import type { FileKind } from "../src/files/file.entity.js";
-import { buildZip, WORKBOOK_ENTRIES, workbook } from "./support/zip.js";
+import { buildZip, WORKBOOK_ENTRIES, workbook } from "../src/testing/index.js";
 
 /** Feeds `bytes` to a check in chunks of `chunkSize`, as a stream would. */
 function check(kind: FileKind, bytes: Uint8Array, chunkSize = 7): void {

@@ -3,9 +3,8 @@ import { describe, expect, it } from "vitest";
 import { createFileService } from "../src/files/file.service.js";
 import type { BlobStore } from "../src/index.js";
 import { createMemoryBlobStore, createMemoryFileRepository } from "../src/index.js";
-import { byteStream, collect, createFakeClock } from "../src/testing/index.js";
+import { buildZip, byteStream, collect, createFakeClock, workbook } from "../src/testing/index.js";
 import { aCellar, bytesOf, signIn, uploadCsv } from "./support/helpers.js";
-import { buildZip, workbook } from "./support/zip.js";
 
 const DAY = 86_400_000;
 const ALICE = "user_aliceealiceealiceealice";

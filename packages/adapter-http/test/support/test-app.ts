@@ -6,6 +6,7 @@ import {
   cellarOpenApi,
   cellarResponseHeaders,
   cellarSignInPage,
+  type FileJson,
   frameworkErrorOptions,
   requestIdOptions,
 } from "../../src/index.js";
@@ -16,6 +17,7 @@ export const PUBLIC_URL = "https://cellar.example.org";
 export interface TestAppOptions {
   readonly config?: Partial<CellarConfig>;
   readonly acceptingRequests?: () => boolean;
+  readonly isStorageUnavailable?: (error: unknown) => boolean;
 }
 
 /**
@@ -36,6 +38,7 @@ export async function buildTestApp(options: TestAppOptions = {}) {
     cellar,
     publicUrl: PUBLIC_URL,
     ...(options.acceptingRequests === undefined ? {} : { acceptingRequests: options.acceptingRequests }),
+    ...(options.isStorageUnavailable === undefined ? {} : { isStorageUnavailable: options.isStorageUnavailable }),
   });
   await app.register(cellarSignInPage);
   await app.ready();
@@ -91,20 +94,8 @@ export async function buildTestApp(options: TestAppOptions = {}) {
 
 export type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
 
-export interface FileBody {
-  readonly id: string;
-  readonly name: string;
-  readonly visibility: string;
-  readonly created_at: string;
-  readonly updated_at: string;
-  readonly size: number;
-  readonly content_type: string;
-  readonly sha256: string;
-  readonly owner_id: string;
-  readonly state: string;
-  readonly trashed_at: string | null;
-  readonly purge_at: string | null;
-}
+/** A file as the API answers it. */
+export type FileBody = FileJson;
 
 export interface ErrorBody {
   readonly error: { readonly code: string; readonly message: string; readonly details?: unknown[] };

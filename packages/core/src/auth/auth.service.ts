@@ -51,7 +51,8 @@ export type AuthService = ReturnType<typeof createAuthService>;
 
 export function createAuthService(deps: AuthServiceDeps) {
   const { users, sessions, magicLinks, clock, rateLimits } = deps;
-  const signInUrl = new URL("/sign-in", deps.publicUrl);
+  // Relative to PUBLIC_URL's own path, so a server behind a proxy at /cellar links to /cellar/sign-in.
+  const signInUrl = new URL("sign-in", deps.publicUrl.endsWith("/") ? deps.publicUrl : `${deps.publicUrl}/`);
 
   const invalidToken = () =>
     new CellarError(ErrorCode.invalid_token, "The sign-in link is unknown, expired or already used.");

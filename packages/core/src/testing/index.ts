@@ -33,3 +33,4 @@ export function repositoryContracts(t: ContractTestApi, subject: ContractSubject
   sessionRepositoryContract(t, subject);
   magicLinkRepositoryContract(t, subject);
 }
+export { buildZip, WORKBOOK_ENTRIES, workbook, type ZipEntry, type ZipOptions } from "./zip.js";

@@ -1,4 +1,7 @@
-/** Builds small ZIP files (stored, not deflated) for tests of the .xlsx check. */
+/**
+ * Builds small ZIP files (stored, not deflated) for tests of the .xlsx check: a valid
+ * workbook, or one broken in a chosen way (entry count, declared sizes, ZIP64 records).
+ */
 export interface ZipEntry {
   readonly name: string;
   readonly data?: string | Uint8Array;

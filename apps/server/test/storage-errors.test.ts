@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { isStorageUnavailable } from "../src/storage-errors.js";
+
+const withCode = (code: unknown) => Object.assign(new Error("x"), { code });
+
+describe("telling storage failures from bugs", () => {
+  it.each([
+    "SQLITE_BUSY",
+    "SQLITE_BUSY_SNAPSHOT",
+    "SQLITE_IOERR_WRITE",
+    "SQLITE_FULL",
+    "SQLITE_READONLY",
+    "ENOSPC",
+    "EIO",
+    "EROFS",
+  ])("counts %s as storage being unavailable", (code) => {
+    expect(isStorageUnavailable(withCode(code))).toBe(true);
+  });
+
+  it.each(["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_ERROR", "ENOENT", "ERR_INVALID_ARG_TYPE", 42, undefined])(
+    "does not count %s",
+    (code) => {
+      expect(isStorageUnavailable(withCode(code))).toBe(false);
+    },
+  );
+
+  it("does not count errors without a code, or things that are not errors", () => {
+    expect(isStorageUnavailable(new TypeError("bug"))).toBe(false);
+    expect(isStorageUnavailable("SQLITE_BUSY")).toBe(false);
+    expect(isStorageUnavailable(null)).toBe(false);
+  });
+});
