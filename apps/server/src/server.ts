@@ -87,6 +87,10 @@ export function buildHttpApp(input: {
     verifyPath: `${new URL(input.publicUrl).pathname.replace(/\/+$/, "")}/v1/sessions/verify`,
   });
 
+  // Outside /v1 too, an unknown address is answered in the API's error shape.
+  app.setNotFoundHandler((_request, reply) =>
+    reply.code(404).send({ error: { code: "not_found", message: "Nothing exists at this address." } }),
+  );
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
     try {

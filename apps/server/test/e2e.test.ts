@@ -133,6 +133,13 @@ describe("the standalone server, end to end", () => {
     expect(openapi.openapi).toMatch(/^3\.1/);
   });
 
+  it("answers unknown addresses outside /v1 in the error shape too", async () => {
+    const response = await fetch(`${server.url}/nowhere`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: { code: "not_found", message: "Nothing exists at this address." } });
+    expect(response.headers.get("x-request-id")).toBeTruthy();
+  });
+
   it("exits 0 on SIGTERM", async () => {
     expect(await server.stop("SIGTERM")).toBe(0);
   }, 40_000);
