@@ -1,4 +1,4 @@
-import { type Logger, pino } from "pino";
+import { type DestinationStream, type Logger, pino } from "pino";
 
 /** Query parameters whose values are secrets: a magic-link token must never reach a log. */
 const SECRET_PARAMS = /([?&](?:token|jwt|access_token)=)[^&#]*/gi;
@@ -19,8 +19,8 @@ interface LoggedRequest {
  * `reqId`. Requests are logged without headers (no Authorization) and with secret
  * query parameters masked.
  */
-export function createLogger(options: { level?: string } = {}): Logger {
-  return pino({
+export function createLogger(options: { level?: string; destination?: DestinationStream } = {}): Logger {
+  const logOptions = {
     level: options.level ?? "info",
     base: { service: "cellar" },
     serializers: {
@@ -32,5 +32,6 @@ export function createLogger(options: { level?: string } = {}): Logger {
       }),
       err: pino.stdSerializers.err,
     },
-  });
+  };
+  return options.destination === undefined ? pino(logOptions) : pino(logOptions, options.destination);
 }

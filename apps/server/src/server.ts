@@ -6,7 +6,7 @@ import {
   cellarOpenApi,
   cellarResponseHeaders,
   cellarSignInPage,
-  frameworkErrorOptions,
+  frameworkErrorOptionsFor,
   requestIdOptions,
 } from "@cellar/adapter-http";
 import type { Cellar } from "@cellar/core";
@@ -31,6 +31,8 @@ export interface RunningServer {
   readonly url: string;
   readonly publicUrl: string;
   readonly settings: Settings;
+  /** The data the server keeps, opened from `DATA_DIR`. */
+  readonly storage: Storage;
   /** Runs the purge job and housekeeping once, now. */
   runMaintenance(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish within the grace, and closes everything. */
@@ -51,8 +53,13 @@ function urlHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
+function trustNearestHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops;
+}
+
 export function buildHttpApp(input: {
   cellar: Cellar;
+  trustProxy?: boolean | number | string[];
   publicUrl: string;
   logger: Logger | false;
   storage: Storage;
@@ -61,8 +68,10 @@ export function buildHttpApp(input: {
 }): FastifyInstance {
   const app = Fastify({
     ...requestIdOptions,
-    ...frameworkErrorOptions,
+    ...frameworkErrorOptionsFor({ cellar: input.cellar }),
     ...(input.logger === false ? { logger: false } : { loggerInstance: input.logger as FastifyBaseLogger }),
+    // A number of hops becomes proxy-addr's trust function: believe the nearest N.
+    trustProxy: typeof input.trustProxy === "number" ? trustNearestHops(input.trustProxy) : (input.trustProxy ?? false),
     // Our own hooks answer 503 in the API's error shape while shutting down.
     return503OnClosing: false,
     // Slow clients are cut off: headers within 15 s, a whole request within 15 minutes
@@ -135,6 +144,7 @@ export async function startServer(
     let accepting = true;
     const app = buildHttpApp({
       cellar,
+      trustProxy: settings.trustProxy,
       publicUrl,
       logger,
       storage,
@@ -189,7 +199,7 @@ export async function startServer(
       })();
       return closing;
     };
-    return { app, cellar, url, publicUrl, settings, runMaintenance, close };
+    return { app, cellar, url, publicUrl, settings, storage, runMaintenance, close };
   } catch (error) {
     storage.close();
     throw error;

@@ -1,3 +1,5 @@
+import { isIP } from "node:net";
+
 /**
  * The server's settings, read from the environment exactly as docs/api.md lists them.
  * A bad value stops start-up with one line that names the setting.
@@ -20,6 +22,11 @@ export interface Settings {
   readonly trashRetentionDays: number;
   readonly purgeIntervalSeconds: number;
   readonly logLevel: LogLevel;
+  /**
+   * Which proxies' `X-Forwarded-For` to believe when working out a client's address (the
+   * key of per-client limits): none, all (`true`), the nearest N hops, or these addresses.
+   */
+  readonly trustProxy: boolean | number | string[];
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -63,6 +70,25 @@ function absoluteUrl(name: string, value: string | undefined, protocols: readonl
   return value;
 }
 
+function trustProxy(env: Env): boolean | number | string[] {
+  const value = optional(env, "TRUST_PROXY");
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  if (/^\d+$/.test(value)) return wholeNumber(env, "TRUST_PROXY", 0, 1, 100);
+  const addresses = value.split(",").map((part) => part.trim());
+  for (const address of addresses) {
+    const [ip, prefix, ...rest] = address.split("/");
+    const version = ip === undefined ? 0 : isIP(ip);
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
+    if (version === 0 || !prefixOk || rest.length > 0) {
+      throw new SettingsError(
+        `TRUST_PROXY must be true, false, a number of hops, or a comma-separated list of IP addresses or CIDR ranges, not ${JSON.stringify(address)}.`,
+      );
+    }
+  }
+  return addresses;
+}
+
 function logLevel(env: Env): LogLevel {
   const value = optional(env, "LOG_LEVEL") ?? "info";
   if (!(LOG_LEVELS as readonly string[]).includes(value)) {
@@ -94,5 +120,6 @@ export function readSettings(env: Env = process.env): Settings {
     trashRetentionDays: wholeNumber(env, "TRASH_RETENTION_DAYS", 30),
     purgeIntervalSeconds: wholeNumber(env, "PURGE_INTERVAL_SECONDS", 3600),
     logLevel: logLevel(env),
+    trustProxy: trustProxy(env),
   };
 }

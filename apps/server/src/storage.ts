@@ -34,7 +34,7 @@ export interface Storage {
  * in a power cut only forgives a few requests, and every API request writes one.
  */
 export async function openStorage(dataDir: string): Promise<Storage> {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(join(dataDir, "cellar.db"));
   const rateDb = openDatabase(join(dataDir, "rate-limits.db"), { durability: "off" });
   try {

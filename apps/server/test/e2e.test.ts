@@ -1,5 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -120,6 +121,10 @@ describe("the standalone server, end to end", () => {
     expect((await api("/v1/users/me", { jwt: alice.jwt })).status).toBe(401);
     expect((await api("/v1/users/me", { jwt: bob.jwt })).status).toBe(200);
 
+    // With SMTP_URL set, mail goes only there: no outbox, no dev-mode log line.
+    expect(existsSync(join(dataDir, "outbox"))).toBe(false);
+    expect(server.logs().some((line) => line.devMode === true)).toBe(false);
+
     // No log line holds a token or a JWT.
     const log = server.output();
     expect(log).not.toContain(alice.jwt);
@@ -139,6 +144,18 @@ describe("the standalone server, end to end", () => {
     expect(await response.json()).toEqual({ error: { code: "not_found", message: "Nothing exists at this address." } });
     expect(response.headers.get("x-request-id")).toBeTruthy();
   });
+
+  it("refuses to start on a bad setting, with one line naming it", () => {
+    const main = new URL("../src/main.ts", import.meta.url).pathname;
+    const run = spawnSync(process.execPath, ["--conditions=@cellar/source", "--import", "tsx", main], {
+      env: { PATH: process.env.PATH ?? "", PORT: "abc", DATA_DIR: join(dataDir, "unused") },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split("\n")).toEqual(['cellar: PORT must be a whole number from 0 to 65535, not "abc".']);
+    expect(existsSync(join(dataDir, "unused"))).toBe(false);
+  }, 30_000);
 
   it("exits 0 on SIGTERM", async () => {
     expect(await server.stop("SIGTERM")).toBe(0);

@@ -19,7 +19,22 @@ describe("reading settings from the environment", () => {
       trashRetentionDays: 30,
       purgeIntervalSeconds: 3600,
       logLevel: "info",
+      trustProxy: false,
     });
+  });
+
+  it.each([
+    ["true", true],
+    ["false", false],
+    ["2", 2],
+    ["10.0.0.1", ["10.0.0.1"]],
+    ["10.0.0.0/8, ::1", ["10.0.0.0/8", "::1"]],
+  ])("reads TRUST_PROXY=%s", (value, expected) => {
+    expect(readSettings({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each(["yes", "0", "10.0.0.0/99", "proxy.example.org", "10.0.0.1/8/2"])("stops on TRUST_PROXY=%s", (value) => {
+    expect(() => readSettings({ TRUST_PROXY: value })).toThrow(/^TRUST_PROXY must be/);
   });
 
   it("takes a known LOG_LEVEL and refuses an unknown one", () => {

@@ -39,8 +39,9 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
   const blobsDir = join(root, "blobs");
   const tmpDir = join(root, "tmp");
 
-  const firstCreated = await mkdir(blobsDir, { recursive: true });
-  await mkdir(tmpDir, { recursive: true });
+  // Private files' bytes: only the server's own user may read them.
+  const firstCreated = await mkdir(blobsDir, { recursive: true, mode: 0o700 });
+  await mkdir(tmpDir, { recursive: true, mode: 0o700 });
   for (const leftover of await readdir(tmpDir)) {
     if (isAbandoned(leftover)) await rm(join(tmpDir, leftover), { recursive: true, force: true });
   }
@@ -62,7 +63,7 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
     let ready = readyShards.get(shard);
     if (ready === undefined) {
       ready = (async () => {
-        await mkdir(join(blobsDir, shard), { recursive: true });
+        await mkdir(join(blobsDir, shard), { recursive: true, mode: 0o700 });
         await syncDirectory(blobsDir);
       })();
       readyShards.set(shard, ready);
@@ -83,7 +84,7 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
       let renamed = false;
       try {
         await prepareShard(shard);
-        handle = await open(temp, "wx");
+        handle = await open(temp, "wx", 0o600);
         let size = 0;
         // One chunk in memory at a time: the next is pulled only once this one is written.
         // (A write stream on the handle would close it before the sync below.)

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BlobNotFoundError, createCellar, createInMemoryDeps } from "@cellar/core";
@@ -58,6 +58,17 @@ describe("createFsBlobStore: on-disk layout", () => {
     await blobs.write({ key: KEY, source: chunks("a,b\n", "1,2\n") });
     expect(await tree(root)).toEqual(["blobs", join("blobs", "ab"), join("blobs", "ab", KEY), "tmp"]);
     expect(await readFile(join(root, "blobs", "ab", KEY), "utf8")).toBe("a,b\n1,2\n");
+  });
+
+  it("keeps blobs readable by the server's own user only", async () => {
+    const root = await aSandbox();
+    const blobs = await createFsBlobStore({ root });
+    await blobs.write({ key: KEY, source: chunks("private") });
+    const mode = async (path: string) => (await stat(join(root, path))).mode & 0o777;
+    expect(await mode("blobs")).toBe(0o700);
+    expect(await mode("tmp")).toBe(0o700);
+    expect(await mode(join("blobs", "ab"))).toBe(0o700);
+    expect(await mode(join("blobs", "ab", KEY))).toBe(0o600);
   });
 
   it("keys too short to shard, or without a prefix, still round-trip", async () => {

@@ -2,7 +2,7 @@
  * `@cellar/adapter-http`: Cellar's /v1 HTTP API as Fastify 5 plugins.
  *
  * ```ts
- * const app = Fastify({ ...requestIdOptions, ...frameworkErrorOptions, logger: true });
+ * const app = Fastify({ ...requestIdOptions, ...frameworkErrorOptionsFor({ cellar }), logger: true });
  * await app.register(cellarResponseHeaders);
  * await app.register(cellarOpenApi, { publicUrl });
  * await app.register(cellarApi, { prefix: "/v1", cellar, publicUrl, acceptingRequests });
@@ -15,7 +15,12 @@ export { entityTag, ifNoneMatchMatches } from "./files/entity-tag.js";
 export { type FileJson, toFileJson } from "./files/file.json.js";
 export { fileSchema } from "./files/file.schemas.js";
 export { parseRangeHeader } from "./files/range-header.js";
-export { answerFrameworkError, frameworkErrorOptions } from "./framework-errors.js";
+export {
+  answerFrameworkError,
+  type FrameworkErrorOptions,
+  type FrameworkErrorOptionsInput,
+  frameworkErrorOptionsFor,
+} from "./framework-errors.js";
 export { type ErrorReply, toCellarError, toErrorReply, wwwAuthenticate } from "./http/error-handler.js";
 export { ERROR_STATUS, type ErrorStatus } from "./http/error-status.js";
 export { JSON_BODY_LIMIT_BYTES } from "./http/json-body-parser.js";

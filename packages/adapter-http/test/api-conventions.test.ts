@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { buildTestApp, expectError } from "./support/test-app.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildTestApp, expectError, type TestApp } from "./support/test-app.js";
 
 const MINUTE = 60_000;
 
@@ -122,6 +122,97 @@ describe("rate limiting", () => {
     expect(recovered.headers["x-ratelimit-remaining"]).toBe("2");
   });
 
+  it("reports the limits on the 503 answered while the server shuts down, counting it against the address", async () => {
+    let accepting = true;
+    const t = await buildTestApp({ config: { rateLimitMax: 10 }, acceptingRequests: () => accepting });
+    const alice = await t.signIn("alice@example.com"); // two requests from the address
+    const before = await t.inject({ method: "GET", url: "/v1/no/such/route" });
+    expect(before.headers["x-ratelimit-remaining"]).toBe("7");
+    accepting = false;
+    // A token changes nothing: it is not even checked once the server is shutting down.
+    for (const [response, remaining] of [
+      [await t.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers }), "6"],
+      [await t.inject({ method: "GET", url: "/v1/no/such/route" }), "5"],
+    ] as const) {
+      expectError(response, 503, "unavailable");
+      expect(response.headers["retry-after"]).toBe("5");
+      expect(response.headers["x-ratelimit-limit"]).toBe("10");
+      expect(response.headers["x-ratelimit-remaining"]).toBe(remaining);
+      expect(response.headers["x-ratelimit-reset"]).toBe(before.headers["x-ratelimit-reset"]);
+    }
+  });
+
+  it("still answers 503 unavailable, without the limits, when counting fails while the server shuts down", async () => {
+    const t = await buildTestApp({ acceptingRequests: () => false });
+    t.cellar.deps.rateLimits.hit = async () => {
+      throw new Error("SQLITE_MISUSE: database is closed");
+    };
+    const response = await t.inject({ method: "GET", url: "/v1/users/me" });
+    expectError(response, 503, "unavailable");
+    expect(response.headers["retry-after"]).toBe("5");
+    expect(response.headers).not.toHaveProperty("x-ratelimit-limit");
+    expect(response.body).not.toContain("SQLITE");
+  });
+
+  describe("on errors Fastify raises before routing", () => {
+    const REFUSED_BEFORE_ROUTING = [
+      ["a malformed URL encoding", "/v1/files/%E0%A4%A", 400, "validation_error"],
+      ["a path segment over the router's limit", `/v1/files/file_${"a".repeat(10_000)}`, 404, "not_found"],
+    ] as const;
+
+    it.each(REFUSED_BEFORE_ROUTING)(
+      "reports the limits on %s under /v1, counting it against the address",
+      async (_case, url, status, code) => {
+        const t = await buildTestApp({ config: { rateLimitMax: 10 } });
+        const before = await t.inject({ method: "GET", url: "/v1/no/such/route" });
+        expect(before.headers["x-ratelimit-remaining"]).toBe("9");
+        const response = await t.inject({ method: "GET", url });
+        expectError(response, status, code);
+        expect(response.headers["x-ratelimit-limit"]).toBe("10");
+        expect(response.headers["x-ratelimit-remaining"]).toBe("8");
+        expect(response.headers["x-ratelimit-reset"]).toBe(before.headers["x-ratelimit-reset"]);
+        expect(response.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+      },
+    );
+
+    it.each(REFUSED_BEFORE_ROUTING)(
+      "answers %s with 429 rate_limited and Retry-After once the address is over its limit",
+      async (_case, url) => {
+        const t = await buildTestApp({ config: { rateLimitMax: 1, rateLimitWindowSeconds: 60 } });
+        await t.inject({ method: "GET", url: "/v1/no/such/route" });
+        const response = await t.inject({ method: "GET", url });
+        expectError(response, 429, "rate_limited");
+        expect(response.headers["retry-after"]).toBe("60");
+        expect(response.headers["x-ratelimit-remaining"]).toBe("0");
+      },
+    );
+
+    it.each(REFUSED_BEFORE_ROUTING)(
+      "still answers %s in the error format, without the limits, when counting fails",
+      async (_case, url, status, code) => {
+        const t = await buildTestApp();
+        t.cellar.deps.rateLimits.hit = async () => {
+          throw new Error("SQLITE_BUSY: database is locked");
+        };
+        const response = await t.inject({ method: "GET", url });
+        expectError(response, status, code);
+        expect(response.headers).not.toHaveProperty("x-ratelimit-limit");
+        expect(response.body).not.toContain("SQLITE");
+      },
+    );
+
+    it("neither counts nor reports the limits outside /v1", async () => {
+      const t = await buildTestApp({ config: { rateLimitMax: 10 } });
+      for (const url of ["/sign-in/%E0%A4%A", "/v10/files/%E0%A4%A", "/openapi.json%E0%A4%A"]) {
+        const response = await t.inject({ method: "GET", url });
+        expectError(response, 400, "validation_error");
+        expect(response.headers).not.toHaveProperty("x-ratelimit-limit");
+      }
+      const after = await t.inject({ method: "GET", url: "/v1/no/such/route" });
+      expect(after.headers["x-ratelimit-remaining"]).toBe("9");
+    });
+  });
+
   it("limits clients without a valid token by their address", async () => {
     const t = await buildTestApp({ config: { rateLimitMax: 2 } });
     await t.inject({ method: "GET", url: "/v1/files" });
@@ -216,9 +307,61 @@ describe("unknown routes", () => {
       url: `/v1/files/file_${"a".repeat(10_000)}`,
       headers: alice.headers,
     });
-    expect([400, 404]).toContain(longId.statusCode);
-    expect(longId.json()).toHaveProperty("error.code");
+    expectError(longId, 404, "not_found");
   });
+});
+
+describe("JSON bodies, on every route that takes one", () => {
+  const ONE_MIB = 1_048_576;
+  /** `{"padding":"xxx…"}`, exactly `bytes` long: valid JSON no route knows. */
+  const jsonOfLength = (bytes: number) => `{"padding":"${"x".repeat(bytes - '{"padding":""}'.length)}"}`;
+
+  let t: TestApp;
+  let alice: { authorization: string };
+  let fileId: string;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    alice = (await t.signIn("alice@example.com")).headers;
+    fileId = (await t.uploadCsv(alice)).id;
+  });
+
+  const JSON_ROUTES = [
+    ["POST /v1/sessions", "POST", () => "/v1/sessions"],
+    ["POST /v1/sessions/verify", "POST", () => "/v1/sessions/verify"],
+    ["PATCH /v1/users/me", "PATCH", () => "/v1/users/me"],
+    ["PATCH /v1/files/:id", "PATCH", () => `/v1/files/${fileId}`],
+  ] as const;
+
+  const send = (method: "POST" | "PATCH", url: string, contentType: string, payload: string) =>
+    t.inject({ method, url, headers: { ...alice, "content-type": contentType }, payload });
+
+  it.each(JSON_ROUTES)("%s answers 415 unsupported_media_type to a text/plain body", async (_route, method, url) => {
+    const response = await send(method, url(), "text/plain", '{"name":"x"}');
+    expectError(response, 415, "unsupported_media_type");
+    expect(response.headers["x-ratelimit-remaining"]).toMatch(/^\d+$/);
+  });
+
+  it.each(JSON_ROUTES)(
+    "%s answers 413 payload_too_large to a JSON body of 1,048,577 bytes",
+    async (_route, method, url) => {
+      const payload = jsonOfLength(ONE_MIB + 1);
+      expect(Buffer.byteLength(payload)).toBe(1_048_577);
+      const response = await send(method, url(), "application/json", payload);
+      expectError(response, 413, "payload_too_large");
+      expect(response.headers["x-ratelimit-remaining"]).toMatch(/^\d+$/);
+    },
+  );
+
+  it.each(JSON_ROUTES)(
+    "%s reads a JSON body of exactly 1,048,576 bytes, refusing only its content",
+    async (_route, method, url) => {
+      const payload = jsonOfLength(ONE_MIB);
+      expect(Buffer.byteLength(payload)).toBe(ONE_MIB);
+      const body = expectError(await send(method, url(), "application/json", payload), 400, "validation_error");
+      expect(body.error.details).toContainEqual({ field: "padding", message: "is not a known field" });
+    },
+  );
 });
 
 describe("the error table", () => {

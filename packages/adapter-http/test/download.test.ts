@@ -78,10 +78,12 @@ describe("GET /v1/files/:id/download", () => {
       ["its weak ETag", (sha: string) => `W/"${sha}"`],
       ["a list holding its ETag", (sha: string) => `"other", "${sha}"`],
       ["*", () => "*"],
-    ])("answers 304 with the ETag and no body to If-None-Match naming %s", async (_case, header) => {
+    ])("answers 304 with the ETag, the caching rules and no body to If-None-Match naming %s", async (_case, header) => {
       const response = await download({ "if-none-match": header(file.sha256) });
       expect(response.statusCode).toBe(304);
       expect(response.headers.etag).toBe(`"${file.sha256}"`);
+      expect(response.headers["cache-control"]).toBe("private, no-cache");
+      expect(response.headers["x-ratelimit-remaining"]).toMatch(/^\d+$/);
       expect(response.body).toBe("");
     });
 
@@ -132,6 +134,9 @@ describe("GET /v1/files/:id/download", () => {
     it("prefers 304 to 416 when the client already holds the file", async () => {
       const response = await download({ range: "bytes=1000-", "if-none-match": `"${file.sha256}"` });
       expect(response.statusCode).toBe(304);
+      expect(response.headers.etag).toBe(`"${file.sha256}"`);
+      expect(response.headers["cache-control"]).toBe("private, no-cache");
+      expect(response.headers).not.toHaveProperty("content-range");
     });
 
     it.each(["bytes=0-1,4-5", "bytes=5-2", "items=0-1", "bytes=abc", "bytes=", "bytes=-"])(

@@ -109,15 +109,56 @@ describe("GET /v1/files", () => {
       expect(response.json()).toHaveLength(5);
     });
 
+    it.each(["1000000000", "999999999999999"])("serves a per_page of %s as 100", async (perPage) => {
+      const response = await t.inject({ method: "GET", url: `/v1/files?per_page=${perPage}`, headers });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers["x-per-page"]).toBe("100");
+      expect(response.headers.link).toBe(`${link(1, 100)}; rel="first", ${link(1, 100)}; rel="last"`);
+      expect(response.json()).toHaveLength(5);
+    });
+
+    it.each(["1000000000", "999999999999999"])(
+      "answers page %s with an empty page past the end, its totals intact",
+      async (page) => {
+        const response = await t.inject({ method: "GET", url: `/v1/files?page=${page}&per_page=2`, headers });
+        expect(response.statusCode).toBe(200);
+        expect(response.json()).toEqual([]);
+        expect(response.headers).toMatchObject({
+          "x-total-count": "5",
+          "x-total-pages": "3",
+          "x-page": page,
+          "x-per-page": "2",
+        });
+        expect(response.headers.link).toBe(
+          `${link(1, 2)}; rel="first", ${link(3, 2)}; rel="prev", ${link(3, 2)}; rel="last"`,
+        );
+      },
+    );
+
+    it("answers the largest page of the largest per_page with an empty page past the end", async () => {
+      const response = await t.inject({
+        method: "GET",
+        url: "/v1/files?page=999999999999999&per_page=999999999999999",
+        headers,
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual([]);
+      expect(response.headers).toMatchObject({ "x-total-count": "5", "x-total-pages": "1", "x-per-page": "100" });
+    });
+
     it.each([
       "page=0",
       "page=-1",
       "page=1.5",
       "page=abc",
       "page=",
+      "page=01",
+      "page=1000000000000000",
       "per_page=0",
+      "per_page=007",
       "per_page=1e2",
       "per_page=%201",
+      "per_page=99999999999999999999",
       "page=1&page=2",
       "trashed=yes",
       "sort=name",
@@ -130,7 +171,14 @@ describe("GET /v1/files", () => {
     it("names the field and the rule for a bad page number", async () => {
       const response = await t.inject({ method: "GET", url: "/v1/files?page=0", headers });
       expect(expectError(response, 400, "validation_error").error.details).toEqual([
-        { field: "page", message: "must be a whole number of at least 1" },
+        { field: "page", message: "must be a whole number of at least 1, without leading zeros" },
+      ]);
+    });
+
+    it("names the field and the length rule for a page number of 16 digits", async () => {
+      const response = await t.inject({ method: "GET", url: "/v1/files?page=1000000000000000", headers });
+      expect(expectError(response, 400, "validation_error").error.details).toEqual([
+        { field: "page", message: "must be at most 15 characters" },
       ]);
     });
   });

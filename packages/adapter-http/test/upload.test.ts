@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { buildZip, workbook } from "@cellar/core/testing";
+import type { LightMyRequestResponse } from "fastify";
 import { beforeAll, describe, expect, it } from "vitest";
 import { multipartBody } from "./support/multipart.js";
 import { buildTestApp, expectError, type FileBody, PUBLIC_URL, type TestApp } from "./support/test-app.js";
@@ -24,6 +25,13 @@ async function expectNothingStored(context: Awaited<ReturnType<typeof appWithAli
   expect(context.t.cellar.deps.blobs.size).toBe(context.blobsBefore);
   const listing = await context.t.inject({ method: "GET", url: "/v1/files", headers: context.alice });
   expect(listing.json()).toEqual([]);
+}
+
+/** The X-RateLimit-* headers every /v1 answer carries, refusals included (the limit here is the default 600). */
+function expectRateLimitHeaders(response: LightMyRequestResponse) {
+  expect(response.headers["x-ratelimit-limit"]).toBe("600");
+  expect(response.headers["x-ratelimit-remaining"]).toMatch(/^\d+$/);
+  expect(response.headers["x-ratelimit-reset"]).toMatch(/^\d+$/);
 }
 
 describe("POST /v1/files", () => {
@@ -179,11 +187,13 @@ describe("POST /v1/files", () => {
     });
 
     it.each(["notes.txt", "report.pdf", "no-extension", "sheet.csv.exe", ""])(
-      "a file named %j with 415 unsupported_media_type",
+      "a file named %j with 415 unsupported_media_type, reporting the rate limit",
       async (filename) => {
         const context = await appWithAlice();
         const { t, alice } = context;
-        expectError(await t.upload(alice, [{ name: "file", filename, content: "a\n" }]), 415, "unsupported_media_type");
+        const response = await t.upload(alice, [{ name: "file", filename, content: "a\n" }]);
+        expectError(response, 415, "unsupported_media_type");
+        expectRateLimitHeaders(response);
         await expectNothingStored(context);
       },
     );
@@ -210,11 +220,12 @@ describe("POST /v1/files", () => {
       await expectNothingStored(context);
     });
 
-    it("a file one byte over the limit with 413 payload_too_large", async () => {
+    it("a file one byte over the limit with 413 payload_too_large, reporting the rate limit", async () => {
       const context = await appWithAlice();
       const { t, alice } = context;
       const response = await t.upload(alice, [{ name: "file", filename: "a.csv", content: "x".repeat(1001) }]);
       expectError(response, 413, "payload_too_large");
+      expectRateLimitHeaders(response);
       await expectNothingStored(context);
     });
 
@@ -229,7 +240,7 @@ describe("POST /v1/files", () => {
       await expectNothingStored(context);
     });
 
-    it("a JSON body with 415 unsupported_media_type", async () => {
+    it("a JSON body with 415 unsupported_media_type, reporting the rate limit", async () => {
       const context = await appWithAlice();
       const { t, alice } = context;
       const response = await t.inject({
@@ -239,6 +250,7 @@ describe("POST /v1/files", () => {
         payload: { file: "a,b\n", name: "x.csv" },
       });
       expectError(response, 415, "unsupported_media_type");
+      expectRateLimitHeaders(response);
       await expectNothingStored(context);
     });
 

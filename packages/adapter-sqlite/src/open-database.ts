@@ -1,3 +1,4 @@
+import { closeSync, existsSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
 import { migrate } from "./migrations.js";
 
@@ -16,6 +17,9 @@ export interface OpenDatabaseOptions {
  * WAL lets readers run while one writer commits, including from other processes.
  */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Database.Database {
+  // A new database is created readable by its owner only; SQLite gives its -wal and -shm
+  // files the same permissions.
+  if (path !== ":memory:" && !existsSync(path)) closeSync(openSync(path, "a", 0o600));
   const db = new Database(path);
   try {
     db.pragma("journal_mode = WAL");

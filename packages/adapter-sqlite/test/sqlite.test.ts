@@ -192,3 +192,17 @@ describe("two connections on one database", () => {
     }
   });
 });
+
+describe("a new database file", () => {
+  it("is created readable and writable by its owner only, its WAL too", async () => {
+    const { statSync } = await import("node:fs");
+    const temp = tempDatabase();
+    try {
+      temp.db.prepare("INSERT INTO rate_windows (key, count, reset_at) VALUES ('k', 1, 1)").run();
+      expect(statSync(temp.path).mode & 0o777).toBe(0o600);
+      expect(statSync(`${temp.path}-wal`).mode & 0o777).toBe(0o600);
+    } finally {
+      temp.close();
+    }
+  });
+});

@@ -73,23 +73,30 @@ export interface FileIdParams {
   readonly id: string;
 }
 
-/** Whole numbers ≥ 1, as query strings: the schema checks the text, the handler converts it. */
-export const WHOLE_NUMBER_PATTERN = "^[1-9][0-9]{0,8}$";
+/**
+ * Whole numbers ≥ 1, as query strings: the schema checks the text, the handler converts
+ * it. No leading zeros; at most 15 digits, so every one is a safe integer and a huge
+ * page number is simply a page past the end.
+ */
+export const WHOLE_NUMBER_PATTERN = "^[1-9][0-9]*$";
+export const WHOLE_NUMBER_MAX_DIGITS = 15;
+
+const wholeNumberText = { type: "string", pattern: WHOLE_NUMBER_PATTERN, maxLength: WHOLE_NUMBER_MAX_DIGITS } as const;
 
 export const listFilesQuerySchema = {
   type: "object",
   additionalProperties: false,
   properties: {
     page: {
-      type: "string",
-      pattern: WHOLE_NUMBER_PATTERN,
-      description: "Page number, a whole number ≥ 1. Default 1. A page past the end is an empty array.",
+      ...wholeNumberText,
+      description:
+        "Page number, a whole number ≥ 1 (no leading zeros, at most 15 digits). Default 1. A page past the end is an empty array.",
       examples: ["1"],
     },
     per_page: {
-      type: "string",
-      pattern: WHOLE_NUMBER_PATTERN,
-      description: "Files per page, a whole number ≥ 1. Default 25; above 100 it is served as 100.",
+      ...wholeNumberText,
+      description:
+        "Files per page, a whole number ≥ 1 (no leading zeros, at most 15 digits). Default 25; above 100 it is served as 100.",
       examples: ["25"],
     },
     trashed: {
@@ -189,7 +196,10 @@ export const partialDownloadHeaders = {
   "Content-Range": { type: "string", description: "`bytes <first>-<last>/<size>`." },
 } as const;
 
-export const notModifiedHeaders = etagHeader;
+export const notModifiedHeaders = {
+  ...etagHeader,
+  "Cache-Control": downloadHeaders["Cache-Control"],
+} as const;
 
 export const downloadRequestHeadersSchema = {
   type: "object",

@@ -1,6 +1,7 @@
-import { type Cellar, CellarError, ErrorCode, isCellarError, type RateLimitStatus } from "@cellar/core";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { type Cellar, CellarError, ErrorCode, isCellarError } from "@cellar/core";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "./error-handler.js";
+import { addressKey, countBeforeRefusing, setRateLimitHeaders } from "./rate-limit-headers.js";
 import "./request-context.js";
 
 export interface RequestGuardOptions {
@@ -25,13 +26,16 @@ export function addRequestGuards(app: FastifyInstance, options: RequestGuardOpti
 
   app.addHook("onRequest", async (request, reply) => {
     if (!acceptingRequests()) {
-      // Before anything touches storage: during shutdown it may already be closing.
+      // Counted against the address, so the 503 carries the rate-limit headers too: the
+      // store stays open while in-flight requests drain. Nothing else touches storage
+      // (no token is checked), and should counting fail the 503 goes out without them.
+      await countBeforeRefusing(cellar, request, reply);
       throw new CellarError(ErrorCode.unavailable, "The server is shutting down; try again shortly.", {
         retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
       });
     }
     request.cellarAuth = await authenticate(cellar, request.headers.authorization);
-    const key = request.cellarAuth === null ? `ip:${request.ip}` : `user:${request.cellarAuth.user.id}`;
+    const key = request.cellarAuth === null ? addressKey(request) : `user:${request.cellarAuth.user.id}`;
     const status = await cellar.rateLimiter.hit(key);
     setRateLimitHeaders(reply, status);
     cellar.rateLimiter.assertAllowed(status);
@@ -55,14 +59,6 @@ async function authenticate(cellar: Cellar, authorization: string | undefined) {
     if (isCellarError(error, ErrorCode.unauthorized)) return null;
     throw error;
   }
-}
-
-function setRateLimitHeaders(reply: FastifyReply, status: RateLimitStatus): void {
-  reply.headers({
-    "x-ratelimit-limit": String(status.limit),
-    "x-ratelimit-remaining": String(status.remaining),
-    "x-ratelimit-reset": String(Math.ceil(status.resetAt.getTime() / 1000)),
-  });
 }
 
 /** Unknown routes answer 404 to everyone: whether a token was sent changes nothing there. */

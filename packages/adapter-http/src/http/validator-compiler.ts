@@ -62,7 +62,8 @@ function describeProblem(error: FastifySchemaValidationError, context: string): 
       return { field: path || context, message: `must be ${articled(error.params.type)}` };
     case "pattern":
       if (error.params.pattern === WHOLE_NUMBER_PATTERN) {
-        return { field: path, message: "must be a whole number of at least 1" };
+        // Its length has a rule (and a message) of its own: `maxLength`.
+        return { field: path, message: "must be a whole number of at least 1, without leading zeros" };
       }
       return { field: path || context, message: "has the wrong format" };
     case "enum": {

@@ -7,7 +7,7 @@ import {
   cellarResponseHeaders,
   cellarSignInPage,
   type FileJson,
-  frameworkErrorOptions,
+  frameworkErrorOptionsFor,
   requestIdOptions,
 } from "../../src/index.js";
 import { type FormPart, multipartBody } from "./multipart.js";
@@ -30,7 +30,7 @@ export async function buildTestApp(options: TestAppOptions = {}) {
     clock,
     config: { publicUrl: PUBLIC_URL, maxUploadBytes: 64 * 1024, ...options.config },
   });
-  const app = Fastify({ ...requestIdOptions, ...frameworkErrorOptions, logger: false });
+  const app = Fastify({ ...requestIdOptions, ...frameworkErrorOptionsFor({ cellar }), logger: false });
   await app.register(cellarResponseHeaders);
   await app.register(cellarOpenApi, { publicUrl: PUBLIC_URL });
   await app.register(cellarApi, {

@@ -1,0 +1,254 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { createCellar, createMemoryMailer } from "@cellar/core";
+import { aFile, aTrashedFile, aUser } from "@cellar/core/testing";
+import type { Logger } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { createLogger } from "../src/logger.js";
+import { type RunningServer, startServer } from "../src/server.js";
+import { openStorage } from "../src/storage.js";
+
+const DAY = 86_400_000;
+const dirs: string[] = [];
+const servers: RunningServer[] = [];
+
+function aDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "cellar-server-"));
+  dirs.push(dir);
+  return dir;
+}
+
+async function start(env: Record<string, string>, logger: Logger | false = false) {
+  const server = await startServer({ env: { HOST: "127.0.0.1", PORT: "0", ...env }, logger });
+  servers.push(server);
+  return server;
+}
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close(1000);
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const json = (payload: unknown) => ({
+  headers: { "content-type": "application/json" },
+  payload: JSON.stringify(payload),
+});
+
+/** The newest mail in the dev outbox, with quoted-printable undone. */
+function newestOutboxMail(dataDir: string): string {
+  const outbox = join(dataDir, "outbox");
+  const newest = readdirSync(outbox).sort().at(-1) ?? "";
+  return readFileSync(join(outbox, newest), "utf8")
+    .replace(/=\r?\n/g, "")
+    .replace(/=3D/g, "=");
+}
+
+async function signIn(server: RunningServer, email: string) {
+  await server.app.inject({ method: "POST", url: "/v1/sessions", ...json({ email }) });
+  const token = /sign-in\?token=([\w-]+)/.exec(newestOutboxMail(server.settings.dataDir))?.[1];
+  const verified = await server.app.inject({ method: "POST", url: "/v1/sessions/verify", ...json({ token }) });
+  expect(verified.statusCode).toBe(200);
+  const jwt = verified.json<{ jwt: string }>().jwt;
+  return { jwt, headers: { authorization: `Bearer ${jwt}` } };
+}
+
+async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("the standalone server", () => {
+  it("creates a missing, nested DATA_DIR readable by its own user only", async () => {
+    const dataDir = join(aDataDir(), "nested", "data");
+    await start({ DATA_DIR: dataDir });
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, "cellar.db")).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(dataDir, "blobs"))).toBe(true);
+  });
+
+  it("writes sign-in mail to DATA_DIR/outbox when SMTP_URL is unset, and logs the link once", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const dataDir = aDataDir();
+    const server = await start({ DATA_DIR: dataDir }, createLogger({ destination }));
+    await signIn(server, "ada@example.com");
+    expect(readdirSync(join(dataDir, "outbox")).filter((name) => name.endsWith(".eml"))).toHaveLength(1);
+    const devLines = lines.filter((line) => line.devMode === true);
+    expect(devLines).toHaveLength(1);
+    expect(String(devLines[0]?.link)).toMatch(/\/sign-in\?token=/);
+  });
+
+  it("puts the request id in its log lines", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const server = await start({ DATA_DIR: aDataDir() }, createLogger({ destination }));
+    const response = await server.app.inject({
+      method: "GET",
+      url: "/v1/nowhere",
+      headers: { "x-request-id": "trace-42" },
+    });
+    expect(response.headers["x-request-id"]).toBe("trace-42");
+    expect(lines.filter((line) => line.reqId === "trace-42").map((line) => line.msg)).toEqual([
+      "incoming request",
+      "request completed",
+    ]);
+  });
+
+  it("applies the rate limit, upload limit, retention and lifetimes it was given", async () => {
+    const server = await start({
+      DATA_DIR: aDataDir(),
+      RATE_LIMIT_MAX: "8",
+      MAX_UPLOAD_BYTES: "10",
+      TRASH_RETENTION_DAYS: "2",
+      MAGIC_LINK_TTL_SECONDS: "120",
+      JWT_TTL_SECONDS: "90",
+    });
+    const alice = await signIn(server, "alice@example.com");
+    expect(newestOutboxMail(server.settings.dataDir)).toContain("2 minutes");
+    const claims = JSON.parse(Buffer.from(alice.jwt.split(".")[1] ?? "", "base64url").toString()) as {
+      iat: number;
+      exp: number;
+    };
+    expect(claims.exp - claims.iat).toBe(90);
+
+    const boundary = "cellar-test";
+    const body = (content: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\n${content}\r\n--${boundary}--\r\n`;
+    const upload = (content: string) =>
+      server.app.inject({
+        method: "POST",
+        url: "/v1/files",
+        headers: { ...alice.headers, "content-type": `multipart/form-data; boundary=${boundary}` },
+        payload: body(content),
+      });
+    expect((await upload("0123456789a")).statusCode).toBe(413);
+    const uploaded = await upload("0123456789");
+    expect(uploaded.statusCode).toBe(201);
+    const trashed = await server.app.inject({
+      method: "DELETE",
+      url: `/v1/files/${uploaded.json<{ id: string }>().id}`,
+      headers: alice.headers,
+    });
+    const file = trashed.json<{ trashed_at: string; purge_at: string }>();
+    expect(Date.parse(file.purge_at) - Date.parse(file.trashed_at)).toBe(2 * DAY);
+
+    // Alice's fourth request of the window; the sign-in requests counted against her address.
+    const me = await server.app.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers });
+    expect(me.headers["x-ratelimit-limit"]).toBe("8");
+    expect(me.headers["x-ratelimit-remaining"]).toBe("4");
+    for (let i = 0; i < 4; i++) await server.app.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers });
+    const over = await server.app.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers });
+    expect(over.statusCode).toBe(429);
+  });
+
+  it("keeps sessions valid across a restart on the same DATA_DIR", async () => {
+    const dataDir = aDataDir();
+    const first = await start({ DATA_DIR: dataDir });
+    const alice = await signIn(first, "alice@example.com");
+    await first.close(1000);
+    servers.splice(servers.indexOf(first), 1);
+    const second = await start({ DATA_DIR: dataDir });
+    expect((await second.app.inject({ method: "GET", url: "/v1/users/me", headers: alice.headers })).statusCode).toBe(
+      200,
+    );
+    expect(statSync(join(dataDir, "jwt-secret")).mode & 0o777).toBe(0o600);
+  });
+
+  it("runs the purge job at start-up and then on its interval", async () => {
+    const dataDir = aDataDir();
+    const setup = await openStorage(dataDir);
+    const owner = await setup.users.insertIfAbsent(aUser());
+    async function dueFile(storage: typeof setup) {
+      const file = aTrashedFile(owner.id, new Date(Date.now() - DAY));
+      await storage.blobs.write({
+        key: file.blobKey,
+        source: (async function* () {
+          yield randomBytes(16);
+        })(),
+      });
+      await storage.files.insert(file);
+      return file;
+    }
+    const atStart = await dueFile(setup);
+    const kept = aFile(owner.id);
+    await setup.blobs.write({
+      key: kept.blobKey,
+      source: (async function* () {
+        yield randomBytes(16);
+      })(),
+    });
+    await setup.files.insert(kept);
+
+    const server = await start({ DATA_DIR: dataDir, PURGE_INTERVAL_SECONDS: "1" });
+    await eventually(async () => (await setup.files.findById(atStart.id)) === null);
+    const later = await dueFile(setup);
+    await eventually(async () => (await setup.files.findById(later.id)) === null, 4000);
+    expect(await setup.files.findById(kept.id)).not.toBeNull();
+    expect((await server.app.inject({ method: "GET", url: "/healthz" })).json()).toEqual({ status: "ok" });
+    setup.close();
+  });
+
+  it("answers readiness 503 with Retry-After when file storage is gone", async () => {
+    const dataDir = aDataDir();
+    const server = await start({ DATA_DIR: dataDir });
+    expect((await server.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
+    rmSync(join(dataDir, "blobs"), { recursive: true });
+    const notReady = await server.app.inject({ method: "GET", url: "/readyz" });
+    expect(notReady.statusCode).toBe(503);
+    expect(notReady.headers["retry-after"]).toBe("5");
+    expect(notReady.json()).toEqual({
+      error: { code: "unavailable", message: "The database or file storage cannot be reached." },
+    });
+  });
+
+  it("answers 503 unavailable, not 500, when the database fails under a request", async () => {
+    const server = await start({ DATA_DIR: aDataDir() });
+    const alice = await signIn(server, "alice@example.com");
+    server.storage.files.listByOwner = async () => {
+      throw Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+    };
+    const response = await server.app.inject({ method: "GET", url: "/v1/files", headers: alice.headers });
+    expect(response.statusCode).toBe(503);
+    expect(response.headers["retry-after"]).toBe("5");
+    expect(response.json()).toMatchObject({ error: { code: "unavailable" } });
+  });
+
+  it("lets core run against the same DATA_DIR from another connection while it serves", async () => {
+    const dataDir = aDataDir();
+    const server = await start({ DATA_DIR: dataDir });
+    const alice = await signIn(server, "alice@example.com");
+    const other = await openStorage(dataDir);
+    const user = await other.users.findByEmail("alice@example.com");
+    const cellar = createCellar({
+      ...other,
+      mailer: createMemoryMailer(),
+      config: { publicUrl: server.publicUrl, jwtSecret: randomBytes(32) },
+    });
+    await cellar.files.upload({
+      ownerId: user?.id ?? "",
+      clientFileName: "side.csv",
+      content: (async function* () {
+        yield Buffer.from("a\n");
+      })(),
+    });
+    const list = await server.app.inject({ method: "GET", url: "/v1/files", headers: alice.headers });
+    expect(list.headers["x-total-count"]).toBe("1");
+    other.close();
+  });
+});
