@@ -1,3 +1,10 @@
-export { buildHttpApp, type RunningServer, SHUTDOWN_GRACE_MS, startServer } from "./server.js";
+export {
+  buildHttpApp,
+  DEFAULT_HTTP_TIMEOUTS,
+  type HttpTimeouts,
+  type RunningServer,
+  SHUTDOWN_GRACE_MS,
+  startServer,
+} from "./server.js";
 export { readSettings, type Settings, SettingsError } from "./settings.js";
 export { openStorage, type Storage } from "./storage.js";

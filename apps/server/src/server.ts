@@ -53,6 +53,13 @@ function urlHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
+/**
+ * Slow clients are cut off: headers within 15 s, a whole request within 15 minutes (room
+ * for a 100 MiB upload on a slow line), and any silent socket after a minute.
+ */
+export const DEFAULT_HTTP_TIMEOUTS = { headersMs: 15_000, requestMs: 15 * 60_000, idleMs: 60_000 } as const;
+export type HttpTimeouts = { readonly headersMs: number; readonly requestMs: number; readonly idleMs: number };
+
 function trustNearestHops(hops: number) {
   return (_address: string, hop: number) => hop < hops;
 }
@@ -60,12 +67,14 @@ function trustNearestHops(hops: number) {
 export function buildHttpApp(input: {
   cellar: Cellar;
   trustProxy?: boolean | number | string[];
+  timeouts?: HttpTimeouts;
   publicUrl: string;
   logger: Logger | false;
   storage: Storage;
   dataDir: string;
   acceptingRequests: () => boolean;
 }): FastifyInstance {
+  const timeouts = input.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
   const app = Fastify({
     ...requestIdOptions,
     ...frameworkErrorOptionsFor({ cellar: input.cellar }),
@@ -74,11 +83,9 @@ export function buildHttpApp(input: {
     trustProxy: typeof input.trustProxy === "number" ? trustNearestHops(input.trustProxy) : (input.trustProxy ?? false),
     // Our own hooks answer 503 in the API's error shape while shutting down.
     return503OnClosing: false,
-    // Slow clients are cut off: headers within 15 s, a whole request within 15 minutes
-    // (room for a 100 MiB upload on a slow line), and any silent socket after a minute.
-    connectionTimeout: 60_000,
-    requestTimeout: 15 * 60_000,
-    http: { headersTimeout: 15_000 },
+    connectionTimeout: timeouts.idleMs,
+    requestTimeout: timeouts.requestMs,
+    http: { headersTimeout: timeouts.headersMs },
     keepAliveTimeout: 5_000,
   });
 
@@ -125,7 +132,13 @@ export function buildHttpApp(input: {
 
 /** Starts the standalone server from environment settings: storage, mail, HTTP, purge job. */
 export async function startServer(
-  options: { settings?: Settings; env?: Readonly<Record<string, string | undefined>>; logger?: Logger | false } = {},
+  options: {
+    settings?: Settings;
+    env?: Readonly<Record<string, string | undefined>>;
+    logger?: Logger | false;
+    /** For embedders and tests; the standalone server uses the defaults. */
+    timeouts?: HttpTimeouts;
+  } = {},
 ): Promise<RunningServer> {
   const settings = options.settings ?? readSettings(options.env ?? process.env);
   const logger = options.logger ?? createLogger();
@@ -145,6 +158,7 @@ export async function startServer(
     const app = buildHttpApp({
       cellar,
       trustProxy: settings.trustProxy,
+      ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
       publicUrl,
       logger,
       storage,
