@@ -60,6 +60,18 @@ function urlHost(host: string): string {
 export const DEFAULT_HTTP_TIMEOUTS = { headersMs: 15_000, requestMs: 15 * 60_000, idleMs: 60_000 } as const;
 export type HttpTimeouts = { readonly headersMs: number; readonly requestMs: number; readonly idleMs: number };
 
+/**
+ * Node enforces `headersTimeout` and `requestTimeout` only when it sweeps its connections,
+ * every `connectionsCheckingInterval` ms (30 s by default), so a slow client could hold on
+ * for up to 30 s past either. Sweeping at a quarter of the shorter one keeps the cut-off
+ * within 25 % of it (15 s headers: cut off by 18.75 s, not 45 s). Sweeps are cheap: a pass
+ * over the connections still receiving a request.
+ */
+function connectionsCheckingIntervalFor({ headersMs, requestMs }: HttpTimeouts): number {
+  const shortest = Math.min(...[headersMs, requestMs].filter((ms) => ms > 0));
+  return Number.isFinite(shortest) ? Math.min(30_000, Math.max(50, Math.floor(shortest / 4))) : 30_000;
+}
+
 function trustNearestHops(hops: number) {
   return (_address: string, hop: number) => hop < hops;
 }
@@ -85,7 +97,7 @@ export function buildHttpApp(input: {
     return503OnClosing: false,
     connectionTimeout: timeouts.idleMs,
     requestTimeout: timeouts.requestMs,
-    http: { headersTimeout: timeouts.headersMs },
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: connectionsCheckingIntervalFor(timeouts) },
     keepAliveTimeout: 5_000,
   });
 
