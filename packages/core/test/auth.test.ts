@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { SignJWT, UnsecuredJWT } from "jose";
+import { type JWTPayload, SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { hashToken } from "../src/index.js";
 import { aCellar, lastMailedToken, signIn } from "./support/helpers.js";
@@ -339,6 +339,23 @@ describe("authenticating a bearer JWT", () => {
       await expect(cellar.auth.authenticate(await forge(claims, { drop }))).rejects.toMatchObject({
         code: "unauthorized",
       });
+    });
+
+    it("refuses a sub or jti that is not a string", async () => {
+      const { cellar, claims } = await live();
+      const now = Math.floor(new Date("2026-01-01T00:00:00.000Z").getTime() / 1000);
+      const odd: Record<string, unknown>[] = [{ sub: { id: claims.sub } }, { jti: [claims.jti] }, { jti: 42 }];
+      for (const change of odd) {
+        const payload = { ...claims, iat: now, exp: now + 3600, iss: "cellar", aud: "cellar-api", ...change };
+        const token = await new SignJWT(payload as JWTPayload)
+          .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+          .sign(new TextEncoder().encode(SECRET));
+        // Refused by the token check itself, before any repository sees an odd id.
+        await expect(cellar.auth.authenticate(token)).rejects.toMatchObject({
+          code: "unauthorized",
+          cause: expect.objectContaining({ message: "sub and jti must be strings" }),
+        });
+      }
     });
 
     it("refuses a wrong issuer or audience", async () => {

@@ -63,6 +63,10 @@ export function createJwtCodec(settings: { secret: string | Uint8Array; issuer: 
           requiredClaims: ["sub", "jti", "iat", "exp", "iss", "aud"],
           currentDate: now,
         });
+        // jose checks that these claims are present, not that they are strings.
+        if (typeof payload.sub !== "string" || typeof payload.jti !== "string") {
+          throw new InvalidJwtError("sub and jti must be strings");
+        }
         return payload as unknown as SessionClaims;
       } catch (error) {
         throw new InvalidJwtError(error instanceof Error ? error.message : "invalid token");

@@ -1,0 +1,33 @@
+import type { Parameters } from "fast-check";
+
+/**
+ * fast-check's run settings for the fuzz suites: a fixed number of runs so a suite stays
+ * within its time budget. A failure prints its seed and path; to replay it, run the suite
+ * with `FC_SEED=<seed> FC_PATH=<path>` in the environment.
+ */
+export function fuzzParameters<T>(numRuns: number): Parameters<T> {
+  const seed = process.env.FC_SEED;
+  const path = process.env.FC_PATH;
+  return {
+    numRuns,
+    ...(seed === undefined ? {} : { seed: Number(seed) }),
+    ...(path === undefined ? {} : { path }),
+  };
+}
+
+/** A distinct client address per run, so per-address limits never carry over between runs. */
+export function clientAddress(run: number): string {
+  return `10.${(run >> 16) & 255}.${(run >> 8) & 255}.${run & 255}`;
+}
+
+/** Percent-encodes every UTF-8 byte of `value` (a lone surrogate becomes U+FFFD), so any text fits in a URL. */
+export function percentEncodeAll(value: string): string {
+  return [...Buffer.from(value, "utf8")].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+}
+
+/** Like `encodeURIComponent`, but never throws on a lone surrogate. */
+export function encodeComponent(value: string): string {
+  return [...value]
+    .map((character) => (/^[A-Za-z0-9\-_.!~*'()]$/.test(character) ? character : percentEncodeAll(character)))
+    .join("");
+}
