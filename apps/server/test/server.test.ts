@@ -55,6 +55,18 @@ async function signIn(server: RunningServer, email: string) {
   return { jwt, headers: { authorization: `Bearer ${jwt}` } };
 }
 
+/** A real logger whose lines the test can read. */
+function capturedLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, logger: createLogger({ destination }) };
+}
+
 async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -73,15 +85,9 @@ describe("the standalone server", () => {
   });
 
   it("writes sign-in mail to DATA_DIR/outbox when SMTP_URL is unset, and logs the link once", async () => {
-    const lines: Record<string, unknown>[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    });
+    const { lines, logger } = capturedLogger();
     const dataDir = aDataDir();
-    const server = await start({ DATA_DIR: dataDir }, createLogger({ destination }));
+    const server = await start({ DATA_DIR: dataDir }, logger);
     await signIn(server, "ada@example.com");
     expect(readdirSync(join(dataDir, "outbox")).filter((name) => name.endsWith(".eml"))).toHaveLength(1);
     const devLines = lines.filter((line) => line.devMode === true);
@@ -90,14 +96,8 @@ describe("the standalone server", () => {
   });
 
   it("puts the request id in its log lines", async () => {
-    const lines: Record<string, unknown>[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    });
-    const server = await start({ DATA_DIR: aDataDir() }, createLogger({ destination }));
+    const { lines, logger } = capturedLogger();
+    const server = await start({ DATA_DIR: aDataDir() }, logger);
     const response = await server.app.inject({
       method: "GET",
       url: "/v1/nowhere",

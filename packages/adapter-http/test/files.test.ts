@@ -1,5 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, expectError, type FileBody, PUBLIC_URL, type TestApp } from "./support/test-app.js";
+import {
+  buildTestApp,
+  expectError,
+  type FileAction,
+  type FileBody,
+  PUBLIC_URL,
+  requestFileAction,
+  type TestApp,
+} from "./support/test-app.js";
 
 const DAY = 86_400_000;
 
@@ -371,7 +379,7 @@ describe("DELETE /v1/files/:id and POST /v1/files/:id/restore", () => {
   });
 });
 
-type Action = "get" | "patch" | "delete" | "restore" | "download";
+type Action = FileAction;
 type Visibility = "private" | "public";
 type State = "active" | "trashed";
 
@@ -428,20 +436,8 @@ describe("who may do what to a file", () => {
     other = (await t.signIn("other@example.com")).headers;
   });
 
-  function request(action: Action, id: string, headers: { authorization: string }) {
-    switch (action) {
-      case "get":
-        return t.inject({ method: "GET", url: `/v1/files/${id}`, headers });
-      case "patch":
-        return t.inject({ method: "PATCH", url: `/v1/files/${id}`, headers, payload: { name: "renamed" } });
-      case "delete":
-        return t.inject({ method: "DELETE", url: `/v1/files/${id}`, headers });
-      case "restore":
-        return t.inject({ method: "POST", url: `/v1/files/${id}/restore`, headers });
-      case "download":
-        return t.inject({ method: "GET", url: `/v1/files/${id}/download`, headers });
-    }
-  }
+  const request = (action: Action, id: string, headers: { authorization: string }) =>
+    requestFileAction(t, action, id, headers);
 
   it.each(ACCESS_MATRIX.map((accessCase) => [describeCase(accessCase), accessCase] as const))(
     "%s",

@@ -1,6 +1,13 @@
 import type { LightMyRequestResponse } from "fastify";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, expectError, type FileBody, type TestApp } from "../support/test-app.js";
+import {
+  buildTestApp,
+  expectError,
+  type FileAction,
+  type FileBody,
+  requestFileAction,
+  type TestApp,
+} from "../support/test-app.js";
 
 /**
  * files.test.ts walks decisions.md's access matrix status by status. This file adds what
@@ -9,7 +16,7 @@ import { buildTestApp, expectError, type FileBody, type TestApp } from "../suppo
  * from "absent"; and that listings show each file to its owner only, in the right list.
  */
 
-type Action = "get" | "patch" | "delete" | "restore" | "download";
+type Action = FileAction;
 type Actor = "owner" | "other";
 type Visibility = "private" | "public";
 type State = "active" | "trashed";
@@ -101,21 +108,7 @@ describe("the access matrix, as an attacker sees it", () => {
     users.other = (await t.signIn("other@example.com")).headers;
   });
 
-  function request(action: Action, id: string, actor: Actor) {
-    const headers = users[actor];
-    switch (action) {
-      case "get":
-        return t.inject({ method: "GET", url: `/v1/files/${id}`, headers });
-      case "patch":
-        return t.inject({ method: "PATCH", url: `/v1/files/${id}`, headers, payload: { name: "renamed" } });
-      case "delete":
-        return t.inject({ method: "DELETE", url: `/v1/files/${id}`, headers });
-      case "restore":
-        return t.inject({ method: "POST", url: `/v1/files/${id}/restore`, headers });
-      case "download":
-        return t.inject({ method: "GET", url: `/v1/files/${id}/download`, headers });
-    }
-  }
+  const request = (action: Action, id: string, actor: Actor) => requestFileAction(t, action, id, users[actor]);
 
   async function listed(actor: Actor, trashed: boolean): Promise<string[]> {
     const url = `/v1/files?per_page=100${trashed ? "&trashed=true" : ""}`;

@@ -112,3 +112,22 @@ export function expectError(response: LightMyRequestResponse, status: number, co
   }
   return body;
 }
+
+/** The file endpoints whose answers the access matrix decides. */
+export type FileAction = "get" | "patch" | "delete" | "restore" | "download";
+
+/** Sends `action` on file `id` as the caller whose headers are given. */
+export function requestFileAction(t: TestApp, action: FileAction, id: string, headers: { authorization: string }) {
+  switch (action) {
+    case "get":
+      return t.inject({ method: "GET", url: `/v1/files/${id}`, headers });
+    case "patch":
+      return t.inject({ method: "PATCH", url: `/v1/files/${id}`, headers, payload: { name: "renamed" } });
+    case "delete":
+      return t.inject({ method: "DELETE", url: `/v1/files/${id}`, headers });
+    case "restore":
+      return t.inject({ method: "POST", url: `/v1/files/${id}/restore`, headers });
+    case "download":
+      return t.inject({ method: "GET", url: `/v1/files/${id}/download`, headers });
+  }
+}
