@@ -22,14 +22,33 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   if (path !== ":memory:" && !existsSync(path)) closeSync(openSync(path, "a", 0o600));
   const db = new Database(path);
   try {
-    db.pragma("journal_mode = WAL");
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    // Switching a new file to WAL needs an exclusive lock. When another process opening
+    // the same new database holds its write lock, SQLite answers BUSY at once rather than
+    // risk a deadlock in its busy handler, so this step waits and retries itself.
+    retryWhileBusy(() => db.pragma("journal_mode = WAL"), busyTimeoutMs);
     db.pragma("foreign_keys = ON");
     db.pragma(`synchronous = ${options.durability === "off" ? "OFF" : "FULL"}`);
-    migrate(db);
+    retryWhileBusy(() => migrate(db), busyTimeoutMs);
     return db;
   } catch (error) {
     db.close();
     throw error;
+  }
+}
+
+/** Runs `step`, retrying for up to `timeoutMs` while SQLite answers SQLITE_BUSY. */
+function retryWhileBusy<T>(step: () => T, timeoutMs: number): T {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return step();
+    } catch (error) {
+      const busy = error instanceof Database.SqliteError && error.code.startsWith("SQLITE_BUSY");
+      if (!busy || Date.now() >= deadline) throw error;
+      // Opening happens once, at start-up: a short synchronous pause is fine here.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
   }
 }

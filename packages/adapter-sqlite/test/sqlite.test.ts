@@ -51,6 +51,39 @@ describe("opening a database", () => {
     db.close();
   });
 
+  it("waits for another process's lock on a new file instead of failing to open it", async () => {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { createRequire } = await import("node:module");
+    const { Worker } = await import("node:worker_threads");
+    const dir = mkdtempSync(join(tmpdir(), "cellar-lock-"));
+    const path = join(dir, "cellar.db");
+    // Another connection, on its own thread, holds a write lock on the new file for 300 ms: SQLite answers a
+    // connection that would need to wait for it while holding its own read lock BUSY at once,
+    // without calling its busy handler.
+    const holder = new Worker(
+      `const { parentPort, workerData } = require("node:worker_threads");
+       const Database = require(workerData.driver);
+       const db = new Database(workerData.path);
+       db.exec("BEGIN IMMEDIATE; CREATE TABLE holding (x INTEGER);");
+       parentPort.postMessage("locked");
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+       db.exec("COMMIT");
+       db.close();`,
+      { eval: true, workerData: { path, driver: createRequire(import.meta.url).resolve("better-sqlite3") } },
+    );
+    try {
+      await new Promise((resolve) => holder.once("message", resolve));
+      const db = openDatabase(path);
+      expect(db.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+      db.close();
+    } finally {
+      await holder.terminate();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("lets two connections open and migrate one new file at once", () => {
     const temp = tempDatabase();
     try {
