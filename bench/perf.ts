@@ -1,0 +1,389 @@
+/**
+ * Cellar's performance benchmark: Cellar against bare Fastify baselines measured in the
+ * same run, interleaved, on 127.0.0.1. Run with `pnpm bench` (it builds first). It prints
+ * a table and writes bench/results.json. Every server it starts, it stops.
+ *
+ *   BENCH_ROUNDS=3 BENCH_SECONDS=5 BENCH_FILES=100000 BENCH_BIG_MIB=1024 pnpm bench
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { Agent, request } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { createSqliteRepositories, openDatabase } from "@cellar/adapter-sqlite";
+import { aFile } from "@cellar/core/testing";
+import autocannon from "autocannon";
+import { quantile } from "./stats.js";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const FILES = Number(process.env.BENCH_FILES ?? 100_000);
+const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 1024);
+const CONNECTIONS = 50;
+/** The repository root: this file runs compiled, from dist/bench/. */
+function repositoryRoot(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, "pnpm-workspace.yaml"))) return dir;
+  }
+  throw new Error("Run the benchmark from within the Cellar repository.");
+}
+const root = repositoryRoot();
+const CELLAR_MAIN = join(root, "apps/server/dist/src/main.js");
+const BARE_MAIN = join(root, "dist/bench/baselines/bare-server.js");
+
+const work = mkdtempSync(join(tmpdir(), "cellar-bench-"));
+const children: ChildProcess[] = [];
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+  rmSync(work, { recursive: true, force: true });
+});
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly links: Map<string, string>;
+}
+
+/** Starts a server process and resolves once it prints the JSON line with its URL. */
+function startProcess(main: string, env: Record<string, string>, readyMessage: string): Promise<Running> {
+  const child = spawn(process.execPath, [main], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(child);
+  const links = new Map<string, string>();
+  let buffered = "";
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${main} exited with ${code}`)));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) {
+        if (!line.startsWith("{")) continue;
+        const entry = JSON.parse(line) as { msg?: string; url?: string; devMode?: boolean; to?: string; link?: string };
+        if (entry.devMode === true && entry.to !== undefined && entry.link !== undefined)
+          links.set(entry.to, entry.link);
+        if (entry.msg === readyMessage && entry.url !== undefined) resolve({ child, url: entry.url, links });
+      }
+    });
+  });
+}
+
+async function stop(running: Running): Promise<void> {
+  running.child.removeAllListeners("exit");
+  const exited = new Promise((resolve) => running.child.once("exit", resolve));
+  running.child.kill("SIGTERM");
+  await exited;
+}
+
+const startCellar = (dataDir: string) =>
+  startProcess(
+    CELLAR_MAIN,
+    {
+      HOST: "127.0.0.1",
+      PORT: "0",
+      DATA_DIR: dataDir,
+      RATE_LIMIT_MAX: "1000000000",
+      MAX_UPLOAD_BYTES: String(4 * 1024 ** 3),
+    },
+    "Cellar is listening",
+  );
+
+const startBare = (file: string) => startProcess(BARE_MAIN, { DIR: work, FILE: file }, "bare server listening");
+
+function rssMiB(pid: number | undefined): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return match === null ? Number.NaN : Number(match[1]) / 1024;
+}
+
+/** Peak RSS of `pid` while `work` runs, sampled every 20 ms. */
+async function peakRssDuring<T>(
+  pid: number | undefined,
+  run: () => Promise<T>,
+): Promise<{ result: T; peakMiB: number }> {
+  let peak = rssMiB(pid);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssMiB(pid));
+  }, 20);
+  try {
+    const result = await run();
+    return { result, peakMiB: Math.max(peak, rssMiB(pid)) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function json<T>(url: string, init: RequestInit & { jwt?: string } = {}): Promise<{ status: number; body: T }> {
+  const headers = new Headers(init.headers);
+  if (init.jwt !== undefined) headers.set("authorization", `Bearer ${init.jwt}`);
+  const response = await fetch(url, { ...init, headers });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+/** A complete sign-in through the API, reading the link from the dev-mode log line. */
+async function signIn(cellar: Running, email: string): Promise<{ jwt: string; user: { id: string } }> {
+  await json(`${cellar.url}/v1/sessions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email }),
+  });
+  for (let i = 0; i < 500 && !cellar.links.has(email); i++) await settle(2);
+  const token = new URL(cellar.links.get(email) ?? "http://x/").searchParams.get("token");
+  cellar.links.delete(email);
+  const verified = await json<{ jwt: string; user: { id: string } }>(`${cellar.url}/v1/sessions/verify`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ token }),
+  });
+  if (verified.status !== 200) throw new Error(`sign-in failed: ${verified.status}`);
+  return verified.body;
+}
+
+async function load(url: string, headers: Record<string, string> = {}) {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p99: result.latency.p99 };
+}
+
+/** Sends `path` as a multipart upload (or a plain body to the bare route), streamed from disk. */
+function upload(url: string, path: string, size: number, jwt?: string): Promise<number> {
+  const boundary = "cellar-bench-boundary";
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.sheet"\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(
+      url,
+      {
+        method: "POST",
+        headers: {
+          "content-type": `multipart/form-data; boundary=${boundary}`,
+          "content-length": head.length + size + tail.length,
+          ...(jwt === undefined ? {} : { authorization: `Bearer ${jwt}` }),
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on("end", () => {
+          if ((response.statusCode ?? 500) >= 300) reject(new Error(`upload answered ${response.statusCode}`));
+          else resolve(size / 1024 ** 2 / ((performance.now() - started) / 1000));
+        });
+      },
+    );
+    req.on("error", reject);
+    Readable.from(
+      (async function* () {
+        yield head;
+        yield* createReadStream(path, { highWaterMark: 1024 * 1024 });
+        yield tail;
+      })(),
+    ).pipe(req);
+  });
+}
+
+/** Downloads `url` to nowhere and returns MiB/s. */
+function download(url: string, jwt?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let bytes = 0;
+    const req = request(url, { headers: jwt === undefined ? {} : { authorization: `Bearer ${jwt}` } }, (response) => {
+      response.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      response.on("end", () => resolve(bytes / 1024 ** 2 / ((performance.now() - started) / 1000)));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Median latency of `count` sequential GETs on one keep-alive connection. */
+async function sequentialMedian(url: string, jwt: string, count: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const samples: number[] = [];
+  for (let i = 0; i < count + 10; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      const req = request(url, { agent, headers: { authorization: `Bearer ${jwt}` } }, (response) => {
+        response.resume();
+        response.on("end", () => resolve());
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    if (i >= 10) samples.push(performance.now() - started);
+  }
+  agent.destroy();
+  return quantile(
+    samples.sort((a, b) => a - b),
+    0.5,
+  );
+}
+
+function makeFile(path: string, mib: number): void {
+  const block = randomBytes(1024 * 1024);
+  const fd = openSync(path, "w");
+  for (let i = 0; i < mib; i++) writeSync(fd, block);
+  closeSync(fd);
+}
+
+async function main() {
+  const results: Record<string, number> = {};
+  const median = (values: number[]) =>
+    quantile(
+      [...values].sort((a, b) => a - b),
+      0.5,
+    );
+
+  // Idle RSS, each process fresh.
+  const bigFile = join(work, "big.bin");
+  const mediumFile = join(work, "medium.bin");
+  makeFile(bigFile, BIG_MIB);
+  makeFile(mediumFile, 100);
+  const bare = await startBare(bigFile);
+  const cellar = await startCellar(join(work, "data"));
+  await settle(2000);
+  results.idle_rss_mib = rssMiB(cellar.child.pid);
+  results.bare_idle_rss_mib = rssMiB(bare.child.pid);
+
+  // Authenticated GET /v1/files/:id against the bare JSON route, interleaved.
+  const alice = await signIn(cellar, "alice@example.com");
+  const form = new FormData();
+  form.append("file", new Blob(["a,b\n1,2\n"]), "small.csv");
+  const small = await json<{ id: string }>(`${cellar.url}/v1/files`, { method: "POST", body: form, jwt: alice.jwt });
+  const bareRps: number[] = [];
+  const cellarRps: number[] = [];
+  const cellarP99: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    bareRps.push((await load(`${bare.url}/json`)).rps);
+    const measured = await load(`${cellar.url}/v1/files/${small.body.id}`, { authorization: `Bearer ${alice.jwt}` });
+    cellarRps.push(measured.rps);
+    cellarP99.push(measured.p99);
+  }
+  results.get_file_rps_ratio = median(cellarRps) / median(bareRps);
+  results.get_file_p99_ms = median(cellarP99);
+
+  // Sign-ins per second: request link + verify, mail to the dev outbox.
+  const signInStarted = performance.now();
+  let signIns = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, worker) => {
+      while (performance.now() - signInStarted < SECONDS * 1000) {
+        await signIn(cellar, `bench${worker}-${signIns++}@example.com`);
+      }
+    }),
+  );
+  results.signin_per_s = signIns / ((performance.now() - signInStarted) / 1000);
+
+  // Listing a user with FILES files: fill through a second connection to the database.
+  const bob = await signIn(cellar, "bob@example.com");
+  const db = openDatabase(join(work, "data", "cellar.db"));
+  const repos = createSqliteRepositories(db);
+  const start = Date.UTC(2026, 0, 1);
+  for (let from = 0; from < FILES; from += 10_000) {
+    await Promise.all(
+      db.transaction(() =>
+        Array.from({ length: Math.min(10_000, FILES - from) }, (_, i) =>
+          repos.files.insert(aFile(bob.user.id, { createdAt: new Date(start + (from + i) * 1000) })),
+        ),
+      )(),
+    );
+  }
+  db.close();
+  const lastPage = Math.ceil(FILES / 25);
+  results.list_first_page_ms = await sequentialMedian(`${cellar.url}/v1/files?page=1&per_page=25`, bob.jwt, 200);
+  results.list_last_page_ms = await sequentialMedian(
+    `${cellar.url}/v1/files?page=${lastPage}&per_page=25`,
+    bob.jwt,
+    200,
+  );
+  await stop(cellar);
+
+  // Uploads and downloads: a fresh Cellar, peak RSS sampled during each upload.
+  const fresh = await startCellar(join(work, "data-transfer"));
+  const carol = await signIn(fresh, "carol@example.com");
+  await settle(1000);
+  const medium = await peakRssDuring(fresh.child.pid, () =>
+    upload(`${fresh.url}/v1/files`, mediumFile, 100 * 1024 ** 2, carol.jwt),
+  );
+  results.upload_rss_100m_mib = medium.peakMiB;
+  const bareUpload: number[] = [];
+  const cellarUpload: number[] = [];
+  let peakBig = 0;
+  let bigId = "";
+  for (let round = 0; round < Math.min(ROUNDS, 2); round++) {
+    bareUpload.push(await upload(`${bare.url}/upload`, bigFile, BIG_MIB * 1024 ** 2));
+    const big = await peakRssDuring(fresh.child.pid, () =>
+      upload(`${fresh.url}/v1/files`, bigFile, BIG_MIB * 1024 ** 2, carol.jwt),
+    );
+    cellarUpload.push(big.result);
+    peakBig = Math.max(peakBig, big.peakMiB);
+  }
+  results.upload_ratio = median(cellarUpload) / median(bareUpload);
+  results.upload_rss_1g_mib = peakBig;
+  const listed = await json<{ id: string; size: number }[]>(`${fresh.url}/v1/files?per_page=100`, { jwt: carol.jwt });
+  bigId = listed.body.find((file) => file.size === BIG_MIB * 1024 ** 2)?.id ?? "";
+  const bareDownload: number[] = [];
+  const cellarDownload: number[] = [];
+  for (let round = 0; round < Math.min(ROUNDS, 2); round++) {
+    bareDownload.push(await download(`${bare.url}/download`));
+    cellarDownload.push(await download(`${fresh.url}/v1/files/${bigId}/download`, carol.jwt));
+  }
+  results.download_ratio = median(cellarDownload) / median(bareDownload);
+  await stop(fresh);
+  await stop(bare);
+
+  const rows: [string, number, string][] = [
+    [
+      "get_file_rps_ratio",
+      results.get_file_rps_ratio ?? 0,
+      `Cellar ${median(cellarRps).toFixed(0)} req/s, bare ${median(bareRps).toFixed(0)} req/s`,
+    ],
+    ["get_file_p99_ms", results.get_file_p99_ms ?? 0, `${CONNECTIONS} connections`],
+    ["list_first_page_ms", results.list_first_page_ms ?? 0, `${FILES} files, per_page 25`],
+    ["list_last_page_ms", results.list_last_page_ms ?? 0, `page ${lastPage}`],
+    [
+      "upload_ratio",
+      results.upload_ratio ?? 0,
+      `Cellar ${median(cellarUpload).toFixed(0)} MiB/s, bare ${median(bareUpload).toFixed(0)} MiB/s`,
+    ],
+    ["upload_rss_100m_mib", results.upload_rss_100m_mib ?? 0, "peak during a 100 MiB upload"],
+    ["upload_rss_1g_mib", results.upload_rss_1g_mib ?? 0, `peak during a ${BIG_MIB} MiB upload`],
+    [
+      "download_ratio",
+      results.download_ratio ?? 0,
+      `Cellar ${median(cellarDownload).toFixed(0)} MiB/s, bare ${median(bareDownload).toFixed(0)} MiB/s`,
+    ],
+    ["idle_rss_mib", results.idle_rss_mib ?? 0, "Cellar, idle after start"],
+    ["bare_idle_rss_mib", results.bare_idle_rss_mib ?? 0, "bare Fastify, idle after start"],
+    ["signin_per_s", results.signin_per_s ?? 0, "request link + verify, 8 clients"],
+  ];
+  console.log(
+    `\nCellar benchmark (Node ${process.version}, ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections)\n`,
+  );
+  console.log("| key | value | notes |\n|---|---:|---|");
+  for (const [key, value, note] of rows) console.log(`| ${key} | ${value.toFixed(3)} | ${note} |`);
+  await writeFile(join(root, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
+  console.log("\nwritten to bench/results.json");
+}
+
+await main();
