@@ -104,10 +104,9 @@ describe("the standalone server", () => {
       headers: { "x-request-id": "trace-42" },
     });
     expect(response.headers["x-request-id"]).toBe("trace-42");
-    expect(lines.filter((line) => line.reqId === "trace-42").map((line) => line.msg)).toEqual([
-      "incoming request",
-      "request completed",
-    ]);
+    const requestLines = lines.filter((line) => line.reqId === "trace-42");
+    expect(requestLines.map((line) => line.msg)).toEqual(["request completed"]);
+    expect(requestLines[0]).toMatchObject({ req: { method: "GET", url: "/v1/nowhere" }, res: { statusCode: 404 } });
   });
 
   it("applies the rate limit, upload limit, retention and lifetimes it was given", async () => {

@@ -15,6 +15,9 @@ export const MIN_JWT_SECRET_BYTES = 32;
 /** Header parameters that name a key; Cellar has exactly one key and refuses any hint. */
 const KEY_HINTS = ["jwk", "jku", "kid", "x5u", "x5c", "x5t", "x5t#S256"] as const;
 
+/** How many verified tokens are remembered; enough for every active session of a busy server. */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export class InvalidJwtError extends Error {
   override readonly name = "InvalidJwtError";
 }
@@ -28,8 +31,15 @@ export function createJwtCodec(settings: { secret: string | Uint8Array; issuer: 
   if (secret.byteLength < MIN_JWT_SECRET_BYTES) {
     throw new RangeError(`The JWT secret must be at least ${MIN_JWT_SECRET_BYTES} bytes.`);
   }
-  const key: KeyObject = createSecretKey(secret);
+  const signingKey: KeyObject = createSecretKey(secret);
+  // Imported once as a Web Crypto key: handing jose a KeyObject makes it import one on
+  // every verify, which costs more than the HMAC itself.
+  const verifyingKey = crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
   const { issuer, audience } = settings;
+  // Tokens already verified, by their exact text (signature included), so a repeated
+  // bearer token skips the header checks and the HMAC. Only expiry can change its verdict,
+  // and it is checked on every use; the session and user are checked by the caller.
+  const verified = new Map<string, SessionClaims>();
 
   return {
     sign(claims: SessionClaims): Promise<string> {
@@ -41,38 +51,54 @@ export function createJwtCodec(settings: { secret: string | Uint8Array; issuer: 
         .setExpirationTime(claims.exp)
         .setIssuer(issuer)
         .setAudience(audience)
-        .sign(key);
+        .sign(signingKey);
     },
 
     /** Verifies signature and claims as of `now`; throws `InvalidJwtError` saying why. */
     async verify(token: string, now: Date): Promise<SessionClaims> {
-      let header: ReturnType<typeof decodeProtectedHeader>;
-      try {
-        header = decodeProtectedHeader(token);
-      } catch {
-        throw new InvalidJwtError("malformed token");
+      const known = verified.get(token);
+      if (known !== undefined) {
+        if (now.getTime() < known.exp * 1000) return known;
+        verified.delete(token);
+        throw new InvalidJwtError('"exp" claim timestamp check failed');
       }
-      if (header.alg !== "HS256") throw new InvalidJwtError(`algorithm ${String(header.alg)} refused`);
-      if (KEY_HINTS.some((hint) => hint in header)) throw new InvalidJwtError("key hints refused");
-      try {
-        const { payload } = await jwtVerify(token, key, {
-          algorithms: ["HS256"],
-          issuer,
-          audience,
-          typ: "JWT",
-          requiredClaims: ["sub", "jti", "iat", "exp", "iss", "aud"],
-          currentDate: now,
-        });
-        // jose checks that these claims are present, not that they are strings.
-        if (typeof payload.sub !== "string" || typeof payload.jti !== "string") {
-          throw new InvalidJwtError("sub and jti must be strings");
-        }
-        return payload as unknown as SessionClaims;
-      } catch (error) {
-        throw new InvalidJwtError(error instanceof Error ? error.message : "invalid token");
+      const claims = await verifyAfresh(token, now);
+      if (verified.size >= VERIFIED_CACHE_SIZE) {
+        // Forget the oldest entry: Map iterates in insertion order.
+        verified.delete(verified.keys().next().value as string);
       }
+      verified.set(token, claims);
+      return claims;
     },
   };
+
+  async function verifyAfresh(token: string, now: Date): Promise<SessionClaims> {
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      throw new InvalidJwtError("malformed token");
+    }
+    if (header.alg !== "HS256") throw new InvalidJwtError(`algorithm ${String(header.alg)} refused`);
+    if (KEY_HINTS.some((hint) => hint in header)) throw new InvalidJwtError("key hints refused");
+    try {
+      const { payload } = await jwtVerify(token, await verifyingKey, {
+        algorithms: ["HS256"],
+        issuer,
+        audience,
+        typ: "JWT",
+        requiredClaims: ["sub", "jti", "iat", "exp", "iss", "aud"],
+        currentDate: now,
+      });
+      // jose checks that these claims are present, not that they are strings.
+      if (typeof payload.sub !== "string" || typeof payload.jti !== "string") {
+        throw new InvalidJwtError("sub and jti must be strings");
+      }
+      return payload as unknown as SessionClaims;
+    } catch (error) {
+      throw new InvalidJwtError(error instanceof Error ? error.message : "invalid token");
+    }
+  }
 }
 
 export type JwtCodec = ReturnType<typeof createJwtCodec>;
