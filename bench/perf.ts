@@ -5,18 +5,8 @@
  *
  *   BENCH_ROUNDS=3 BENCH_SECONDS=5 BENCH_FILES=100000 BENCH_BIG_MIB=1024 pnpm bench
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  createReadStream,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, createReadStream, existsSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
@@ -26,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { createSqliteRepositories, openDatabase } from "@cellar/adapter-sqlite";
 import { aFile } from "@cellar/core/testing";
 import autocannon from "autocannon";
+import { type RunningProcess, rssMiB, startProcess, stopProcess } from "./processes.js";
 import { quantile } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -45,54 +36,13 @@ const CELLAR_MAIN = join(root, "apps/server/dist/src/main.js");
 const BARE_MAIN = join(root, "dist/bench/baselines/bare-server.js");
 
 const work = mkdtempSync(join(tmpdir(), "cellar-bench-"));
-const children: ChildProcess[] = [];
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGKILL");
-  rmSync(work, { recursive: true, force: true });
-});
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 
-interface Running {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly links: Map<string, string>;
-}
-
-/** Starts a server process and resolves once it prints the JSON line with its URL. */
-function startProcess(main: string, env: Record<string, string>, readyMessage: string): Promise<Running> {
-  const child = spawn(process.execPath, [main], {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  children.push(child);
-  const links = new Map<string, string>();
-  let buffered = "";
-  return new Promise((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`${main} exited with ${code}`)));
-    child.stdout?.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        if (!line.startsWith("{")) continue;
-        const entry = JSON.parse(line) as { msg?: string; url?: string; devMode?: boolean; to?: string; link?: string };
-        if (entry.devMode === true && entry.to !== undefined && entry.link !== undefined)
-          links.set(entry.to, entry.link);
-        if (entry.msg === readyMessage && entry.url !== undefined) resolve({ child, url: entry.url, links });
-      }
-    });
-  });
-}
-
-async function stop(running: Running): Promise<void> {
-  running.child.removeAllListeners("exit");
-  const exited = new Promise((resolve) => running.child.once("exit", resolve));
-  running.child.kill("SIGTERM");
-  await exited;
-}
+type Running = RunningProcess;
 
 const startCellar = (dataDir: string) =>
   startProcess(
-    CELLAR_MAIN,
+    [CELLAR_MAIN],
     {
       HOST: "127.0.0.1",
       PORT: "0",
@@ -103,12 +53,7 @@ const startCellar = (dataDir: string) =>
     "Cellar is listening",
   );
 
-const startBare = (file: string) => startProcess(BARE_MAIN, { DIR: work, FILE: file }, "bare server listening");
-
-function rssMiB(pid: number | undefined): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return match === null ? Number.NaN : Number(match[1]) / 1024;
-}
+const startBare = (file: string) => startProcess([BARE_MAIN], { DIR: work, FILE: file }, "bare server listening");
 
 /** Peak RSS of `pid` while `work` runs, sampled every 20 ms. */
 async function peakRssDuring<T>(
@@ -316,7 +261,7 @@ async function main() {
     bob.jwt,
     200,
   );
-  await stop(cellar);
+  await stopProcess(cellar);
 
   // Uploads and downloads: a fresh Cellar, peak RSS sampled during each upload.
   const fresh = await startCellar(join(work, "data-transfer"));
@@ -349,8 +294,8 @@ async function main() {
     cellarDownload.push(await download(`${fresh.url}/v1/files/${bigId}/download`, carol.jwt));
   }
   results.download_ratio = median(cellarDownload) / median(bareDownload);
-  await stop(fresh);
-  await stop(bare);
+  await stopProcess(fresh);
+  await stopProcess(bare);
 
   const rows: [string, number, string][] = [
     [

@@ -9,12 +9,12 @@
  *
  * Targets: no 5xx, no lost upload, RSS growth under 20 % from the end of warm-up to the end.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { rssMiB, startProcess, stopProcess } from "./processes.js";
 import { quantile } from "./stats.js";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
@@ -33,34 +33,12 @@ const latencies: number[] = [];
 const acknowledged: Upload[] = [];
 const unexpected: string[] = [];
 
-function rssMiB(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return match === null ? Number.NaN : Number(match[1]) / 1024;
-}
-
-function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; links: Map<string, string> }> {
-  const child = spawn(process.execPath, ["--conditions=@cellar/source", "--import", "tsx", MAIN], {
-    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir, RATE_LIMIT_MAX: "1000000" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const links = new Map<string, string>();
-  let buffered = "";
-  return new Promise((resolve, reject) => {
-    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)));
-    child.stdout?.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        if (!line.startsWith("{")) continue;
-        const entry = JSON.parse(line) as { msg?: string; url?: string; devMode?: boolean; to?: string; link?: string };
-        if (entry.devMode === true && entry.to !== undefined && entry.link !== undefined)
-          links.set(entry.to, entry.link);
-        if (entry.msg === "Cellar is listening" && entry.url !== undefined) resolve({ child, url: entry.url, links });
-      }
-    });
-  });
-}
+const startServer = (dataDir: string) =>
+  startProcess(
+    ["--conditions=@cellar/source", "--import", "tsx", MAIN],
+    { HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir, RATE_LIMIT_MAX: "1000000" },
+    "Cellar is listening",
+  );
 
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), "cellar-soak-"));
@@ -170,9 +148,7 @@ async function main() {
     const bytes = Buffer.from(await response.arrayBuffer());
     if (response.status !== 200 || createHash("sha256").update(bytes).digest("hex") !== upload.sha256) lost++;
   }
-  server.child.removeAllListeners("exit");
-  server.child.kill("SIGTERM");
-  await new Promise((resolve) => server.child.once("exit", resolve));
+  await stopProcess(server);
   rmSync(dataDir, { recursive: true, force: true });
 
   latencies.sort((a, b) => a - b);
