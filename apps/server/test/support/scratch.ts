@@ -15,6 +15,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function useScratch(prefix: string) {
   const dirs: string[] = [];
   const processes: ServerProcess[] = [];
+  // Starts still in flight when a test fails (one of two parallel starts rejected):
+  // awaited before cleaning up, so that no server outlives its test.
+  const starting: Promise<ServerProcess>[] = [];
   const servers: RunningServer[] = [];
   const others: (() => unknown)[] = [];
 
@@ -25,6 +28,9 @@ export function useScratch(prefix: string) {
       } catch {
         // Keep releasing the rest.
       }
+    }
+    for (const start of await Promise.allSettled(starting.splice(0))) {
+      if (start.status === "fulfilled" && !processes.includes(start.value)) processes.push(start.value);
     }
     // A bounded wait each: a process that will not die is still reported by the OS, not here.
     await Promise.all(processes.splice(0).map((server) => Promise.race([server.stop("SIGKILL"), sleep(5000)])));
@@ -43,7 +49,9 @@ export function useScratch(prefix: string) {
     },
     /** The real server as its own process, SIGKILLed after the test if still running. */
     async startProcess(env: Record<string, string>, options?: StartServerProcessOptions): Promise<ServerProcess> {
-      const server = await startServerProcess({ LOG_LEVEL: "info", ...env }, options);
+      const start = startServerProcess({ LOG_LEVEL: "info", ...env }, options);
+      starting.push(start);
+      const server = await start;
       processes.push(server);
       return server;
     },
