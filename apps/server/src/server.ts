@@ -6,6 +6,7 @@ import {
   cellarOpenApi,
   cellarResponseHeaders,
   cellarSignInPage,
+  clientErrorOptions,
   frameworkErrorOptionsFor,
   requestIdOptions,
 } from "@cellar/adapter-http";
@@ -89,6 +90,7 @@ export function buildHttpApp(input: {
   const timeouts = input.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
   const app = Fastify({
     ...requestIdOptions,
+    ...clientErrorOptions,
     ...frameworkErrorOptionsFor({ cellar: input.cellar }),
     ...(input.logger === false ? { logger: false } : { loggerInstance: input.logger as FastifyBaseLogger }),
     // A number of hops becomes proxy-addr's trust function: believe the nearest N.

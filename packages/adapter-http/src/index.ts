@@ -10,6 +10,7 @@
  * ```
  */
 export { type CellarApiOptions, cellarApi } from "./cellar-api.plugin.js";
+export { answerClientError, clientErrorOptions } from "./client-errors.js";
 export { contentDisposition } from "./files/content-disposition.js";
 export { entityTag, ifNoneMatchMatches } from "./files/entity-tag.js";
 export { type FileJson, toFileJson } from "./files/file.json.js";

@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   range_not_satisfiable: 416,
+  request_timeout: 408,
   rate_limited: 429,
   internal_error: 500,
   mail_unavailable: 503,
