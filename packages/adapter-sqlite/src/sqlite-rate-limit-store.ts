@@ -14,10 +14,10 @@ interface WindowRow {
 export function createSqliteRateLimitStore(db: Database): RateLimitStore {
   // One upsert counts the hit or opens a new window: atomic under SQLite's write lock.
   // Both CASEs read the row as it was before this statement.
-  const hit = db.prepare<{ key: string; now: number; reset_at: number }, WindowRow>(`
-    INSERT INTO rate_windows (key, count, reset_at) VALUES (@key, 1, @reset_at)
+  const hit = db.prepare<{ key: string; now: number; reset_at: number; hits: number }, WindowRow>(`
+    INSERT INTO rate_windows (key, count, reset_at) VALUES (@key, @hits, @reset_at)
     ON CONFLICT (key) DO UPDATE SET
-      count    = CASE WHEN reset_at <= @now THEN 1 ELSE count + 1 END,
+      count    = CASE WHEN reset_at <= @now THEN @hits ELSE count + @hits END,
       reset_at = CASE WHEN reset_at <= @now THEN @reset_at ELSE reset_at END
     RETURNING count, reset_at`);
   const peek = db.prepare<[string, number], WindowRow>(
@@ -27,8 +27,8 @@ export function createSqliteRateLimitStore(db: Database): RateLimitStore {
   const toWindow = (row: WindowRow) => ({ count: row.count, resetAt: fromMillis(row.reset_at) });
 
   return {
-    async hit({ key, windowMs, now }) {
-      return toWindow(hit.get({ key, now: now.getTime(), reset_at: now.getTime() + windowMs }) as WindowRow);
+    async hit({ key, windowMs, now, hits = 1 }) {
+      return toWindow(hit.get({ key, now: now.getTime(), reset_at: now.getTime() + windowMs, hits }) as WindowRow);
     },
     async peek({ key, now }) {
       const row = peek.get(key, now.getTime());

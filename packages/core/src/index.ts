@@ -74,6 +74,7 @@ export { createMemoryMailer, type MemoryMailer } from "./memory/memory-mailer.js
 export { createMemoryRateLimitStore } from "./memory/memory-rate-limit-store.js";
 export { createMemoryUserRepository, type MemoryUserRepository } from "./memory/memory-user-repository.js";
 // Rate limiting.
+export { type BufferedRateLimitStore, createBufferedRateLimitStore } from "./rate-limit/buffered-rate-limit-store.js";
 export type { RateLimitStore, RateWindow } from "./rate-limit/rate-limit-store.port.js";
 export type { RateLimiter, RateLimitStatus } from "./rate-limit/rate-limiter.js";
 // Shared.

@@ -7,12 +7,12 @@ export function createMemoryRateLimitStore(): RateLimitStore {
     return window !== undefined && window.resetAt.getTime() > now.getTime() ? window : undefined;
   };
   return {
-    async hit({ key, windowMs, now }) {
+    async hit({ key, windowMs, now, hits = 1 }) {
       const current = live(key, now);
       const next: RateWindow =
         current === undefined
-          ? { count: 1, resetAt: new Date(now.getTime() + windowMs) }
-          : { count: current.count + 1, resetAt: current.resetAt };
+          ? { count: hits, resetAt: new Date(now.getTime() + windowMs) }
+          : { count: current.count + hits, resetAt: current.resetAt };
       windows.set(key, next);
       return next;
     },

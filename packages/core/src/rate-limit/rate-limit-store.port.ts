@@ -10,15 +10,15 @@ export interface RateWindow {
  *
  * Guarantees an implementation owes (checked by `rateLimitStoreContract`):
  * - `hit` is atomic: N concurrent hits on one key raise its count by exactly N;
- * - a key with no window, or whose window's `resetAt` is at or before `now`, starts a
- *   new window with count 1 ending at `now + windowMs`; otherwise the count goes up by
- *   one and `resetAt` stays;
+ * - `hit` counts `hits` (default 1) at once: a key with no window, or whose window's
+ *   `resetAt` is at or before `now`, starts a new window with count `hits` ending at
+ *   `now + windowMs`; otherwise the count goes up by `hits` and `resetAt` stays;
  * - `peek` returns the live window without counting, or null when there is none;
  * - keys are independent of one another;
  * - `deleteExpired` forgets windows that ended at or before `now` and says how many.
  */
 export interface RateLimitStore {
-  hit(input: { key: string; windowMs: number; now: Date }): Promise<RateWindow>;
+  hit(input: { key: string; windowMs: number; now: Date; hits?: number }): Promise<RateWindow>;
   peek(input: { key: string; now: Date }): Promise<RateWindow | null>;
   deleteExpired(now: Date): Promise<number>;
 }

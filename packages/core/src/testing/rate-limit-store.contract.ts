@@ -35,6 +35,21 @@ export function rateLimitStoreContract(t: ContractTestApi, subject: ContractSubj
       });
     });
 
+    test("hit counts several hits at once, in a new window and in a live one", async ({ rateLimits }) => {
+      expect(await rateLimits.hit({ key: "user:a", windowMs, now: at(0), hits: 5 })).toEqual({
+        count: 5,
+        resetAt: at(60_000),
+      });
+      expect(await rateLimits.hit({ key: "user:a", windowMs, now: at(1), hits: 3 })).toEqual({
+        count: 8,
+        resetAt: at(60_000),
+      });
+      expect(await rateLimits.hit({ key: "user:a", windowMs, now: at(60_000), hits: 2 })).toEqual({
+        count: 2,
+        resetAt: at(120_000),
+      });
+    });
+
     test("keys are counted apart", async ({ rateLimits }) => {
       await rateLimits.hit({ key: "user:a", windowMs, now: at(0) });
       await rateLimits.hit({ key: "user:a", windowMs, now: at(0) });
