@@ -1,22 +1,11 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Clock, SignInMail } from "@cellar/core";
+import type { Clock } from "@cellar/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createOutboxMailer, DEV_MODE_LOG_MESSAGE, type OutboxMailer } from "../src/index.js";
 import { parseMessage, partOf } from "./support/parse-message.js";
-
-const LINK = "https://cellar.example.org/sign-in?token=mSd9Lr3XW1YkR0n4l7c2QeZpVbFh8TgUoJiA6sNyKxE";
-
-function aMail(overrides: Partial<SignInMail> = {}): SignInMail {
-  return {
-    to: "ada@example.com",
-    link: LINK,
-    expiresAt: new Date("2026-01-01T00:10:00.000Z"),
-    validForSeconds: 600,
-    ...overrides,
-  };
-}
+import { aMail, LINK } from "./support/sign-in-mail.js";
 
 let root: string;
 /** The outbox, one level below the temp dir so that the mailer must create it. */

@@ -1,18 +1,7 @@
 import type { SignInMail } from "@cellar/core";
 import { describe, expect, it } from "vitest";
 import { composeSignInMessage, describeValidity } from "../src/index.js";
-
-const LINK = "https://cellar.example.org/sign-in?token=mSd9Lr3XW1YkR0n4l7c2QeZpVbFh8TgUoJiA6sNyKxE";
-
-function aMail(overrides: Partial<SignInMail> = {}): SignInMail {
-  return {
-    to: "ada@example.com",
-    link: LINK,
-    expiresAt: new Date("2026-01-01T00:10:00.000Z"),
-    validForSeconds: 600,
-    ...overrides,
-  };
-}
+import { aMail, LINK } from "./support/sign-in-mail.js";
 
 function compose(overrides: Partial<SignInMail> = {}) {
   return composeSignInMessage({ mail: aMail(overrides), from: "Cellar <no-reply@example.org>" });

@@ -1,19 +1,11 @@
-import type { SignInMail } from "@cellar/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSmtpMailer, SmtpMailError, type SmtpMailer } from "../src/index.js";
 import { parseMessage, partOf } from "./support/parse-message.js";
+import { aMail, LINK, TOKEN } from "./support/sign-in-mail.js";
 import { type SmtpTestServer, startSilentServer, startSmtpTestServer, unusedPort } from "./support/smtp-test-server.js";
 
-const TOKEN = "mSd9Lr3XW1YkR0n4l7c2QeZpVbFh8TgUoJiA6sNyKxE";
-const LINK = `https://cellar.example.org/sign-in?token=${TOKEN}`;
 const FROM = "Cellar <no-reply@example.org>";
-
-const MAIL: SignInMail = {
-  to: "ada@example.com",
-  link: LINK,
-  expiresAt: new Date("2026-01-01T00:10:00.000Z"),
-  validForSeconds: 600,
-};
+const MAIL = aMail();
 
 // Everything a test opens, closed after it whatever its outcome.
 const cleanups: (() => Promise<void>)[] = [];
