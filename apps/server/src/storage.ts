@@ -43,9 +43,13 @@ export async function openStorage(dataDir: string): Promise<Storage> {
     // Counted in memory and written in batches: no write per request. Several servers on
     // one DATA_DIR see each other's counts within a tenth of a second.
     const rateLimits = createBufferedRateLimitStore(createSqliteRateLimitStore(rateDb), { flushMs: 100 });
+    // Sessions, users and files read by id are kept in memory while the database is
+    // unchanged: only the repositories write through `db`, and other processes on the same
+    // DATA_DIR are noticed through SQLite's data_version.
+    const repositories = createSqliteRepositories(db, { cacheReads: true });
     return {
       db,
-      ...createSqliteRepositories(db),
+      ...repositories,
       rateLimits,
       blobs,
       close() {

@@ -1,5 +1,6 @@
 import type { MagicLinkRecord, MagicLinkRepository, SessionRecord, SessionRepository } from "@cellar/core";
 import type { Database } from "better-sqlite3";
+import { NO_READ_CACHE, type ReadCache } from "./read-cache.js";
 import { fromMillis, fromNullableMillis } from "./sqlite-time.js";
 
 interface SessionRow {
@@ -18,7 +19,12 @@ const toSession = (row: SessionRow): SessionRecord => ({
   revokedAt: fromNullableMillis(row.revoked_at),
 });
 
-export function createSqliteSessionRepository(db: Database): SessionRepository {
+/**
+ * Sessions read by id are kept in `cache` (see `ReadCache`): every authenticated request
+ * reads one. A revocation forgets its row; removing expired sessions forgets them all.
+ */
+export function createSqliteSessionRepository(db: Database, cache: ReadCache = NO_READ_CACHE): SessionRepository {
+  const byId = cache.table<SessionRecord>("sessions");
   const insert = db.prepare(
     "INSERT INTO sessions (id, user_id, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?)",
   );
@@ -36,13 +42,17 @@ export function createSqliteSessionRepository(db: Database): SessionRepository {
       );
     },
     async findById(id) {
-      const row = findById.get(id);
-      return row === undefined ? null : toSession(row);
+      return byId.get(id, () => {
+        const row = findById.get(id);
+        return row === undefined ? null : toSession(row);
+      });
     },
     async revoke({ id, at }) {
+      byId.forget(id);
       return revoke.run(at.getTime(), id).changes === 1;
     },
     async deleteExpired(now) {
+      byId.clear();
       return deleteExpired.run(now.getTime()).changes;
     },
   };

@@ -1,5 +1,6 @@
 import type { FileRecord, FileRepository } from "@cellar/core";
 import type { Database } from "better-sqlite3";
+import { NO_READ_CACHE, type ReadCache } from "./read-cache.js";
 import { fromMillis, fromNullableMillis, toNullableMillis } from "./sqlite-time.js";
 
 interface FileRow {
@@ -43,8 +44,12 @@ function byPurgeAt(a: FileRecord, b: FileRecord): number {
   return (a.purgeAt?.getTime() ?? 0) - (b.purgeAt?.getTime() ?? 0) || (a.id < b.id ? -1 : 1);
 }
 
-/** The file repository on SQLite. Statements are prepared once, here. */
-export function createSqliteFileRepository(db: Database): FileRepository {
+/**
+ * The file repository on SQLite. Statements are prepared once, here. Files read by id are
+ * kept in `cache` (see `ReadCache`); every write below forgets the rows it changes.
+ */
+export function createSqliteFileRepository(db: Database, cache: ReadCache = NO_READ_CACHE): FileRepository {
+  const byId = cache.table<FileRecord>("files");
   const insert = db.prepare(`
     INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
                        created_at, updated_at, trashed_at, purge_at)
@@ -114,14 +119,17 @@ export function createSqliteFileRepository(db: Database): FileRepository {
       });
     },
     async findById(id) {
-      const row = findById.get(id);
-      return row === undefined ? null : toRecord(row);
+      return byId.get(id, () => {
+        const row = findById.get(id);
+        return row === undefined ? null : toRecord(row);
+      });
     },
     async listByOwner({ ownerId, state, offset, limit }) {
       const { rows, total } = listPage(ownerId, state, offset, limit);
       return { items: rows.map(toRecord), total };
     },
     async update({ id, changes, onlyIfState }) {
+      byId.forget(id);
       const row = update.get({
         id,
         only_if_state: onlyIfState ?? null,
@@ -140,7 +148,9 @@ export function createSqliteFileRepository(db: Database): FileRepository {
       return row === undefined ? null : toRecord(row);
     },
     async removeDueForPurge({ now, limit }) {
-      return removeDue.all(now.getTime(), limit).map(toRecord).sort(byPurgeAt);
+      const removed = removeDue.all(now.getTime(), limit);
+      for (const row of removed) byId.forget(row.id);
+      return removed.map(toRecord).sort(byPurgeAt);
     },
     async findReferencedBlobKeys(keys) {
       if (keys.length === 0) return new Set();

@@ -1,5 +1,6 @@
 import type { UserRecord, UserRepository } from "@cellar/core";
 import type { Database } from "better-sqlite3";
+import { NO_READ_CACHE, type ReadCache } from "./read-cache.js";
 import { fromMillis } from "./sqlite-time.js";
 
 interface UserRow {
@@ -20,7 +21,9 @@ function toRecord(row: UserRow): UserRecord {
   };
 }
 
-export function createSqliteUserRepository(db: Database): UserRepository {
+/** Users read by id are kept in `cache` (see `ReadCache`); a rename forgets its row. */
+export function createSqliteUserRepository(db: Database, cache: ReadCache = NO_READ_CACHE): UserRepository {
+  const byId = cache.table<UserRecord>("users");
   const findById = db.prepare<[string], UserRow>("SELECT * FROM users WHERE id = ?");
   const findByEmail = db.prepare<[string], UserRow>("SELECT * FROM users WHERE email = ?");
   // The unique email index makes this atomic across connections and processes: of two
@@ -45,8 +48,10 @@ export function createSqliteUserRepository(db: Database): UserRepository {
 
   return {
     async findById(id) {
-      const row = findById.get(id);
-      return row === undefined ? null : toRecord(row);
+      return byId.get(id, () => {
+        const row = findById.get(id);
+        return row === undefined ? null : toRecord(row);
+      });
     },
     async findByEmail(email) {
       const row = findByEmail.get(email);
@@ -56,6 +61,7 @@ export function createSqliteUserRepository(db: Database): UserRepository {
       return toRecord(insertThenRead.immediate(user));
     },
     async updateName({ id, name, updatedAt }) {
+      byId.forget(id);
       const row = updateName.get(name, updatedAt.getTime(), id);
       return row === undefined ? null : toRecord(row);
     },

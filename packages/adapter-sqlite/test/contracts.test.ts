@@ -12,6 +12,16 @@ describe("SQLite adapters against core's contracts", () => {
       return { ...createSqliteRepositories(temp.db), close: temp.close };
     },
   });
+  describe("with reads kept in memory", () => {
+    // Every contract that writes then reads back runs through the cache: a write that
+    // failed to forget its row would be read back stale.
+    repositoryContracts(t, {
+      create() {
+        const temp = tempDatabase();
+        return { ...createSqliteRepositories(temp.db, { cacheReads: true }), close: temp.close };
+      },
+    });
+  });
   rateLimitStoreContract(t, {
     create() {
       const temp = tempDatabase();

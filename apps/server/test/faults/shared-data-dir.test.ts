@@ -85,4 +85,53 @@ describe("two server processes on one DATA_DIR", () => {
     expect(blobKeysIn(dataDir)).toEqual(rowBlobKeys(dataDir));
     expect(tempFilesIn(dataDir)).toEqual([]);
   }, 45_000);
+
+  it("see each other's sign-outs and changes on the very next request, though each keeps reads in memory", async () => {
+    const dataDir = scratch.dataDir();
+    const [a, b] = await Promise.all([
+      scratch.startProcess({ DATA_DIR: dataDir }),
+      scratch.startProcess({ DATA_DIR: dataDir }),
+    ]);
+    const owner = await signIn({ requestAt: a.url, verifyAt: a.url, dataDir }, "owner@example.com");
+    const reader = await signIn({ requestAt: a.url, verifyAt: a.url, dataDir }, "reader@example.com");
+    const answer = await upload(a.url, owner.jwt, "shared.csv", new TextEncoder().encode("a,b\n1,2\n"));
+    const file = JSON.parse(answer.text) as FileJson;
+    const call = (url: string, jwt: string, method = "GET", body?: object) =>
+      fetch(`${url}/v1/files/${file.id}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${jwt}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const nameAt = async (url: string) => ((await (await call(url, owner.jwt)).json()) as FileJson).name;
+
+    for (let round = 0; round < 5; round++) {
+      // B has just read the file (and both sessions); A changes it; B's next answer shows it.
+      expect(await nameAt(b.url)).toBe(round === 0 ? "shared.csv" : `renamed-${round - 1}.csv`);
+      expect((await call(a.url, owner.jwt, "PATCH", { name: `renamed-${round}.csv` })).status).toBe(200);
+      expect(await nameAt(b.url)).toBe(`renamed-${round}.csv`);
+    }
+    // Made public at B, the reader sees it at A; private again at A, B hides it at once.
+    expect((await call(a.url, reader.jwt)).status).toBe(404);
+    expect((await call(b.url, owner.jwt, "PATCH", { visibility: "public" })).status).toBe(200);
+    expect((await call(a.url, reader.jwt)).status).toBe(200);
+    expect((await call(b.url, reader.jwt)).status).toBe(200);
+    expect((await call(a.url, owner.jwt, "PATCH", { visibility: "private" })).status).toBe(200);
+    expect((await call(b.url, reader.jwt)).status).toBe(404);
+    // Signed out at A: B refuses the token on the next request.
+    expect((await call(b.url, reader.jwt)).status).toBe(404);
+    const signOut = await fetch(`${a.url}/v1/sessions`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${reader.jwt}` },
+    });
+    expect(signOut.status).toBe(204);
+    expect((await call(b.url, reader.jwt)).status).toBe(401);
+    expect((await call(a.url, reader.jwt)).status).toBe(401);
+    // Trashed at B: A lists it as trashed and the owner's GET shows the new state.
+    expect((await call(a.url, owner.jwt)).status).toBe(200);
+    expect((await call(b.url, owner.jwt, "DELETE")).status).toBe(200);
+    expect(((await (await call(a.url, owner.jwt)).json()) as { state: string }).state).toBe("trashed");
+  }, 45_000);
 });

@@ -1,0 +1,122 @@
+import type { Database } from "better-sqlite3";
+
+/**
+ * Rows read by id through one connection, kept while the database is unchanged.
+ *
+ * Why: an authenticated request reads its session, its user and often a file, each by
+ * id, and each read is a SQLite read transaction of its own, with its file-lock system
+ * calls. Served from memory, the request costs none of them.
+ *
+ * When a kept row is trusted:
+ * - Writes through this connection: the repository that writes a row forgets it in the
+ *   same call (`forget`, or `clear` for writes that touch many rows), so the next read
+ *   sees the write.
+ * - Commits by any other connection (another server on the same `DATA_DIR`, a script):
+ *   `PRAGMA data_version` changes, and every kept row is dropped. That check is itself a
+ *   read transaction, so it is made on the first read of each event-loop turn and again
+ *   whenever the last one is more than `maxStaleMs` old. An idle server therefore sees
+ *   every commit that happened before a request arrived; a busy one sees it within
+ *   `maxStaleMs` (1 ms by default).
+ *
+ * Only rows that exist are kept (a miss is read again every time), at most `maxRows` per
+ * table, oldest first out. Rows are frozen: whoever reads one cannot change the copy the
+ * next reader gets.
+ *
+ * Writing through this connection without its repositories (raw SQL on the same `db`)
+ * would bypass all of this: call `clear()` after such writes, or do not enable the cache.
+ */
+export interface ReadCache {
+  /** A table's kept rows. */
+  table<T extends object>(name: string): CachedTable<T>;
+  /** Drops every kept row of every table. */
+  clear(): void;
+}
+
+export interface CachedTable<T extends object> {
+  /** The row with `id`: the kept one while it can be trusted, else `load()`'s (kept unless null). */
+  get(id: string, load: () => T | null): T | null;
+  /** Drops the row with `id`: call it when writing that row. */
+  forget(id: string): void;
+  /** Drops every row of the table: call it when a write may touch rows not named by id. */
+  clear(): void;
+}
+
+export interface ReadCacheOptions {
+  /** Rows kept per table. Default 10,000. */
+  readonly maxRows?: number;
+  /** How old the last look at other connections' commits may be within one busy turn. Default 1 ms. */
+  readonly maxStaleMs?: number;
+}
+
+/** A cache that is never used: every read goes to the database. */
+export const NO_READ_CACHE: ReadCache = {
+  table: <T extends object>(): CachedTable<T> => ({
+    get: (_id, load) => load(),
+    forget() {},
+    clear() {},
+  }),
+  clear() {},
+};
+
+export function createReadCache(db: Database, options: ReadCacheOptions = {}): ReadCache {
+  const maxRows = options.maxRows ?? 10_000;
+  const maxStaleMs = options.maxStaleMs ?? 1;
+  const dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
+  const tables = new Map<string, Map<string, object>>();
+  let seenVersion: number | undefined;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  let checkedThisTurn = false;
+
+  const clear = () => {
+    for (const rows of tables.values()) rows.clear();
+  };
+
+  /** Drops everything if another connection has committed since the last look. */
+  const revalidate = () => {
+    const now = performance.now();
+    if (checkedThisTurn && now - checkedAt < maxStaleMs) return;
+    const version = dataVersion.get();
+    if (version !== seenVersion) {
+      clear();
+      seenVersion = version;
+    }
+    checkedAt = now;
+    if (!checkedThisTurn) {
+      checkedThisTurn = true;
+      setImmediate(() => {
+        checkedThisTurn = false;
+      }).unref();
+    }
+  };
+
+  return {
+    table<T extends object>(name: string): CachedTable<T> {
+      let rows = tables.get(name) as Map<string, T> | undefined;
+      if (rows === undefined) {
+        rows = new Map<string, T>();
+        tables.set(name, rows);
+      }
+      const kept = rows;
+      return {
+        get(id, load) {
+          revalidate();
+          const hit = kept.get(id);
+          if (hit !== undefined) return hit;
+          const row = load();
+          if (row !== null) {
+            if (kept.size >= maxRows) kept.delete(kept.keys().next().value as string);
+            kept.set(id, Object.freeze(row));
+          }
+          return row;
+        },
+        forget(id) {
+          kept.delete(id);
+        },
+        clear() {
+          kept.clear();
+        },
+      };
+    },
+    clear,
+  };
+}
