@@ -14,7 +14,7 @@ import type { Cellar } from "@cellar/core";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createServerContainer } from "./container.js";
-import { createLogger } from "./logger.js";
+import { createLogger, redactUrl } from "./logger.js";
 import { readSettings, type Settings } from "./settings.js";
 import { openStorage, type Storage } from "./storage.js";
 import { isStorageUnavailable } from "./storage-errors.js";
@@ -106,8 +106,16 @@ export function buildHttpApp(input: {
   });
 
   app.addHook("onResponse", (request, reply, done) => {
+    // Flat fields: pino writes them without a generic serialiser, on every request.
     request.log.info(
-      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+      {
+        method: request.method,
+        url: redactUrl(request.url),
+        statusCode: reply.statusCode,
+        responseTime: reply.elapsedTime,
+        remoteAddress: request.ip,
+        host: request.hostname,
+      },
       "request completed",
     );
     done();
@@ -232,6 +240,7 @@ export async function startServer(
           clearTimeout(cutOff);
           await mailer.close();
           storage.close();
+          if (logger !== false) logger.flush();
         }
       })();
       return closing;

@@ -106,7 +106,29 @@ describe("the standalone server", () => {
     expect(response.headers["x-request-id"]).toBe("trace-42");
     const requestLines = lines.filter((line) => line.reqId === "trace-42");
     expect(requestLines.map((line) => line.msg)).toEqual(["request completed"]);
-    expect(requestLines[0]).toMatchObject({ req: { method: "GET", url: "/v1/nowhere" }, res: { statusCode: 404 } });
+    expect(requestLines[0]).toMatchObject({ method: "GET", url: "/v1/nowhere", statusCode: 404 });
+  });
+
+  it("logs each request once, with the sign-in token masked and no headers", async () => {
+    const { lines, logger } = capturedLogger();
+    const server = await start({ DATA_DIR: aDataDir() }, logger);
+    const token = "a".repeat(43);
+    await server.app.inject({
+      method: "GET",
+      url: `/sign-in?token=${token}&lang=en`,
+      headers: { "x-request-id": "page-7", authorization: "Bearer not-a-real-jwt" },
+    });
+    const requestLines = lines.filter((line) => line.reqId === "page-7");
+    expect(requestLines).toHaveLength(1);
+    expect(requestLines[0]).toMatchObject({
+      msg: "request completed",
+      method: "GET",
+      url: "/sign-in?token=[redacted]&lang=en",
+      statusCode: 200,
+    });
+    expect(typeof requestLines[0]?.responseTime).toBe("number");
+    expect(JSON.stringify(lines)).not.toContain(token);
+    expect(JSON.stringify(lines)).not.toContain("not-a-real-jwt");
   });
 
   it("applies the rate limit, upload limit, retention and lifetimes it was given", async () => {

@@ -86,7 +86,7 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
 
   addRequestGuards(app, { cellar, acceptingRequests: options.acceptingRequests ?? (() => true) });
 
-  app.addHook("onSend", async (_request, reply, payload) => {
+  app.addHook("onSend", (_request, reply, payload, done) => {
     reply.header("x-content-type-options", "nosniff");
     const contentType = reply.getHeader("content-type");
     // API answers are per caller and per moment: no cache may keep them. Downloads set
@@ -94,7 +94,7 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
     if (typeof contentType === "string" && contentType.startsWith("application/json")) {
       reply.header("cache-control", "no-store");
     }
-    return payload;
+    done(null, payload);
   });
 
   registerFileRoutes(app, { cellar, publicBase });

@@ -8,15 +8,17 @@ import fastifyPlugin from "fastify-plugin";
  */
 export const cellarResponseHeaders: FastifyPluginAsync = fastifyPlugin(
   async (app) => {
-    app.addHook("onRequest", async (request, reply) => {
+    // Callback-style hooks: they never wait, and every request runs them.
+    app.addHook("onRequest", (request, reply, done) => {
       // Set early so that even a request that fails before onSend carries it.
       reply.header("x-request-id", request.id);
+      done();
     });
-    app.addHook("onSend", async (request, reply, payload) => {
+    app.addHook("onSend", (request, reply, payload, done) => {
       reply.header("x-request-id", request.id);
       reply.removeHeader("server");
       reply.removeHeader("x-powered-by");
-      return payload;
+      done(null, payload);
     });
   },
   { name: "cellar-response-headers", fastify: "5.x" },
