@@ -84,18 +84,14 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
 
   for (const schema of [errorSchema, fileSchema, userSchema, userSummarySchema]) app.addSchema(schema);
 
-  addRequestGuards(app, { cellar, acceptingRequests: options.acceptingRequests ?? (() => true) });
-
-  app.addHook("onSend", (_request, reply, payload, done) => {
-    reply.header("x-content-type-options", "nosniff");
-    const contentType = reply.getHeader("content-type");
-    // API answers are per caller and per moment: no cache may keep them. Downloads set
-    // their own policy.
-    if (typeof contentType === "string" && contentType.startsWith("application/json")) {
-      reply.header("cache-control", "no-store");
-    }
-    done(null, payload);
+  // Set when the request arrives, so errors carry them too. API answers are per caller
+  // and per moment: no cache may keep them. Downloads replace Cache-Control with their
+  // own policy once the bytes are ready to go, and errors set no-store again.
+  app.addHook("onRequest", (_request, reply, done) => {
+    reply.headers({ "x-content-type-options": "nosniff", "cache-control": "no-store" });
+    done();
   });
+  addRequestGuards(app, { cellar, acceptingRequests: options.acceptingRequests ?? (() => true) });
 
   registerFileRoutes(app, { cellar, publicBase });
   registerUserRoutes(app, { cellar });

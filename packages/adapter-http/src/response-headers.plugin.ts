@@ -2,23 +2,18 @@ import type { FastifyPluginAsync } from "fastify";
 import fastifyPlugin from "fastify-plugin";
 
 /**
- * Headers every response carries, API or not: `X-Request-Id` (the id in the log line),
- * and never a `Server` or `X-Powered-By` that would advertise the software. Wrapped in
- * fastify-plugin so it applies to the whole server: register it first, at the root.
+ * `X-Request-Id` on every response, API or not: the id in the log line. Set when the
+ * request arrives, so every answer carries it, errors included; the errors Fastify raises
+ * before any hook runs set it themselves (`answerFrameworkError`). Neither Node nor
+ * Fastify sends a `Server` or `X-Powered-By` header, so nothing advertises the software.
+ * Wrapped in fastify-plugin so it applies to the whole server: register it first, at the root.
  */
 export const cellarResponseHeaders: FastifyPluginAsync = fastifyPlugin(
   async (app) => {
-    // Callback-style hooks: they never wait, and every request runs them.
+    // A callback-style hook: it never waits, and every request runs it.
     app.addHook("onRequest", (request, reply, done) => {
-      // Set early so that even a request that fails before onSend carries it.
       reply.header("x-request-id", request.id);
       done();
-    });
-    app.addHook("onSend", (request, reply, payload, done) => {
-      reply.header("x-request-id", request.id);
-      reply.removeHeader("server");
-      reply.removeHeader("x-powered-by");
-      done(null, payload);
     });
   },
   { name: "cellar-response-headers", fastify: "5.x" },

@@ -127,5 +127,9 @@ export function handleCellarApiError(error: unknown, request: FastifyRequest, re
     request.log.warn({ err: cellarError.cause ?? cellarError }, cellarError.message);
   }
   const { status, body, headers } = toErrorReply(cellarError, request);
-  return reply.code(status).headers(headers).send(body);
+  // An error answer is never cached, whatever the route had set before it failed.
+  return reply
+    .code(status)
+    .headers({ ...headers, "cache-control": "no-store" })
+    .send(body);
 }
