@@ -11,7 +11,7 @@ import {
   requestIdOptions,
 } from "@cellar/adapter-http";
 import type { Cellar } from "@cellar/core";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { Logger } from "pino";
 import { createServerContainer } from "./container.js";
 import { createLogger, redactUrl } from "./logger.js";
@@ -95,8 +95,8 @@ export function buildHttpApp(input: {
     ...(input.logger === false ? { logger: false } : { loggerInstance: input.logger as FastifyBaseLogger }),
     // A number of hops becomes proxy-addr's trust function: believe the nearest N.
     trustProxy: typeof input.trustProxy === "number" ? trustNearestHops(input.trustProxy) : (input.trustProxy ?? false),
-    // One log line per request, written when it is answered, instead of two.
-    disableRequestLogging: true,
+    // One log line per request, written when it is answered (our onResponse hook), instead of two.
+    logController: new LogController({ disableRequestLogging: true }),
     // Our own hooks answer 503 in the API's error shape while shutting down.
     return503OnClosing: false,
     connectionTimeout: timeouts.idleMs,

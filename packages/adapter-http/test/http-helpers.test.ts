@@ -71,3 +71,19 @@ describe("requestIdFor", () => {
     expect(requestIdFor(withId(undefined))).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
+
+describe("toFileJson", () => {
+  it("is made once for frozen metadata, and afresh for any other", async () => {
+    const { toFileJson } = await import("../src/files/file.json.js");
+    const { aFile } = await import("@cellar/core/testing");
+    const { blobKey: _blobKey, ...metadata } = aFile("user_abcdefghijklmnopqrstuvwx");
+    const frozen = Object.freeze({ ...metadata });
+    expect(toFileJson(frozen)).toBe(toFileJson(frozen));
+    expect(toFileJson(frozen)).toMatchObject({ id: metadata.id, created_at: metadata.createdAt.toISOString() });
+    const mutable = { ...metadata };
+    const before = toFileJson(mutable);
+    Object.assign(mutable, { name: "renamed.csv" });
+    expect(toFileJson(mutable)).not.toBe(before);
+    expect(toFileJson(mutable).name).toBe("renamed.csv");
+  });
+});

@@ -6,7 +6,9 @@ import {
   kindFromFileName,
   normaliseFileName,
   parseVisibility,
+  toMetadata,
 } from "../src/files/file.entity.js";
+import { aFile } from "../src/testing/fixtures.js";
 import { defaultUserName, normaliseUserName } from "../src/users/user.entity.js";
 
 describe("file names", () => {
@@ -35,6 +37,25 @@ describe("file names", () => {
 
   it("refuse anything but a string", () => {
     expect(() => normaliseFileName(42)).toThrow(/must be a string/);
+  });
+});
+
+describe("a file's metadata", () => {
+  it("leaves out the blob key", () => {
+    const record = aFile("user_abcdefghijklmnopqrstuvwx");
+    expect(toMetadata(record)).not.toHaveProperty("blobKey");
+    expect(toMetadata(Object.freeze({ ...record }))).not.toHaveProperty("blobKey");
+  });
+
+  it("is made once for a frozen record, which cannot change, and afresh for any other", () => {
+    const frozen = Object.freeze(aFile("user_abcdefghijklmnopqrstuvwx"));
+    expect(toMetadata(frozen)).toBe(toMetadata(frozen));
+    expect(Object.isFrozen(toMetadata(frozen))).toBe(true);
+    const mutable = aFile("user_abcdefghijklmnopqrstuvwx");
+    const before = toMetadata(mutable);
+    Object.assign(mutable, { name: "renamed.csv" });
+    expect(toMetadata(mutable)).not.toBe(before);
+    expect(toMetadata(mutable).name).toBe("renamed.csv");
   });
 });
 

@@ -16,8 +16,23 @@ export interface FileJson {
   readonly purge_at: string | null;
 }
 
-/** The one mapping from core's file to the API's JSON. */
+/**
+ * The one mapping from core's file to the API's JSON. Frozen metadata (a row core read
+ * from a cache) never changes, so its JSON is made once and reused.
+ */
 export function toFileJson(file: FileMetadata): FileJson {
+  if (!Object.isFrozen(file)) return fileJsonOf(file);
+  let json = jsonOfFrozen.get(file);
+  if (json === undefined) {
+    json = Object.freeze(fileJsonOf(file));
+    jsonOfFrozen.set(file, json);
+  }
+  return json;
+}
+
+const jsonOfFrozen = new WeakMap<FileMetadata, FileJson>();
+
+function fileJsonOf(file: FileMetadata): FileJson {
   return {
     id: file.id,
     name: file.name,

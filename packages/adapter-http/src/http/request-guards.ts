@@ -39,10 +39,13 @@ export function addRequestGuards(app: FastifyInstance, options: RequestGuardOpti
     const status = await cellar.rateLimiter.hit(key);
     setRateLimitHeaders(reply, status);
     cellar.rateLimiter.assertAllowed(status);
-    if (requiresCaller(request) && request.cellarAuth === null) {
+    // Unknown routes answer 404 to everyone: whether a token was sent changes nothing there.
+    // (routeOptions builds a new object on every read: read it once.)
+    const route = request.is404 ? undefined : request.routeOptions.config;
+    if (route !== undefined && route.cellarAccess !== "anyone" && request.cellarAuth === null) {
       throw new CellarError(ErrorCode.unauthorized, "A valid access token is required.");
     }
-    assertBodyType(request);
+    if (route?.cellarBody !== undefined) assertBodyType(request, route.cellarBody);
   });
 }
 
@@ -61,20 +64,13 @@ async function authenticate(cellar: Cellar, authorization: string | undefined) {
   }
 }
 
-/** Unknown routes answer 404 to everyone: whether a token was sent changes nothing there. */
-function requiresCaller(request: FastifyRequest): boolean {
-  return !request.is404 && request.routeOptions.config.cellarAccess !== "anyone";
-}
-
 const BODY_MEDIA_TYPES = { json: "application/json", multipart: "multipart/form-data" } as const;
 
 /**
  * Refuses a body of the wrong type before it is parsed: without this, a text or form
  * body sent to a JSON route would reach validation and be answered 400 instead of 415.
  */
-function assertBodyType(request: FastifyRequest): void {
-  const expected = request.is404 ? undefined : request.routeOptions.config.cellarBody;
-  if (expected === undefined) return;
+function assertBodyType(request: FastifyRequest, expected: keyof typeof BODY_MEDIA_TYPES): void {
   const contentType = request.headers["content-type"];
   const mediaType = contentType?.split(";")[0]?.trim().toLowerCase();
   const hasBody =

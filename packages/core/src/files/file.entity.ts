@@ -43,6 +43,20 @@ export interface FileRecord {
 export type FileMetadata = Omit<FileRecord, "blobKey">;
 
 export function toMetadata(record: FileRecord): FileMetadata {
+  if (!Object.isFrozen(record)) return withoutBlobKey(record);
+  // A frozen record (a repository's cached row) never changes: its metadata is made
+  // once, frozen too, and handed out again on every read of that row.
+  let metadata = metadataOfFrozen.get(record);
+  if (metadata === undefined) {
+    metadata = Object.freeze(withoutBlobKey(record));
+    metadataOfFrozen.set(record, metadata);
+  }
+  return metadata;
+}
+
+const metadataOfFrozen = new WeakMap<FileRecord, FileMetadata>();
+
+function withoutBlobKey(record: FileRecord): FileMetadata {
   const { blobKey: _blobKey, ...metadata } = record;
   return metadata;
 }
