@@ -15,6 +15,7 @@ import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { createSqliteRepositories, openDatabase } from "@cellar/adapter-sqlite";
 import { aFile } from "@cellar/core/testing";
+import { SERVER_NODE_FLAGS } from "@cellar/server";
 import autocannon from "autocannon";
 import { type RunningProcess, rssMiB, startProcess, stopProcess } from "./processes.js";
 import { quantile } from "./stats.js";
@@ -40,9 +41,10 @@ process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 
 type Running = RunningProcess;
 
+// Started as `pnpm start` starts it: with the server's Node flags.
 const startCellar = (dataDir: string) =>
   startProcess(
-    [CELLAR_MAIN],
+    [...SERVER_NODE_FLAGS, CELLAR_MAIN],
     {
       HOST: "127.0.0.1",
       PORT: "0",

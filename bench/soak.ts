@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SERVER_NODE_FLAGS } from "@cellar/server";
 import { rssMiB, startProcess, stopProcess } from "./processes.js";
 import { quantile } from "./stats.js";
 
@@ -35,7 +36,7 @@ const unexpected: string[] = [];
 
 const startServer = (dataDir: string) =>
   startProcess(
-    ["--conditions=@cellar/source", "--import", "tsx", MAIN],
+    [...SERVER_NODE_FLAGS, "--conditions=@cellar/source", "--import", "tsx", MAIN],
     { HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir, RATE_LIMIT_MAX: "1000000" },
     "Cellar is listening",
   );

@@ -1,3 +1,4 @@
+export { SERVER_NODE_FLAGS } from "./node-flags.js";
 export {
   buildHttpApp,
   DEFAULT_HTTP_TIMEOUTS,

@@ -119,3 +119,14 @@ describe("reading settings from the environment", () => {
     });
   });
 });
+
+describe("the server's Node flags", () => {
+  it("are the ones `pnpm start` runs the server with", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { SERVER_NODE_FLAGS } = await import("../src/node-flags.js");
+    const rootPackage = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
+      scripts: { start: string };
+    };
+    expect(rootPackage.scripts.start).toContain(`node ${SERVER_NODE_FLAGS.join(" ")} apps/server/dist/src/main.js`);
+  });
+});
