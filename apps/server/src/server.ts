@@ -114,7 +114,7 @@ export function buildHttpApp(input: {
         statusCode: reply.statusCode,
         responseTime: reply.elapsedTime,
         remoteAddress: request.ip,
-        host: request.hostname,
+        host: request.host,
       },
       "request completed",
     );
