@@ -84,13 +84,6 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
 
   for (const schema of [errorSchema, fileSchema, userSchema, userSummarySchema]) app.addSchema(schema);
 
-  // Set when the request arrives, so errors carry them too. API answers are per caller
-  // and per moment: no cache may keep them. Downloads replace Cache-Control with their
-  // own policy once the bytes are ready to go, and errors set no-store again.
-  app.addHook("onRequest", (_request, reply, done) => {
-    reply.headers({ "x-content-type-options": "nosniff", "cache-control": "no-store" });
-    done();
-  });
   addRequestGuards(app, { cellar, acceptingRequests: options.acceptingRequests ?? (() => true) });
 
   registerFileRoutes(app, { cellar, publicBase });

@@ -16,7 +16,8 @@ const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 /**
  * The checks every /v1 request passes, in order, before its body is even read:
  * availability, authentication, the rate limit, then whether the route needs a caller
- * and takes this kind of body. They run for unknown routes too, so a 404 still carries
+ * and takes this kind of body. The same hook sets the headers every /v1 answer carries
+ * (one hook instead of two: every request runs it). They run for unknown routes too, so a 404 still carries
  * the rate-limit headers.
  */
 export function addRequestGuards(app: FastifyInstance, options: RequestGuardOptions): void {
@@ -25,6 +26,10 @@ export function addRequestGuards(app: FastifyInstance, options: RequestGuardOpti
   app.decorateRequest("cellarAuth", null);
 
   app.addHook("onRequest", async (request, reply) => {
+    // Set when the request arrives, so errors carry them too. API answers are per caller
+    // and per moment: no cache may keep them. Downloads replace Cache-Control with their
+    // own policy once the bytes are ready to go, and errors set no-store again.
+    reply.header("x-content-type-options", "nosniff").header("cache-control", "no-store");
     if (!acceptingRequests()) {
       // Counted against the address, so the 503 carries the rate-limit headers too: the
       // store stays open while in-flight requests drain. Nothing else touches storage
