@@ -1,4 +1,5 @@
-import { type DestinationStream, type Logger, pino } from "pino";
+import type { FastifyBaseLogger } from "fastify";
+import { type Bindings, type ChildLoggerOptions, type DestinationStream, type Logger, pino } from "pino";
 
 /** Query parameters whose values are secrets: a magic-link token must never reach a log. */
 const SECRET_PARAMS = /([?&](?:token|jwt|access_token)=)[^&#]*/gi;
@@ -92,4 +93,84 @@ let stdout: BatchedDestination | undefined;
 function standardOutput(): BatchedDestination {
   stdout ??= batchedDestination(1);
   return stdout;
+}
+
+/**
+ * A request's logger (`request.log`, with the request id bound) that becomes a real pino
+ * child only when something logs through it.
+ *
+ * Why: Fastify makes a child logger for every request, and building one (its bindings
+ * serialised into a string) costs about as much as the rest of a cached read. Most
+ * requests never log through theirs: the access line is written by the server's own
+ * logger with the id as a field. Errors and warnings still get the real child, with the id.
+ */
+class LazyChildLogger implements FastifyBaseLogger {
+  #child: FastifyBaseLogger | undefined;
+  readonly #parent: FastifyBaseLogger;
+  readonly #bindings: Bindings;
+  readonly #options: ChildLoggerOptions;
+
+  constructor(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#options = options;
+  }
+
+  /** Whether the real child has been made (for tests). */
+  get materialised(): boolean {
+    return this.#child !== undefined;
+  }
+
+  #real(): FastifyBaseLogger {
+    this.#child ??= this.#parent.child(this.#bindings, this.#options);
+    return this.#child;
+  }
+
+  get level() {
+    return this.#child?.level ?? this.#parent.level;
+  }
+  set level(level) {
+    this.#real().level = level;
+  }
+  // Prototype methods, not arrow fields: a request that never logs allocates nothing more.
+  fatal(...args: unknown[]): void {
+    call(this.#real(), "fatal", args);
+  }
+  error(...args: unknown[]): void {
+    call(this.#real(), "error", args);
+  }
+  warn(...args: unknown[]): void {
+    call(this.#real(), "warn", args);
+  }
+  info(...args: unknown[]): void {
+    call(this.#real(), "info", args);
+  }
+  debug(...args: unknown[]): void {
+    call(this.#real(), "debug", args);
+  }
+  trace(...args: unknown[]): void {
+    call(this.#real(), "trace", args);
+  }
+  silent(...args: unknown[]): void {
+    call(this.#real(), "silent", args);
+  }
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#real().child(bindings, options);
+  }
+}
+
+type LevelName = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+
+/** pino's log methods are overloaded; this calls one, on its logger, with whatever it was given. */
+function call(logger: FastifyBaseLogger, level: LevelName, args: unknown[]): void {
+  (logger[level] as (...args: unknown[]) => void).apply(logger, args);
+}
+
+/** Fastify's `childLoggerFactory` option: each request's logger is made on first use. */
+export function lazyChildLoggerFactory(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  return new LazyChildLogger(logger, bindings, options);
 }

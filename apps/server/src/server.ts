@@ -14,7 +14,7 @@ import type { Cellar } from "@cellar/core";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { Logger } from "pino";
 import { createServerContainer } from "./container.js";
-import { createLogger, redactUrl } from "./logger.js";
+import { createLogger, lazyChildLoggerFactory, redactUrl } from "./logger.js";
 import { readSettings, type Settings } from "./settings.js";
 import { openStorage, type Storage } from "./storage.js";
 import { isStorageUnavailable } from "./storage-errors.js";
@@ -103,12 +103,17 @@ export function buildHttpApp(input: {
     requestTimeout: timeouts.requestMs,
     http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: connectionsCheckingIntervalFor(timeouts) },
     keepAliveTimeout: 5_000,
+    childLoggerFactory: lazyChildLoggerFactory,
   });
 
+  // Written by the server's logger with the request id as a field, so that a request
+  // that logs nothing else never makes its own child logger. Flat fields: pino writes
+  // them without a generic serialiser, on every request.
+  const accessLog = input.logger === false ? undefined : input.logger;
   app.addHook("onResponse", (request, reply, done) => {
-    // Flat fields: pino writes them without a generic serialiser, on every request.
-    request.log.info(
+    accessLog?.info(
       {
+        reqId: request.id,
         method: request.method,
         url: redactUrl(request.url),
         statusCode: reply.statusCode,

@@ -71,3 +71,28 @@ describe("the batched log destination", () => {
     expect(lines.map((line) => line.msg)).toEqual(["last words", "and a warning"]);
   });
 });
+
+describe("a request's logger", () => {
+  it("is made only when something logs through it, and then carries its bindings", async () => {
+    const { pino } = await import("pino");
+    const { lazyChildLoggerFactory } = await import("../src/logger.js");
+    const written: string[] = [];
+    const parent = pino({ base: null }, { write: (line: string) => written.push(line) });
+    const child = lazyChildLoggerFactory(parent, { reqId: "r-1" }, {}) as unknown as {
+      materialised: boolean;
+      level: string;
+      warn(msg: string): void;
+      child(bindings: object): { info(msg: string): void };
+    };
+    expect(child.level).toBe("info");
+    expect(child.materialised).toBe(false);
+    expect(written).toEqual([]);
+    child.warn("careful");
+    expect(child.materialised).toBe(true);
+    child.child({ step: 2 }).info("deeper");
+    expect(written.map((line) => JSON.parse(line))).toMatchObject([
+      { level: 40, reqId: "r-1", msg: "careful" },
+      { level: 30, reqId: "r-1", step: 2, msg: "deeper" },
+    ]);
+  });
+});

@@ -238,16 +238,25 @@ describe("the standalone server", () => {
     });
   });
 
-  it("answers 503 unavailable, not 500, when the database fails under a request", async () => {
-    const server = await start({ DATA_DIR: aDataDir() });
+  it("answers 503 unavailable, not 500, when the database fails under a request, and logs it with the request id", async () => {
+    const { lines, logger } = capturedLogger();
+    const server = await start({ DATA_DIR: aDataDir() }, logger);
     const alice = await signIn(server, "alice@example.com");
     server.storage.files.listByOwner = async () => {
       throw Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
     };
-    const response = await server.app.inject({ method: "GET", url: "/v1/files", headers: alice.headers });
+    const response = await server.app.inject({
+      method: "GET",
+      url: "/v1/files",
+      headers: { ...alice.headers, "x-request-id": "busy-1" },
+    });
     expect(response.statusCode).toBe(503);
     expect(response.headers["retry-after"]).toBe("5");
     expect(response.json()).toMatchObject({ error: { code: "unavailable" } });
+    // The warning goes through the request's own logger, made when it is first used.
+    const requestLines = lines.filter((line) => line.reqId === "busy-1");
+    expect(requestLines.map((line) => line.level)).toEqual([40, 30]);
+    expect(requestLines[1]).toMatchObject({ msg: "request completed", statusCode: 503 });
   });
 
   it("lets core run against the same DATA_DIR from another connection while it serves", async () => {
