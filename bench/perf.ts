@@ -6,18 +6,18 @@
  *   BENCH_ROUNDS=3 BENCH_SECONDS=5 BENCH_FILES=100000 BENCH_BIG_MIB=1024 pnpm bench
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, createReadStream, existsSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { Readable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { createSqliteRepositories, openDatabase } from "@cellar/adapter-sqlite";
 import { aFile } from "@cellar/core/testing";
 import { SERVER_NODE_FLAGS } from "@cellar/server";
 import autocannon from "autocannon";
-import { type RunningProcess, rssMiB, startProcess, stopProcess } from "./processes.js";
+import { json, settle, signIn, uploadSmallCsv } from "./cellar-client.js";
+import { repositoryRoot, rssMiB, startProcess, stopProcess } from "./processes.js";
 import { quantile } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -25,21 +25,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const FILES = Number(process.env.BENCH_FILES ?? 100_000);
 const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 1024);
 const CONNECTIONS = 50;
-/** The repository root: this file runs compiled, from dist/bench/. */
-function repositoryRoot(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
-    if (existsSync(join(dir, "pnpm-workspace.yaml"))) return dir;
-  }
-  throw new Error("Run the benchmark from within the Cellar repository.");
-}
 const root = repositoryRoot();
 const CELLAR_MAIN = join(root, "apps/server/dist/src/main.js");
 const BARE_MAIN = join(root, "dist/bench/baselines/bare-server.js");
 
 const work = mkdtempSync(join(tmpdir(), "cellar-bench-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
-
-type Running = RunningProcess;
 
 // Started as `pnpm start` starts it: with the server's Node flags.
 const startCellar = (dataDir: string) =>
@@ -72,34 +63,6 @@ async function peakRssDuring<T>(
   } finally {
     clearInterval(timer);
   }
-}
-
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function json<T>(url: string, init: RequestInit & { jwt?: string } = {}): Promise<{ status: number; body: T }> {
-  const headers = new Headers(init.headers);
-  if (init.jwt !== undefined) headers.set("authorization", `Bearer ${init.jwt}`);
-  const response = await fetch(url, { ...init, headers });
-  return { status: response.status, body: (await response.json()) as T };
-}
-
-/** A complete sign-in through the API, reading the link from the dev-mode log line. */
-async function signIn(cellar: Running, email: string): Promise<{ jwt: string; user: { id: string } }> {
-  await json(`${cellar.url}/v1/sessions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email }),
-  });
-  for (let i = 0; i < 500 && !cellar.links.has(email); i++) await settle(2);
-  const token = new URL(cellar.links.get(email) ?? "http://x/").searchParams.get("token");
-  cellar.links.delete(email);
-  const verified = await json<{ jwt: string; user: { id: string } }>(`${cellar.url}/v1/sessions/verify`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ token }),
-  });
-  if (verified.status !== 200) throw new Error(`sign-in failed: ${verified.status}`);
-  return verified.body;
 }
 
 async function load(url: string, headers: Record<string, string> = {}) {
@@ -214,15 +177,13 @@ async function main() {
 
   // Authenticated GET /v1/files/:id against the bare JSON route, interleaved.
   const alice = await signIn(cellar, "alice@example.com");
-  const form = new FormData();
-  form.append("file", new Blob(["a,b\n1,2\n"]), "small.csv");
-  const small = await json<{ id: string }>(`${cellar.url}/v1/files`, { method: "POST", body: form, jwt: alice.jwt });
+  const small = await uploadSmallCsv(cellar, alice.jwt);
   const bareRps: number[] = [];
   const cellarRps: number[] = [];
   const cellarP99: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     bareRps.push((await load(`${bare.url}/json`)).rps);
-    const measured = await load(`${cellar.url}/v1/files/${small.body.id}`, { authorization: `Bearer ${alice.jwt}` });
+    const measured = await load(`${cellar.url}/v1/files/${small.id}`, { authorization: `Bearer ${alice.jwt}` });
     cellarRps.push(measured.rps);
     cellarP99.push(measured.p99);
   }

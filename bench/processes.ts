@@ -1,6 +1,8 @@
 /** Starting and watching the server processes the benchmarks measure. */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 // Whatever happens to the benchmark, no server it started outlives it.
 const started = new Set<ChildProcess>();
@@ -63,4 +65,12 @@ export async function stopProcess(running: RunningProcess): Promise<void> {
 export function rssMiB(pid: number | undefined): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return match === null ? Number.NaN : Number(match[1]) / 1024;
+}
+
+/** The repository root: the benchmarks run compiled, from dist/bench/. */
+export function repositoryRoot(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, "pnpm-workspace.yaml"))) return dir;
+  }
+  throw new Error("Run the benchmark from within the Cellar repository.");
 }

@@ -1,0 +1,42 @@
+/** Talking to a Cellar server the benchmarks started: JSON calls, sign-in, a small upload. */
+import type { RunningProcess } from "./processes.js";
+
+export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function json<T>(
+  url: string,
+  init: RequestInit & { jwt?: string } = {},
+): Promise<{ status: number; body: T }> {
+  const headers = new Headers(init.headers);
+  if (init.jwt !== undefined) headers.set("authorization", `Bearer ${init.jwt}`);
+  const response = await fetch(url, { ...init, headers });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+/** A complete sign-in through the API, reading the link from the dev-mode log line. */
+export async function signIn(cellar: RunningProcess, email: string): Promise<{ jwt: string; user: { id: string } }> {
+  await json(`${cellar.url}/v1/sessions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email }),
+  });
+  for (let i = 0; i < 500 && !cellar.links.has(email); i++) await settle(2);
+  const token = new URL(cellar.links.get(email) ?? "http://x/").searchParams.get("token");
+  cellar.links.delete(email);
+  const verified = await json<{ jwt: string; user: { id: string } }>(`${cellar.url}/v1/sessions/verify`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ token }),
+  });
+  if (verified.status !== 200) throw new Error(`sign-in failed: ${verified.status}`);
+  return verified.body;
+}
+
+/** Uploads a two-line CSV and returns its id: the file the read benchmarks ask for. */
+export async function uploadSmallCsv(cellar: RunningProcess, jwt: string): Promise<{ id: string }> {
+  const form = new FormData();
+  form.append("file", new Blob(["a,b\n1,2\n"]), "small.csv");
+  const uploaded = await json<{ id: string }>(`${cellar.url}/v1/files`, { method: "POST", body: form, jwt });
+  if (uploaded.status !== 201) throw new Error(`upload failed: ${uploaded.status}`);
+  return uploaded.body;
+}
