@@ -1,4 +1,4 @@
-import type { FileMetadata, FileState, Visibility } from "@cellar/core";
+import { type FileMetadata, type FileState, rememberedForFrozen, type Visibility } from "@cellar/core";
 
 /** A file as the API shows it; see `fileSchema`. */
 export interface FileJson {
@@ -20,17 +20,7 @@ export interface FileJson {
  * The one mapping from core's file to the API's JSON. Frozen metadata (a row core read
  * from a cache) never changes, so its JSON is made once and reused.
  */
-export function toFileJson(file: FileMetadata): FileJson {
-  if (!Object.isFrozen(file)) return fileJsonOf(file);
-  let json = jsonOfFrozen.get(file);
-  if (json === undefined) {
-    json = Object.freeze(fileJsonOf(file));
-    jsonOfFrozen.set(file, json);
-  }
-  return json;
-}
-
-const jsonOfFrozen = new WeakMap<FileMetadata, FileJson>();
+export const toFileJson: (file: FileMetadata) => FileJson = rememberedForFrozen(fileJsonOf);
 
 function fileJsonOf(file: FileMetadata): FileJson {
   return {

@@ -1,4 +1,5 @@
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
+import { rememberedForFrozen } from "../shared/frozen.js";
 import { normaliseDisplayName } from "../shared/text-rules.js";
 
 export type Visibility = "private" | "public";
@@ -42,24 +43,11 @@ export interface FileRecord {
 /** A file as the core shows it to callers: the record less its storage details. */
 export type FileMetadata = Omit<FileRecord, "blobKey">;
 
-export function toMetadata(record: FileRecord): FileMetadata {
-  if (!Object.isFrozen(record)) return withoutBlobKey(record);
-  // A frozen record (a repository's cached row) never changes: its metadata is made
-  // once, frozen too, and handed out again on every read of that row.
-  let metadata = metadataOfFrozen.get(record);
-  if (metadata === undefined) {
-    metadata = Object.freeze(withoutBlobKey(record));
-    metadataOfFrozen.set(record, metadata);
-  }
-  return metadata;
-}
-
-const metadataOfFrozen = new WeakMap<FileRecord, FileMetadata>();
-
-function withoutBlobKey(record: FileRecord): FileMetadata {
+/** What core shows of a stored file: everything but where its bytes are (made once for a frozen, cached row). */
+export const toMetadata: (record: FileRecord) => FileMetadata = rememberedForFrozen((record: FileRecord) => {
   const { blobKey: _blobKey, ...metadata } = record;
   return metadata;
-}
+});
 
 const MAX_FILE_NAME_LENGTH = 255;
 
