@@ -46,38 +46,48 @@ export interface BatchedDestination extends DestinationStream {
   flush(callback?: (error?: Error) => void): void;
 }
 
+/** How much written-but-not-yet-accepted log text may wait before lines are dropped. */
+const MAX_BUFFERED_LOG_BYTES = 16 * 1024 * 1024;
+
 /**
- * Lines logged during one event-loop turn, written to `fd` in one system call at the end
- * of that turn (or sooner, once `maxPendingLines` have piled up).
+ * Lines logged during one event-loop turn, handed to `fd` in one write at the end of
+ * that turn (or sooner, once `maxPendingLines` have piled up).
  *
  * Why: a busy server answers many requests per turn, and each request logs a line. One
  * write per line costs a system call and, when stdout is a pipe, a wake-up of the reader
  * (a log collector) per request; one write per turn costs them once. A quiet server
  * still writes each line within the turn it was logged in.
  *
+ * The writes are asynchronous (pino's sonic-boom): a reader that stops reading never
+ * blocks the server. What it has not taken yet waits in memory, up to 16 MiB; lines
+ * beyond that are dropped rather than letting the server stall or grow without bound.
+ *
  * Lines still pending when the process exits (`process.exit`, an uncaught exception) are
- * written by the `exit` handler. A SIGKILL loses at most the current turn's lines.
+ * written synchronously by the `exit` handler. A SIGKILL loses what was not yet written.
  */
 export function batchedDestination(fd: number, maxPendingLines = 1024): BatchedDestination {
-  // pino's own synchronous writer: it retries partial writes and EAGAIN on a full pipe.
-  const out = pino.destination({ dest: fd, sync: true });
+  const out = pino.destination({ dest: fd, sync: false, maxLength: MAX_BUFFERED_LOG_BYTES });
   let pending: string[] = [];
   let scheduled = false;
-  const flushSync = () => {
+  const handOver = () => {
     scheduled = false;
     if (pending.length === 0) return;
     const lines = pending.join("");
     pending = [];
     out.write(lines);
   };
+  const flushSync = () => {
+    handOver();
+    out.flushSync();
+  };
   process.on("exit", flushSync);
   return {
     write(line: string) {
       pending.push(line);
-      if (pending.length >= maxPendingLines) flushSync();
+      if (pending.length >= maxPendingLines) handOver();
       else if (!scheduled) {
         scheduled = true;
-        setImmediate(flushSync);
+        setImmediate(handOver);
       }
     },
     flushSync,
@@ -127,7 +137,7 @@ class LazyChildLogger implements FastifyBaseLogger {
   }
 
   get level() {
-    return this.#child?.level ?? this.#parent.level;
+    return this.#child?.level ?? this.#options.level ?? this.#parent.level;
   }
   set level(level) {
     this.#real().level = level;

@@ -26,6 +26,8 @@ export interface Storage {
   readonly magicLinks: MagicLinkRepository;
   readonly rateLimits: RateLimitStore;
   readonly blobs: BlobStore;
+  /** Sessions, users and files read by id are kept in memory: call this after writing through `db` directly. */
+  forgetCachedReads(): void;
   close(): void;
 }
 

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { batchedDestination } from "../src/logger.js";
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Waits (up to a second) for the asynchronous write to land. */
+async function eventually(read: () => string, expected: string): Promise<void> {
+  for (let waited = 0; read() !== expected && waited < 1000; waited += 5) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  expect(read()).toBe(expected);
+}
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -25,28 +33,68 @@ describe("the batched log destination", () => {
     const destination = batchedDestination(file.fd);
     destination.write("one\n");
     destination.write("two\n");
+    await Promise.resolve();
     expect(file.text()).toBe("");
     await nextTurn();
-    expect(file.text()).toBe("one\ntwo\n");
+    await eventually(file.text, "one\ntwo\n");
     destination.write("three\n");
     await nextTurn();
-    expect(file.text()).toBe("one\ntwo\nthree\n");
-    closeSync(file.fd);
+    await eventually(file.text, "one\ntwo\nthree\n");
   });
 
-  it("writes at once when too many lines pile up in one turn, and on flush", () => {
+  it("hands lines over at once when too many pile up in one turn, and writes them on flush", () => {
     const file = logFile();
     const destination = batchedDestination(file.fd, 3);
     destination.write("1\n");
     destination.write("2\n");
     expect(file.text()).toBe("");
     destination.write("3\n");
-    expect(file.text()).toBe("1\n2\n3\n");
     destination.write("4\n");
     destination.flushSync();
     expect(file.text()).toBe("1\n2\n3\n4\n");
-    closeSync(file.fd);
   });
+
+  it("never blocks the server when the reader of its output stops reading", async () => {
+    // The child logs 2 KiB lines every millisecond into a pipe nobody reads (it fills
+    // after a few dozen lines) and counts how often its event loop gets to run a timer.
+    const script = `
+      import { writeSync } from "node:fs";
+      import { createLogger } from ${JSON.stringify(new URL("../src/logger.ts", import.meta.url).pathname)};
+      const logger = createLogger();
+      let ticks = 0;
+      const counter = setInterval(() => ticks++, 10);
+      const logging = setInterval(() => logger.info({ filler: "x".repeat(2048) }, "line"), 1);
+      setTimeout(() => {
+        clearInterval(counter);
+        clearInterval(logging);
+        writeSync(2, "ticks " + ticks + "\\n");
+        process.exit(0);
+      }, 600);
+    `;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.stdout.pause();
+    const ticks = await new Promise<number>((resolve) => {
+      const giveUp = setTimeout(() => resolve(-1), 10_000);
+      let errors = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        errors += chunk.toString();
+        const match = /ticks (\d+)/.exec(errors);
+        if (match !== null) {
+          clearTimeout(giveUp);
+          resolve(Number(match[1]));
+        }
+      });
+    });
+    // Now read, so that the child can write what it still holds and exit.
+    child.stdout.resume();
+    if (ticks < 0) child.kill("SIGKILL");
+    await exited;
+    // About 60 in 600 ms when nothing blocks; a blocking writer freezes at the first full pipe.
+    expect(ticks).toBeGreaterThan(30);
+  }, 20_000);
 
   it("writes what is pending when the process exits right after logging", () => {
     const file = logFile();
@@ -85,6 +133,9 @@ describe("a request's logger", () => {
       child(bindings: object): { info(msg: string): void };
     };
     expect(child.level).toBe("info");
+    expect((lazyChildLoggerFactory(parent, { reqId: "r-2" }, { level: "warn" }) as { level: string }).level).toBe(
+      "warn",
+    );
     expect(child.materialised).toBe(false);
     expect(written).toEqual([]);
     child.warn("careful");

@@ -26,8 +26,10 @@ export interface SqliteRepositoriesOptions {
   /**
    * Keep sessions, users and files read by id in memory while the database is unchanged
    * (see `ReadCache`): `true`, or the cache's options. Off by default. Turn it on only if
-   * nothing writes through `db` except these repositories (other connections and other
-   * processes may write freely).
+   * nothing writes through `db` except these repositories, no transaction on `db` that
+   * writes through them rolls back, and there is one such set of repositories per
+   * connection (other connections and other processes may write freely). Otherwise call
+   * `forgetCachedReads()` after the write or the rollback.
    */
   readonly cacheReads?: boolean | ReadCacheOptions;
 }

@@ -19,11 +19,14 @@ import type { Database } from "better-sqlite3";
  *   `maxStaleMs` (1 ms by default).
  *
  * Only rows that exist are kept (a miss is read again every time), at most `maxRows` per
- * table, oldest first out. Rows are frozen: whoever reads one cannot change the copy the
- * next reader gets.
+ * table, oldest first out. Rows are frozen, so a reader cannot reassign a field of the
+ * copy the next reader gets; their `Date` fields are shared too and must never be changed
+ * in place (nothing in Cellar does).
  *
- * Writing through this connection without its repositories (raw SQL on the same `db`)
- * would bypass all of this: call `clear()` after such writes, or do not enable the cache.
+ * What this cannot see, because `data_version` does not change for this connection's own
+ * doings: raw SQL writes on the same `db`, a transaction on `db` that rolls back after a
+ * repository wrote and read a row inside it, and a second cache on the same connection.
+ * Call `clear()` after any of those, or do not enable the cache.
  */
 export interface ReadCache {
   /** A table's kept rows. */
