@@ -4,16 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { batchedDestination } from "../src/logger.js";
+import { eventually } from "./support/cellar-http.js";
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Waits (up to a second) for the asynchronous write to land. */
-async function eventually(read: () => string, expected: string): Promise<void> {
-  for (let waited = 0; read() !== expected && waited < 1000; waited += 5) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  expect(read()).toBe(expected);
-}
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -36,10 +30,10 @@ describe("the batched log destination", () => {
     await Promise.resolve();
     expect(file.text()).toBe("");
     await nextTurn();
-    await eventually(file.text, "one\ntwo\n");
+    await eventually("the first turn's lines are written", () => file.text() === "one\ntwo\n", 1000);
     destination.write("three\n");
     await nextTurn();
-    await eventually(file.text, "one\ntwo\nthree\n");
+    await eventually("the next turn's line follows", () => file.text() === "one\ntwo\nthree\n", 1000);
   });
 
   it("hands lines over at once when too many pile up in one turn, and writes them on flush", () => {

@@ -18,6 +18,15 @@ describe("every JSON response", () => {
     }
   });
 
+  it("is never cached nor sniffed when it has no body either (204)", async () => {
+    const t = await buildTestApp();
+    const alice = await t.signIn("alice@example.com");
+    const response = await t.inject({ method: "DELETE", url: "/v1/sessions", headers: alice.headers });
+    expect(response.statusCode).toBe(204);
+    expect(response.headers["cache-control"]).toBe("no-store");
+    expect(response.headers["x-content-type-options"]).toBe("nosniff");
+  });
+
   it("carries neither a Server nor an X-Powered-By header", async () => {
     const t = await buildTestApp();
     const response = await t.inject({ method: "GET", url: "/v1/users/me" });
