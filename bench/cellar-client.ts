@@ -20,9 +20,12 @@ export async function signIn(cellar: RunningProcess, email: string): Promise<{ j
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ email }),
   });
-  for (let i = 0; i < 500 && !cellar.links.has(email); i++) await settle(2);
-  const token = new URL(cellar.links.get(email) ?? "http://x/").searchParams.get("token");
-  cellar.links.delete(email);
+  let link = cellar.takeLink(email);
+  for (let i = 0; i < 500 && link === undefined; i++) {
+    await settle(2);
+    link = cellar.takeLink(email);
+  }
+  const token = new URL(link ?? "http://x/").searchParams.get("token");
   const verified = await json<{ jwt: string; user: { id: string } }>(`${cellar.url}/v1/sessions/verify`, {
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -6,7 +6,7 @@
  *   BENCH_ROUNDS=3 BENCH_SECONDS=5 BENCH_FILES=100000 BENCH_BIG_MIB=1024 pnpm bench
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
@@ -24,6 +24,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const FILES = Number(process.env.BENCH_FILES ?? 100_000);
 const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 1024);
+const WARM_UP_SECONDS = 2;
 const CONNECTIONS = 50;
 const root = repositoryRoot();
 const CELLAR_MAIN = join(root, "apps/server/dist/src/main.js");
@@ -44,9 +45,11 @@ const startCellar = (dataDir: string) =>
       MAX_UPLOAD_BYTES: String(4 * 1024 ** 3),
     },
     "Cellar is listening",
+    `${dataDir}.log`,
   );
 
-const startBare = (file: string) => startProcess([BARE_MAIN], { DIR: work, FILE: file }, "bare server listening");
+const startBare = (file: string) =>
+  startProcess([BARE_MAIN], { DIR: work, FILE: file }, "bare server listening", join(work, "bare.log"));
 
 /** Peak RSS of `pid` while `work` runs, sampled every 20 ms. */
 async function peakRssDuring<T>(
@@ -65,8 +68,8 @@ async function peakRssDuring<T>(
   }
 }
 
-async function load(url: string, headers: Record<string, string> = {}) {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
+async function load(url: string, headers: Record<string, string> = {}, seconds = SECONDS) {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return { rps: result.requests.average, p99: result.latency.p99 };
@@ -149,10 +152,15 @@ async function sequentialMedian(url: string, jwt: string, count: number): Promis
   );
 }
 
+/**
+ * Writes `mib` MiB of random bytes to `path`, on disk before it returns: otherwise the
+ * kernel would still be writing them back while the next figures are measured.
+ */
 function makeFile(path: string, mib: number): void {
   const block = randomBytes(1024 * 1024);
   const fd = openSync(path, "w");
   for (let i = 0; i < mib; i++) writeSync(fd, block);
+  fsyncSync(fd);
   closeSync(fd);
 }
 
@@ -164,11 +172,10 @@ async function main() {
       0.5,
     );
 
-  // Idle RSS, each process fresh.
+  // Idle RSS, each process fresh. The files for uploads and downloads are made later,
+  // right before they are used, so that writing them overlaps no measurement.
   const bigFile = join(work, "big.bin");
   const mediumFile = join(work, "medium.bin");
-  makeFile(bigFile, BIG_MIB);
-  makeFile(mediumFile, 100);
   const bare = await startBare(bigFile);
   const cellar = await startCellar(join(work, "data"));
   await settle(2000);
@@ -181,6 +188,10 @@ async function main() {
   const bareRps: number[] = [];
   const cellarRps: number[] = [];
   const cellarP99: number[] = [];
+  // Warm-up, not counted: both servers' code compiled by V8's optimising tiers, as it
+  // is in a server that has been running for a while.
+  await load(`${bare.url}/json`, {}, WARM_UP_SECONDS);
+  await load(`${cellar.url}/v1/files/${small.id}`, { authorization: `Bearer ${alice.jwt}` }, WARM_UP_SECONDS);
   for (let round = 0; round < ROUNDS; round++) {
     bareRps.push((await load(`${bare.url}/json`)).rps);
     const measured = await load(`${cellar.url}/v1/files/${small.id}`, { authorization: `Bearer ${alice.jwt}` });
@@ -227,6 +238,8 @@ async function main() {
   await stopProcess(cellar);
 
   // Uploads and downloads: a fresh Cellar, peak RSS sampled during each upload.
+  makeFile(bigFile, BIG_MIB);
+  makeFile(mediumFile, 100);
   const fresh = await startCellar(join(work, "data-transfer"));
   const carol = await signIn(fresh, "carol@example.com");
   await settle(1000);

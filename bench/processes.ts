@@ -1,7 +1,8 @@
 /** Starting and watching the server processes the benchmarks measure. */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
 
 // Whatever happens to the benchmark, no server it started outlives it.
@@ -10,47 +11,109 @@ process.on("exit", () => {
   for (const child of started) child.kill("SIGKILL");
 });
 
+/** How long a server may take to start. */
+const READY_WITHIN_MS = 60_000;
+
 export interface RunningProcess {
   readonly child: ChildProcess;
   readonly url: string;
-  /** The newest dev-mode sign-in link logged for each address. */
-  readonly links: Map<string, string>;
+  /** The file the process's stdout goes to. */
+  readonly logFile: string;
+  /** The newest dev-mode sign-in link logged for `email` and not yet taken, or undefined. */
+  takeLink(email: string): string | undefined;
 }
 
 /**
- * Starts `node <args>` and resolves once it logs a JSON line whose `msg` is
- * `readyMessage` and that names its `url`. Dev-mode sign-in links it logs are collected.
+ * Starts `node <args>` with its stdout going to `logFile`, and resolves once it logs a
+ * JSON line whose `msg` is `readyMessage` and that names its `url`.
+ *
+ * Why a file and not a pipe: the benchmark process is also the load generator. Reading a
+ * pipe would spend its CPU on every request's log line and wake it for every batch, on
+ * the same two cores as the server; a file costs the server what a deployment writing
+ * its log to disk pays, and the benchmark reads it only when it needs a line (the ready
+ * line, a sign-in link), never while it measures.
  */
-export function startProcess(
+export async function startProcess(
   args: readonly string[],
   env: Record<string, string>,
   readyMessage: string,
+  logFile: string,
 ): Promise<RunningProcess> {
+  const stdout = openSync(logFile, "w");
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", stdout, "inherit"],
   });
+  closeSync(stdout);
   started.add(child);
-  child.once("exit", () => started.delete(child));
-  const links = new Map<string, string>();
-  let buffered = "";
-  return new Promise((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`${args.at(-1)} exited with ${code}`)));
-    child.stdout?.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        // Only the lines the benchmark needs are parsed: parsing every request's log line
-        // would spend the load generator's CPU on the same machine as the server.
-        if (!line.startsWith("{") || !(line.includes('"devMode"') || line.includes(readyMessage))) continue;
-        const entry = JSON.parse(line) as { msg?: string; url?: string; devMode?: boolean; to?: string; link?: string };
-        if (entry.devMode === true && entry.to !== undefined && entry.link !== undefined)
-          links.set(entry.to, entry.link);
-        if (entry.msg === readyMessage && entry.url !== undefined) resolve({ child, url: entry.url, links });
-      }
-    });
+  const log = logLines(logFile);
+  child.once("exit", () => {
+    started.delete(child);
+    log.close();
   });
+  const links = new Map<string, string>();
+  let url: string | undefined;
+  let exitCode: number | null | undefined;
+  child.once("exit", (code) => {
+    exitCode = code;
+  });
+  const readNewLines = () => {
+    for (const line of log.next()) {
+      // Only the lines the benchmark needs are parsed.
+      if (!line.startsWith("{") || !(line.includes('"devMode"') || line.includes(readyMessage))) continue;
+      const entry = JSON.parse(line) as { msg?: string; url?: string; devMode?: boolean; to?: string; link?: string };
+      if (entry.devMode === true && entry.to !== undefined && entry.link !== undefined) links.set(entry.to, entry.link);
+      if (entry.msg === readyMessage && entry.url !== undefined) url = entry.url;
+    }
+  };
+  const deadline = Date.now() + READY_WITHIN_MS;
+  while (url === undefined) {
+    if (exitCode !== undefined) throw new Error(`${args.at(-1)} exited with ${exitCode}; its log: ${logFile}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`${args.at(-1)} did not log "${readyMessage}" within ${READY_WITHIN_MS} ms; its log: ${logFile}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    readNewLines();
+  }
+  return {
+    child,
+    url,
+    logFile,
+    takeLink(email) {
+      readNewLines();
+      const link = links.get(email);
+      links.delete(email);
+      return link;
+    },
+  };
+}
+
+/** The complete lines appended to `path` since the last call. */
+function logLines(path: string): { next(): string[]; close(): void } {
+  const fd = openSync(path, "r");
+  const chunk = Buffer.alloc(1024 * 1024);
+  let offset = 0;
+  const decoder = new StringDecoder("utf8");
+  let partial = "";
+  let open = true;
+  return {
+    next() {
+      if (!open) return [];
+      for (let read = readSync(fd, chunk, 0, chunk.length, offset); read > 0; ) {
+        offset += read;
+        partial += decoder.write(chunk.subarray(0, read));
+        read = readSync(fd, chunk, 0, chunk.length, offset);
+      }
+      const lines = partial.split("\n");
+      partial = lines.pop() ?? "";
+      return lines;
+    },
+    close() {
+      if (open) closeSync(fd);
+      open = false;
+    },
+  };
 }
 
 /** Sends SIGTERM and waits for the process to exit. */

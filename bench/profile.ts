@@ -89,6 +89,7 @@ async function main() {
     ],
     { HOST: "127.0.0.1", PORT: "0", DATA_DIR: join(work, "data"), RATE_LIMIT_MAX: "1000000000" },
     "Cellar is listening",
+    join(work, "server.log"),
   );
   const alice = await signIn(cellar, "alice@example.com");
   const file = await uploadSmallCsv(cellar, alice.jwt);

@@ -39,6 +39,7 @@ const startServer = (dataDir: string) =>
     [...SERVER_NODE_FLAGS, "--conditions=@cellar/source", "--import", "tsx", MAIN],
     { HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir, RATE_LIMIT_MAX: "1000000" },
     "Cellar is listening",
+    join(dataDir, "server.log"),
   );
 
 async function main() {
@@ -73,9 +74,11 @@ async function main() {
 
   async function signIn(email: string): Promise<string> {
     await call("request link", "/v1/sessions", json({ email }));
-    for (let i = 0; i < 100 && !server.links.has(email); i++) await new Promise((r) => setTimeout(r, 10));
-    const link = server.links.get(email);
-    server.links.delete(email);
+    let link = server.takeLink(email);
+    for (let i = 0; i < 100 && link === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      link = server.takeLink(email);
+    }
     const token = link === undefined ? "" : (new URL(link).searchParams.get("token") ?? "");
     const verified = await call("verify", "/v1/sessions/verify", json({ token }));
     return ((await verified.json()) as { jwt: string }).jwt;
