@@ -14,7 +14,7 @@ import type { Cellar } from "@cellar/core";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { Logger } from "pino";
 import { createServerContainer } from "./container.js";
-import { createLogger, lazyChildLoggerFactory, redactUrl } from "./logger.js";
+import { createAccessLog, createLogger, lazyChildLoggerFactory } from "./logger.js";
 import { readSettings, type Settings } from "./settings.js";
 import { openStorage, type Storage } from "./storage.js";
 import { isStorageUnavailable } from "./storage-errors.js";
@@ -107,24 +107,22 @@ export function buildHttpApp(input: {
   });
 
   // Written by the server's logger with the request id as a field, so that a request
-  // that logs nothing else never makes its own child logger. Flat fields: pino writes
-  // them without a generic serialiser, on every request.
-  const accessLog = input.logger === false ? undefined : input.logger;
-  app.addHook("onResponse", (request, reply, done) => {
-    accessLog?.info(
-      {
+  // that logs nothing else never makes its own child logger.
+  if (input.logger !== false) {
+    const logAccess = createAccessLog(input.logger);
+    app.addHook("onResponse", (request, reply, done) => {
+      logAccess({
         reqId: request.id,
         method: request.method,
-        url: redactUrl(request.url),
+        url: request.url,
         statusCode: reply.statusCode,
         responseTime: reply.elapsedTime,
         remoteAddress: request.ip,
         host: request.host,
-      },
-      "request completed",
-    );
-    done();
-  });
+      });
+      done();
+    });
+  }
   app.register(cellarResponseHeaders);
   app.register(cellarOpenApi, { publicUrl: input.publicUrl });
   app.register(cellarApi, {

@@ -22,23 +22,24 @@ function logFile() {
 }
 
 describe("the batched log destination", () => {
-  it("writes a turn's lines together at the end of that turn, in order", async () => {
+  it("writes lines together once the oldest has waited maxDelayMs, in order", async () => {
     const file = logFile();
-    const destination = batchedDestination(file.fd);
+    const destination = batchedDestination(file.fd, { maxDelayMs: 100 });
+    const started = performance.now();
     destination.write("one\n");
+    await nextTurn();
     destination.write("two\n");
-    await Promise.resolve();
+    await nextTurn();
     expect(file.text()).toBe("");
-    await nextTurn();
-    await eventually("the first turn's lines are written", () => file.text() === "one\ntwo\n", 1000);
+    await eventually("the collected lines are written", () => file.text() === "one\ntwo\n", 2000);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(90);
     destination.write("three\n");
-    await nextTurn();
-    await eventually("the next turn's line follows", () => file.text() === "one\ntwo\nthree\n", 1000);
+    await eventually("a later line follows", () => file.text() === "one\ntwo\nthree\n", 2000);
   });
 
-  it("hands lines over at once when too many pile up in one turn, and writes them on flush", () => {
+  it("hands lines over at once when too much piles up, and writes them on flush", () => {
     const file = logFile();
-    const destination = batchedDestination(file.fd, 3);
+    const destination = batchedDestination(file.fd, { maxDelayMs: 60_000, maxPendingChars: 6 });
     destination.write("1\n");
     destination.write("2\n");
     expect(file.text()).toBe("");
@@ -90,7 +91,10 @@ describe("the batched log destination", () => {
     expect(ticks).toBeGreaterThan(30);
   }, 20_000);
 
-  it("writes what is pending when the process exits right after logging", () => {
+  it.each([
+    ["exits right after logging", "process.exit(3);", 3],
+    ["ends on its own, nothing left to do but the pending lines", "", 0],
+  ])("writes what is pending when the process %s", (_, ending, status) => {
     const file = logFile();
     closeSync(file.fd);
     const script = `
@@ -98,13 +102,13 @@ describe("the batched log destination", () => {
       const logger = createLogger();
       logger.info("last words");
       logger.warn("and a warning");
-      process.exit(3);
+      ${ending}
     `;
     const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
       stdio: ["ignore", openSync(file.path, "w"), "inherit"],
       encoding: "utf8",
     });
-    expect(child.status).toBe(3);
+    expect(child.status).toBe(status);
     const lines = file
       .text()
       .trim()
