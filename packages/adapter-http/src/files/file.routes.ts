@@ -1,6 +1,7 @@
 import type { Cellar } from "@cellar/core";
 import type { FastifyInstance } from "fastify";
 import { JSON_BODY_LIMIT_BYTES } from "../http/json-body-parser.js";
+import { rememberedJsonSender } from "../http/remembered-json.js";
 import { callerOf } from "../http/request-context.js";
 import { MULTIPART_FORM_DATA } from "../http/validator-compiler.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
@@ -36,6 +37,8 @@ export interface FileRoutesOptions {
 }
 
 export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }: FileRoutesOptions): void {
+  // GET /files/:id answers 200 with a file: a cached file's text is made once.
+  const sendFileJson = rememberedJsonSender();
   const fileUrl = (id: string) => `${publicBase}${app.prefix}/files/${encodeURIComponent(id)}`;
 
   app.get<{ Querystring: ListFilesQuery }>(
@@ -133,8 +136,11 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
         },
       },
     },
-    async (request) =>
-      toFileJson(await cellar.files.get({ callerId: callerOf(request).user.id, fileId: request.params.id })),
+    async (request, reply) =>
+      sendFileJson(
+        reply,
+        toFileJson(await cellar.files.get({ callerId: callerOf(request).user.id, fileId: request.params.id })),
+      ),
   );
 
   app.patch<{ Params: FileIdParams; Body: PatchFileBody }>(

@@ -8,11 +8,11 @@ export function addressKey(request: FastifyRequest): string {
 
 /** `X-RateLimit-Limit`, `-Remaining` and `-Reset` (Unix seconds, rounded up) for `status`. */
 export function setRateLimitHeaders(reply: FastifyReply, status: RateLimitStatus): void {
-  reply.headers({
-    "x-ratelimit-limit": String(status.limit),
-    "x-ratelimit-remaining": String(status.remaining),
-    "x-ratelimit-reset": String(Math.ceil(status.resetAt.getTime() / 1000)),
-  });
+  // One call per header: every /v1 request sets these, and `headers({...})` walks an object for it.
+  reply
+    .header("x-ratelimit-limit", String(status.limit))
+    .header("x-ratelimit-remaining", String(status.remaining))
+    .header("x-ratelimit-reset", String(Math.ceil(status.resetAt.getTime() / 1000)));
 }
 
 /**

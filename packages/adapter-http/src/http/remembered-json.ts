@@ -1,0 +1,25 @@
+import type { FastifyReply } from "fastify";
+
+/**
+ * Sends a JSON payload through the route's own response serializer, remembering the text
+ * made for a frozen payload (the JSON of a row read from a cache): a frozen object cannot
+ * change, so its text is made once and sent again as long as the object lives. Other
+ * payloads are serialized as usual.
+ *
+ * Why: reading the same file again and again is the API's hottest path, and the schema
+ * serializer escaping every string of the same answer each time was its largest
+ * remaining piece of work. One sender per route and status code: another route's schema
+ * may write the same object differently.
+ */
+export function rememberedJsonSender(): (reply: FastifyReply, payload: object) => FastifyReply {
+  const texts = new WeakMap<object, ReturnType<FastifyReply["serialize"]>>();
+  return (reply, payload) => {
+    if (!Object.isFrozen(payload)) return reply.send(payload);
+    let text = texts.get(payload);
+    if (text === undefined) {
+      text = reply.serialize(payload);
+      texts.set(payload, text);
+    }
+    return reply.type("application/json; charset=utf-8").send(text);
+  };
+}
