@@ -198,6 +198,21 @@ describe("createFsBlobStore: reads and deletes together", () => {
   });
 });
 
+describe("createFsBlobStore: read chunks", () => {
+  it("reads a large blob 256 KiB at a time, and a range to its last byte", async () => {
+    const blobs = await createFsBlobStore({ root: await aSandbox() });
+    await blobs.write({ key: KEY, source: byteStream(1_000_000) });
+    const sizes: number[] = [];
+    for await (const chunk of await blobs.read({ key: KEY })) sizes.push(chunk.length);
+    expect(sizes).toEqual([262_144, 262_144, 262_144, 1_000_000 - 3 * 262_144]);
+    const ranged: number[] = [];
+    for await (const chunk of await blobs.read({ key: KEY, range: { start: 10, end: 300_009 } })) {
+      ranged.push(chunk.length);
+    }
+    expect(ranged).toEqual([262_144, 300_000 - 262_144]);
+  });
+});
+
 describe("createFsBlobStore: list", () => {
   it("skips what no write could have made: other names, misplaced keys, folders", async () => {
     const root = await aSandbox();
