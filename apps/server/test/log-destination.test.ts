@@ -44,9 +44,46 @@ describe("the batched log destination", () => {
     destination.write("2\n");
     expect(file.text()).toBe("");
     destination.write("3\n");
+    // A file is written synchronously: the hand-over is on disk at once.
+    expect(file.text()).toBe("1\n2\n3\n");
     destination.write("4\n");
+    expect(file.text()).toBe("1\n2\n3\n");
     destination.flushSync();
     expect(file.text()).toBe("1\n2\n3\n4\n");
+  });
+
+  it("writes a warning or an error at once, with the lines before it", () => {
+    const file = logFile();
+    const destination = batchedDestination(file.fd, { maxDelayMs: 60_000 });
+    destination.write('{"level":30,"msg":"info"}\n');
+    destination.write('{"level":100,"msg":"custom"}\n');
+    destination.write('{"level":20,"msg":"debug"}\n');
+    expect(file.text()).toBe("");
+    destination.write('{"level":40,"msg":"warn"}\n');
+    expect(
+      file
+        .text()
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).msg),
+    ).toEqual(["info", "custom", "debug", "warn"]);
+    destination.write('{"level":50,"msg":"error"}\n');
+    expect(file.text()).toContain('"error"');
+    destination.write('{"level":30,"msg":"later"}\n');
+    expect(file.text()).not.toContain("later");
+    destination.flushSync();
+    expect(file.text()).toContain("later");
+  });
+
+  it("writes to a terminal or /dev/null synchronously too", () => {
+    const fd = openSync("/dev/null", "w");
+    try {
+      const destination = batchedDestination(fd, { maxDelayMs: 60_000, maxPendingChars: 1 });
+      expect(() => destination.write("gone\n")).not.toThrow();
+      destination.flushSync();
+    } finally {
+      closeSync(fd);
+    }
   });
 
   it("never blocks the server when the reader of its output stops reading", async () => {

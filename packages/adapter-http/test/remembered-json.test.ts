@@ -43,6 +43,23 @@ describe("rememberedJsonSender", () => {
     expect(serializations()).toBe(1);
   });
 
+  it("remembers nothing for an answer other than 200", async () => {
+    const frozen = Object.freeze({ id: "file_1", name: "a.csv" });
+    const app = Fastify();
+    apps.push(app);
+    let serialized = 0;
+    app.setSerializerCompiler(() => (data) => {
+      serialized++;
+      return JSON.stringify(data);
+    });
+    const send = rememberedJsonSender();
+    app.get("/thing", { schema: { response: { 201: { type: "object" } } } }, async (_request, reply) =>
+      send(reply.code(201), frozen),
+    );
+    for (let i = 0; i < 2; i++) expect((await app.inject({ method: "GET", url: "/thing" })).statusCode).toBe(201);
+    expect(serialized).toBe(2);
+  });
+
   it("serializes every other payload afresh", async () => {
     let n = 0;
     const { app, serializations } = appAnswering(() => ({ id: `file_${++n}`, name: "a.csv" }));

@@ -8,13 +8,14 @@ import type { FastifyReply } from "fastify";
  *
  * Why: reading the same file again and again is the API's hottest path, and the schema
  * serializer escaping every string of the same answer each time was its largest
- * remaining piece of work. One sender per route and status code: another route's schema
- * may write the same object differently.
+ * remaining piece of work. One sender per route, and only 200 answers are remembered:
+ * another route or status code may write the same object differently.
  */
 export function rememberedJsonSender(): (reply: FastifyReply, payload: object) => FastifyReply {
   const texts = new WeakMap<object, ReturnType<FastifyReply["serialize"]>>();
   return (reply, payload) => {
-    if (!Object.isFrozen(payload)) return reply.send(payload);
+    // The text is remembered for one status code (200): another may have another schema.
+    if (!Object.isFrozen(payload) || reply.statusCode !== 200) return reply.send(payload);
     let text = texts.get(payload);
     if (text === undefined) {
       text = reply.serialize(payload);
