@@ -104,9 +104,14 @@ export function createAccessLog(logger: Logger): (entry: AccessEntry) => void {
         ACCESS_MESSAGE,
       );
   }
+  // A batched destination takes the line without reading its level back out of it.
+  const write =
+    "writeRoutine" in destination
+      ? (destination as BatchedDestination).writeRoutine
+      : (line: string) => destination.write(line);
   return (entry) => {
     if (logger.levelVal > INFO) return;
-    destination.write(
+    write(
       `{"level":${INFO},"time":${Date.now()},${BASE_JSON}${stringField("reqId", entry.reqId)}${stringField("method", entry.method)}${stringField("url", redactUrl(entry.url))},"statusCode":${entry.statusCode},"responseTime":${numberJson(toMicroseconds(entry.responseTime))}${stringField("remoteAddress", entry.remoteAddress)}${stringField("host", entry.host)},"msg":"${ACCESS_MESSAGE}"}\n`,
     );
   };
@@ -119,6 +124,8 @@ function numberJson(value: number): string {
 
 /** A destination that collects lines and writes them together; see `batchedDestination`. */
 export interface BatchedDestination extends DestinationStream {
+  /** Collects a line known to be below warn level, without reading its level from it. */
+  writeRoutine(line: string): void;
   /** Writes every pending line now. */
   flushSync(): void;
   /** pino's `logger.flush(cb)` lands here. */
@@ -179,13 +186,20 @@ export function batchedDestination(fd: number, options: BatchOptions = {}): Batc
     out.flushSync();
   };
   process.on("exit", flushSync);
+  const writeRoutine = (line: string) => {
+    pending += line;
+    if (pending.length >= maxPendingChars) handOver();
+    // Unreferenced: a pending line never keeps the process alive; `exit` writes it.
+    else timer ??= setTimeout(handOver, maxDelayMs).unref();
+  };
   return {
     write(line: string) {
-      pending += line;
-      if (pending.length >= maxPendingChars || isWarningOrWorse(line)) handOver();
-      // Unreferenced: a pending line never keeps the process alive; `exit` writes it.
-      else timer ??= setTimeout(handOver, maxDelayMs).unref();
+      if (isWarningOrWorse(line)) {
+        pending += line;
+        handOver();
+      } else writeRoutine(line);
     },
+    writeRoutine,
     flushSync,
     flush(callback) {
       flushSync();
