@@ -1,0 +1,111 @@
+/**
+ * A/B of two Cellar builds on the benchmark's hottest path: authenticated
+ * `GET /v1/files/:id` at 50 connections, each build's round right after a round of the
+ * bare JSON route, many short rounds. Prints each build's paired ratio (the median of
+ * its round's req/s over the bare route's) and its server CPU per request.
+ *
+ * Why: a single change worth a few per cent is lost in this machine's noise between two
+ * `pnpm bench` runs; interleaving both builds with the baseline in one run is the only
+ * way to see it. Even so, two identical builds differ by up to 3 % here: run it twice.
+ *
+ *   CELLAR_A=/tmp/cellar-before CELLAR_B=. ENV_B=LOG_LEVEL=warn pnpm bench:ab
+ *
+ * CELLAR_A and CELLAR_B are built checkouts (default: this one for both); ENV_A and
+ * ENV_B add environment variables (comma-separated NAME=value). AB_ROUNDS (10) and
+ * AB_SECONDS (2) set the rounds. A build's log must still show the "listening" line.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { SERVER_NODE_FLAGS } from "@cellar/server";
+import autocannon from "autocannon";
+import { signIn, uploadSmallCsv } from "./cellar-client.js";
+import { type RunningProcess, repositoryRoot, startProcess, stopProcess } from "./processes.js";
+import { quantile } from "./stats.js";
+
+const ROUNDS = Number(process.env.AB_ROUNDS ?? 10);
+const SECONDS = Number(process.env.AB_SECONDS ?? 2);
+const root = repositoryRoot();
+const work = mkdtempSync(join(tmpdir(), "cellar-ab-"));
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+
+const environment = (spec = "") =>
+  Object.fromEntries(
+    spec
+      .split(",")
+      .filter((pair) => pair.includes("="))
+      .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+  );
+
+interface Target {
+  readonly name: string;
+  readonly server: RunningProcess;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+}
+
+async function startBuild(name: string, checkout: string, extra: Record<string, string>): Promise<Target> {
+  const server = await startProcess(
+    [...SERVER_NODE_FLAGS, join(resolve(checkout), "apps/server/dist/src/main.js")],
+    { HOST: "127.0.0.1", PORT: "0", DATA_DIR: join(work, name), RATE_LIMIT_MAX: "1000000000", ...extra },
+    "Cellar is listening",
+    join(work, `${name}.log`),
+  );
+  const alice = await signIn(server, "alice@example.com");
+  const file = await uploadSmallCsv(server, alice.jwt);
+  return { name, server, url: `${server.url}/v1/files/${file.id}`, headers: { authorization: `Bearer ${alice.jwt}` } };
+}
+
+/** The CPU time `pid` has used so far, in seconds, from /proc. */
+function cpuSeconds(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function round(target: Pick<Target, "url" | "headers" | "server">) {
+  const before = cpuSeconds(target.server.child.pid);
+  const result = await autocannon({ url: target.url, connections: 50, duration: SECONDS, headers: target.headers });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${target.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  const cpuMicroseconds = ((cpuSeconds(target.server.child.pid) - before) * 1e6) / result.requests.total;
+  return { rps: result.requests.average, cpuMicroseconds };
+}
+
+const median = (values: number[]) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
+
+async function main() {
+  const bareServer = await startProcess(
+    [join(root, "dist/bench/baselines/bare-server.js")],
+    { DIR: work, FILE: "/etc/hostname" },
+    "bare server listening",
+    join(work, "bare.log"),
+  );
+  const bare = { server: bareServer, url: `${bareServer.url}/json`, headers: {} };
+  const builds = [
+    await startBuild("A", process.env.CELLAR_A ?? root, environment(process.env.ENV_A)),
+    await startBuild("B", process.env.CELLAR_B ?? root, environment(process.env.ENV_B)),
+  ];
+  for (const target of [bare, ...builds]) await round(target); // warm-up
+  const bareRps: number[] = [];
+  const measured = new Map(builds.map((build) => [build.name, [] as { rps: number; cpuMicroseconds: number }[]]));
+  for (let i = 0; i < ROUNDS; i++) {
+    bareRps.push((await round(bare)).rps);
+    for (const build of builds) measured.get(build.name)?.push(await round(build));
+  }
+  console.log(`\n${ROUNDS} rounds of ${SECONDS} s; bare route median ${median(bareRps).toFixed(0)} req/s\n`);
+  console.log("| build | paired ratio | req/s | server CPU µs/request |\n|---|---:|---:|---:|");
+  for (const build of builds) {
+    const rounds = measured.get(build.name) ?? [];
+    const ratio = median(rounds.map((r, i) => r.rps / (bareRps[i] ?? Number.NaN)));
+    const rps = median(rounds.map((r) => r.rps));
+    const cpu = median(rounds.map((r) => r.cpuMicroseconds));
+    console.log(`| ${build.name} | ${ratio.toFixed(3)} | ${rps.toFixed(0)} | ${cpu.toFixed(0)} |`);
+  }
+  for (const target of [bareServer, ...builds.map((build) => build.server)]) await stopProcess(target);
+}
+
+await main();
