@@ -1,4 +1,4 @@
-import { fstatSync, writeSync } from "node:fs";
+import { fstatSync, type Stats, writeSync } from "node:fs";
 import type { FastifyBaseLogger } from "fastify";
 import { type Bindings, type ChildLoggerOptions, type DestinationStream, type Logger, pino } from "pino";
 
@@ -226,7 +226,13 @@ interface Writer {
 
 /** Synchronous writes where they cannot stall (files, terminals), asynchronous ones elsewhere. */
 function writerFor(fd: number): Writer {
-  const kind = fstatSync(fd);
+  let kind: Stats;
+  try {
+    kind = fstatSync(fd);
+  } catch {
+    // No such descriptor (a server started with stdout closed): there is nowhere to log.
+    return { write() {}, flushSync() {} };
+  }
   if (kind.isFile() || kind.isCharacterDevice()) {
     // Set when a write failed part-way: the next batch then starts on a line of its own.
     let lineCut = false;

@@ -75,6 +75,13 @@ describe("the batched log destination", () => {
     expect(file.text()).toContain("later");
   });
 
+  it("drops lines quietly when its descriptor does not exist", () => {
+    // Far above any descriptor a process has open (a closed one could be reused meanwhile).
+    const destination = batchedDestination(2 ** 30, { maxPendingChars: 1 });
+    expect(() => destination.write("nowhere\n")).not.toThrow();
+    expect(() => destination.flushSync()).not.toThrow();
+  });
+
   it("writes to a terminal or /dev/null synchronously too", () => {
     const fd = openSync("/dev/null", "w");
     try {
