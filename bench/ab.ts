@@ -8,11 +8,12 @@
  * `pnpm bench` runs; interleaving both builds with the baseline in one run is the only
  * way to see it. Even so, two identical builds differ by up to 3 % here: run it twice.
  *
- *   CELLAR_A=/tmp/cellar-before CELLAR_B=. ENV_B=LOG_LEVEL=warn pnpm bench:ab
+ *   CELLAR_A=../cellar-before pnpm bench:ab
+ *   ENV_B=RATE_LIMIT_WINDOW_SECONDS=1 pnpm bench:ab
  *
  * CELLAR_A and CELLAR_B are built checkouts (default: this one for both); ENV_A and
  * ENV_B add environment variables (comma-separated NAME=value). AB_ROUNDS (10) and
- * AB_SECONDS (2) set the rounds. A build's log must still show the "listening" line.
+ * AB_SECONDS (2) set the rounds. A build must still log its "listening" line (info level).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
