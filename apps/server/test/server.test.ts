@@ -131,6 +131,43 @@ describe("the standalone server", () => {
     expect(JSON.stringify(lines)).not.toContain("not-a-real-jwt");
   });
 
+  it("answers repeated reads of a cached file with the same JSON and headers, and a rename at once", async () => {
+    const server = await start({ DATA_DIR: aDataDir() });
+    const alice = await signIn(server, "alice@example.com");
+    const boundary = "cellar-test";
+    const uploaded = await server.app.inject({
+      method: "POST",
+      url: "/v1/files",
+      headers: { ...alice.headers, "content-type": `multipart/form-data; boundary=${boundary}` },
+      payload: `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\na,b\r\n--${boundary}--\r\n`,
+    });
+    const id = uploaded.json<{ id: string }>().id;
+    const get = () => server.app.inject({ method: "GET", url: `/v1/files/${id}`, headers: alice.headers });
+    const answers = [await get(), await get(), await get()];
+    for (const answer of answers) {
+      expect(answer.statusCode).toBe(200);
+      expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
+      expect(answer.headers["cache-control"]).toBe("no-store");
+      expect(answer.headers["x-content-type-options"]).toBe("nosniff");
+      expect(answer.headers["x-ratelimit-limit"]).toBeDefined();
+      // The same text the upload's answer had, made by the same schema.
+      expect(answer.body).toBe(uploaded.body);
+    }
+    expect(answers[0]?.json()).toMatchObject({ id, name: "a.csv", visibility: "private", state: "active" });
+    const renamed = await server.app.inject({
+      method: "PATCH",
+      url: `/v1/files/${id}`,
+      headers: { ...alice.headers, "content-type": "application/json" },
+      payload: JSON.stringify({ name: "b.csv" }),
+    });
+    expect(renamed.statusCode).toBe(200);
+    expect((await get()).json()).toMatchObject({ id, name: "b.csv" });
+    const bob = await signIn(server, "bob@example.com");
+    expect((await server.app.inject({ method: "GET", url: `/v1/files/${id}`, headers: bob.headers })).statusCode).toBe(
+      404,
+    );
+  });
+
   it("applies the rate limit, upload limit, retention and lifetimes it was given", async () => {
     const server = await start({
       DATA_DIR: aDataDir(),

@@ -80,7 +80,7 @@ export type { RateLimiter, RateLimitStatus } from "./rate-limit/rate-limiter.js"
 // Shared.
 export { type Clock, systemClock } from "./shared/clock.port.js";
 export { CellarError, ErrorCode, type FieldProblem, invalidField, isCellarError } from "./shared/errors.js";
-export { rememberedForFrozen } from "./shared/frozen.js";
+export { frozenMemo, rememberedForFrozen } from "./shared/frozen.js";
 export { isWellFormedId } from "./shared/ids.js";
 export {
   DEFAULT_PAGE,

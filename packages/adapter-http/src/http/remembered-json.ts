@@ -1,3 +1,4 @@
+import { frozenMemo } from "@cellar/core";
 import type { FastifyReply } from "fastify";
 
 /**
@@ -12,15 +13,10 @@ import type { FastifyReply } from "fastify";
  * another route or status code may write the same object differently.
  */
 export function rememberedJsonSender(): (reply: FastifyReply, payload: object) => FastifyReply {
-  const texts = new WeakMap<object, ReturnType<FastifyReply["serialize"]>>();
+  const textFor = frozenMemo<object, ReturnType<FastifyReply["serialize"]>>();
   return (reply, payload) => {
     // The text is remembered for one status code (200): another may have another schema.
     if (!Object.isFrozen(payload) || reply.statusCode !== 200) return reply.send(payload);
-    let text = texts.get(payload);
-    if (text === undefined) {
-      text = reply.serialize(payload);
-      texts.set(payload, text);
-    }
-    return reply.type("application/json; charset=utf-8").send(text);
+    return reply.type("application/json; charset=utf-8").send(textFor(payload, (frozen) => reply.serialize(frozen)));
   };
 }
