@@ -55,11 +55,11 @@ export async function startProcess(
     logFile,
     (line) => line.startsWith("{") && (line.includes('"devMode"') || line.includes(readyMessage)),
   );
-  child.once("exit", () => started.delete(child));
   const links = new Map<string, string>();
   let url: string | undefined;
   let exitCode: number | null | undefined;
   child.once("exit", (code) => {
+    started.delete(child);
     exitCode = code;
   });
   const readNewLines = () => {
