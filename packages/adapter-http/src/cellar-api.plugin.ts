@@ -1,7 +1,7 @@
 import { type Cellar, CellarError, ErrorCode } from "@cellar/core";
 import fastifyMultipart from "@fastify/multipart";
 import type { FastifyPluginAsync } from "fastify";
-import { registerFileRoutes } from "./files/file.routes.js";
+import { registerFileRoutes, registerUploadRoute } from "./files/file.routes.js";
 import { fileSchema } from "./files/file.schemas.js";
 import { handleCellarApiError } from "./http/error-handler.js";
 import { useJsonBodyParser } from "./http/json-body-parser.js";
@@ -68,25 +68,30 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   });
 
   useJsonBodyParser(app);
-  await app.register(fastifyMultipart, {
-    limits: {
-      // One byte over the limit lets core see the excess and refuse the file itself.
-      fileSize: cellar.config.maxUploadBytes + 1,
-      fieldSize: MAX_FORM_FIELD_BYTES,
-      fieldNameSize: 100,
-      fields: 10,
-      // Two, so that a second file reaches the handler and is refused by name.
-      files: 2,
-      parts: 20,
-      headerPairs: 100,
-    },
-  });
-
   for (const schema of [errorSchema, fileSchema, userSchema, userSummarySchema]) app.addSchema(schema);
 
   addRequestGuards(app, { cellar, acceptingRequests: options.acceptingRequests ?? (() => true) });
 
   registerFileRoutes(app, { cellar, publicBase });
+  // In a context of its own, loaded after this function has added the guards and
+  // schemas it inherits (see registerUploadRoute).
+  app.register(async (uploads) => {
+    await uploads.register(fastifyMultipart, {
+      limits: {
+        // One byte over the limit lets core see the excess and refuse the file itself.
+        fileSize: cellar.config.maxUploadBytes + 1,
+        fieldSize: MAX_FORM_FIELD_BYTES,
+        fieldNameSize: 100,
+        fields: 10,
+        // Two, so that a second file reaches the handler and is refused by name.
+        files: 2,
+        parts: 20,
+        headerPairs: 100,
+      },
+    });
+
+    registerUploadRoute(uploads, { cellar, publicBase });
+  });
   registerUserRoutes(app, { cellar });
   registerSessionRoutes(app, { cellar });
 };

@@ -373,6 +373,28 @@ describe("JSON bodies, on every route that takes one", () => {
   );
 });
 
+describe("multipart bodies", () => {
+  // Only uploads parse multipart/form-data: @fastify/multipart is registered for that one
+  // route, because it adds two hooks to every request of the routes it serves.
+  it.each([
+    ["DELETE", "/files/:id"],
+    ["POST", "/files/:id/restore"],
+  ] as const)("are refused 415 by %s %s, which takes no body, and change nothing", async (method, path) => {
+    const t = await buildTestApp();
+    const alice = (await t.signIn("alice@example.com")).headers;
+    const file = await t.uploadCsv(alice);
+    const response = await t.inject({
+      method,
+      url: `/v1${path.replace(":id", file.id)}`,
+      headers: { ...alice, "content-type": "multipart/form-data; boundary=x" },
+      payload: "--x--\r\n",
+    });
+    expectError(response, 415, "unsupported_media_type");
+    const after = await t.inject({ method: "GET", url: `/v1/files/${file.id}`, headers: alice });
+    expect(after.json()).toMatchObject({ state: "active" });
+  });
+});
+
 describe("the error table", () => {
   it("answers 400 validation_error with details naming each field", async () => {
     const t = await buildTestApp();

@@ -39,7 +39,6 @@ export interface FileRoutesOptions {
 export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }: FileRoutesOptions): void {
   // GET /files/:id answers 200 with a file: a cached file's text is made once.
   const sendFileJson = rememberedJsonSender();
-  const fileUrl = (id: string) => `${publicBase}${app.prefix}/files/${encodeURIComponent(id)}`;
 
   app.get<{ Querystring: ListFilesQuery }>(
     "/files",
@@ -82,41 +81,6 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
       const link = paginationLinkHeader(listingUrl, listing);
       if (link !== undefined) reply.header("link", link);
       return listing.items.map(toFileJson);
-    },
-  );
-
-  app.post(
-    "/files",
-    {
-      config: { cellarBody: "multipart" },
-      schema: {
-        operationId: "uploadFile",
-        summary: "Upload a file",
-        description:
-          "Uploads a .csv, .xlsx or .sheet file as `multipart/form-data`, its parts in any order. The extension of the file's name decides its type, and the content must match it.",
-        tags: TAGS,
-        security: BEARER_SECURITY,
-        body: { content: { [MULTIPART_FORM_DATA]: { schema: uploadFormSchema } } },
-        response: {
-          201: { description: "The file, stored and active.", headers: locationHeader, ...fileRef },
-          ...errorResponses([400, 413, 415, ...AUTHENTICATED], {
-            400: "validation_error: no `file` part, two of them, an empty file, an unknown field or a bad `name` or `visibility`.",
-            413: "payload_too_large: the file is larger than the server accepts (MAX_UPLOAD_BYTES).",
-            415: "unsupported_media_type: not multipart/form-data, or a file that is not .csv/.xlsx/.sheet or whose content does not match its extension.",
-          }),
-        },
-      },
-    },
-    async (request, reply) => {
-      let file: Awaited<ReturnType<typeof receiveUploadForm>>;
-      try {
-        file = await receiveUploadForm(request, cellar, callerOf(request).user.id);
-      } catch (error) {
-        // The rest of a refused upload is never read: the connection cannot be reused.
-        if (!request.raw.complete) reply.header("connection", "close");
-        throw error;
-      }
-      return reply.code(201).header("location", fileUrl(file.id)).send(toFileJson(file));
     },
   );
 
@@ -244,5 +208,49 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
       },
     },
     (request, reply) => sendDownload(cellar, request, reply),
+  );
+}
+
+/**
+ * `POST /files`. Registered in a context of its own, with @fastify/multipart: that plugin
+ * adds an `onRequest` and an `onResponse` hook to every route of the context it joins,
+ * and every other route would pay for them on every request.
+ */
+export function registerUploadRoute(app: FastifyInstance, { cellar, publicBase }: FileRoutesOptions): void {
+  const fileUrl = (id: string) => `${publicBase}${app.prefix}/files/${encodeURIComponent(id)}`;
+
+  app.post(
+    "/files",
+    {
+      config: { cellarBody: "multipart" },
+      schema: {
+        operationId: "uploadFile",
+        summary: "Upload a file",
+        description:
+          "Uploads a .csv, .xlsx or .sheet file as `multipart/form-data`, its parts in any order. The extension of the file's name decides its type, and the content must match it.",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        body: { content: { [MULTIPART_FORM_DATA]: { schema: uploadFormSchema } } },
+        response: {
+          201: { description: "The file, stored and active.", headers: locationHeader, ...fileRef },
+          ...errorResponses([400, 413, 415, ...AUTHENTICATED], {
+            400: "validation_error: no `file` part, two of them, an empty file, an unknown field or a bad `name` or `visibility`.",
+            413: "payload_too_large: the file is larger than the server accepts (MAX_UPLOAD_BYTES).",
+            415: "unsupported_media_type: not multipart/form-data, or a file that is not .csv/.xlsx/.sheet or whose content does not match its extension.",
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      let file: Awaited<ReturnType<typeof receiveUploadForm>>;
+      try {
+        file = await receiveUploadForm(request, cellar, callerOf(request).user.id);
+      } catch (error) {
+        // The rest of a refused upload is never read: the connection cannot be reused.
+        if (!request.raw.complete) reply.header("connection", "close");
+        throw error;
+      }
+      return reply.code(201).header("location", fileUrl(file.id)).send(toFileJson(file));
+    },
   );
 }
