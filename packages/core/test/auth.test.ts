@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { type JWTPayload, SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { hashToken } from "../src/index.js";
+import { createJwtCodec, hashToken } from "../src/index.js";
 import { aCellar, lastMailedToken, signIn } from "./support/helpers.js";
 
 const SECRET = "a-test-secret-that-is-long-enough-0123456789";
@@ -239,6 +239,30 @@ describe("verifying a sign-in link", () => {
     const { cellar } = aCellar();
     for (let i = 0; i < 25; i++) await signIn(cellar, `user${i}@example.com`, "203.0.113.9");
     await expect(signIn(cellar, "last@example.com", "203.0.113.9")).resolves.toBeDefined();
+  });
+});
+
+describe("the JWT codec's remembered tokens", () => {
+  const codec = () => createJwtCodec({ secret: SECRET, issuer: "cellar", audience: "cellar-api" });
+  const at = (iso: string) => new Date(iso);
+
+  it("knows a token only once it has been verified, and then until its expiry", async () => {
+    const jwt = codec();
+    const token = await forge({ sub: "user_a", jti: "ses_a" });
+    const before = at("2026-01-01T00:30:00.000Z");
+    expect(jwt.remembered(token, before)).toBeUndefined();
+    const claims = await jwt.verify(token, before);
+    expect(jwt.remembered(token, before)).toEqual(claims);
+    // exp is 2026-01-01T01:00:00Z: from then on the remembered token is refused, and forgotten.
+    expect(() => jwt.remembered(token, at("2026-01-01T01:00:00.000Z"))).toThrow(/exp/);
+    expect(jwt.remembered(token, before)).toBeUndefined();
+  });
+
+  it("never remembers a token that failed verification", async () => {
+    const jwt = codec();
+    const token = await forge({ sub: "user_a", jti: "ses_a" }, { key: `${SECRET}-other` });
+    await expect(jwt.verify(token, at("2026-01-01T00:30:00.000Z"))).rejects.toThrow();
+    expect(jwt.remembered(token, at("2026-01-01T00:30:00.000Z"))).toBeUndefined();
   });
 });
 

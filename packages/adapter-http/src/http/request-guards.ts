@@ -39,7 +39,18 @@ export function addRequestGuards(app: FastifyInstance, options: RequestGuardOpti
         retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
       });
     }
-    request.cellarAuth = await authenticate(cellar, request.headers.authorization);
+    // Inline rather than in a function of its own: one promise fewer on every request.
+    const token = bearerToken(request.headers.authorization);
+    request.cellarAuth = null;
+    if (token !== undefined) {
+      try {
+        request.cellarAuth = await cellar.auth.authenticate(token);
+      } catch (error) {
+        // A bad token is only a problem for routes that need one; anything else (storage
+        // down) is a real failure.
+        if (!isCellarError(error, ErrorCode.unauthorized)) throw error;
+      }
+    }
     const key = request.cellarAuth === null ? addressKey(request) : `user:${request.cellarAuth.user.id}`;
     const status = await cellar.rateLimiter.hit(key);
     setRateLimitHeaders(reply, status);
@@ -54,19 +65,9 @@ export function addRequestGuards(app: FastifyInstance, options: RequestGuardOpti
   });
 }
 
-/** The caller behind an `Authorization` header, or null when there is none or it is not valid. */
-async function authenticate(cellar: Cellar, authorization: string | undefined) {
-  if (authorization === undefined) return null;
-  const token = BEARER.exec(authorization)?.[1];
-  if (token === undefined) return null;
-  try {
-    return await cellar.auth.authenticate(token);
-  } catch (error) {
-    // A bad token is only a problem for routes that need one; anything else (storage
-    // down) is a real failure.
-    if (isCellarError(error, ErrorCode.unauthorized)) return null;
-    throw error;
-  }
+/** The bearer token of an `Authorization` header, if it carries one. */
+function bearerToken(authorization: string | undefined): string | undefined {
+  return authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
 }
 
 const BODY_MEDIA_TYPES = { json: "application/json", multipart: "multipart/form-data" } as const;

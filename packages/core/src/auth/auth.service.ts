@@ -151,7 +151,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       const now = clock.now();
       let claims: Awaited<ReturnType<JwtCodec["verify"]>>;
       try {
-        claims = await deps.jwt.verify(token, now);
+        claims = deps.jwt.remembered(token, now) ?? (await deps.jwt.verify(token, now));
       } catch (error) {
         throw unauthorized(error);
       }

@@ -54,14 +54,19 @@ export function createJwtCodec(settings: { secret: string | Uint8Array; issuer: 
         .sign(signingKey);
     },
 
+    /**
+     * The claims of a token verified before, as of `now` (it throws `InvalidJwtError` once
+     * the token has expired), or undefined for one not verified yet: then call `verify`.
+     * Synchronous, so that a request bearing a known token waits for no promise here.
+     */
+    remembered(token: string, now: Date): SessionClaims | undefined {
+      return rememberedClaims(token, now);
+    },
+
     /** Verifies signature and claims as of `now`; throws `InvalidJwtError` saying why. */
     async verify(token: string, now: Date): Promise<SessionClaims> {
-      const known = verified.get(token);
-      if (known !== undefined) {
-        if (now.getTime() < known.exp * 1000) return known;
-        verified.delete(token);
-        throw new InvalidJwtError('"exp" claim timestamp check failed');
-      }
+      const known = rememberedClaims(token, now);
+      if (known !== undefined) return known;
       const claims = await verifyAfresh(token, now);
       if (verified.size >= VERIFIED_CACHE_SIZE) {
         // Forget the oldest entry: Map iterates in insertion order.
@@ -71,6 +76,13 @@ export function createJwtCodec(settings: { secret: string | Uint8Array; issuer: 
       return claims;
     },
   };
+
+  function rememberedClaims(token: string, now: Date): SessionClaims | undefined {
+    const known = verified.get(token);
+    if (known === undefined || now.getTime() < known.exp * 1000) return known;
+    verified.delete(token);
+    throw new InvalidJwtError('"exp" claim timestamp check failed');
+  }
 
   async function verifyAfresh(token: string, now: Date): Promise<SessionClaims> {
     let header: ReturnType<typeof decodeProtectedHeader>;

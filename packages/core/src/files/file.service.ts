@@ -206,7 +206,8 @@ export function createFileService(deps: FileServiceDeps) {
     },
 
     async get(input: { callerId: string; fileId: string }): Promise<FileMetadata> {
-      return toMetadata(await loadAuthorized("get", input.callerId, input.fileId));
+      // loadAuthorized's work, inline: every authenticated read of a file comes here.
+      return toMetadata(authorizeFileAction("get", await files.findById(input.fileId), input.callerId));
     },
 
     /** The caller's own files, newest first: the active ones, or the trash. */
