@@ -1,7 +1,7 @@
 import type { DestinationStream } from "pino";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { ACCESS_MESSAGE, type AccessEntry, createAccessLog, createLogger } from "../src/logger.js";
+import { ACCESS_MESSAGE, type AccessEntry, createAccessLog, createLogger, millisecondsJson } from "../src/logger.js";
 
 /** A destination that keeps each line it is given. */
 function captured() {
@@ -68,6 +68,22 @@ describe("the access log", () => {
   it("writes the response time to the microsecond", () => {
     const { json } = templateLine({ ...entry, responseTime: 12.3456789 });
     expect(json.responseTime).toBe(12.346);
+  });
+
+  it("writes each response time as JSON writes the same time rounded to the microsecond", () => {
+    const asJson = (ms: number) => JSON.stringify(Math.round(ms * 1000) / 1000);
+    const samples = [0, -0, 0.0004, 0.0005, 0.001, 0.01, 0.05, 0.1, 0.12, 0.999, 1, 1.0005, 1.05, 12, 12.3456789, 1000];
+    samples.push(1e9 + 0.001, 2 ** 53 / 1000, 2 ** 60, 1e21, -0.0004, -1.2345, Number.MAX_VALUE);
+    // A seeded spread of the times a server sees, from microseconds to minutes.
+    let seed = 42;
+    for (let i = 0; i < 20_000; i++) {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      samples.push((seed / 2 ** 31) * 10 ** ((i % 9) - 3));
+    }
+    for (const ms of samples) expect(millisecondsJson(ms), String(ms)).toBe(asJson(ms));
+    for (const ms of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      expect(millisecondsJson(ms)).toBe("null");
+    }
   });
 
   it("leaves out a missing address and writes a non-finite time as null, as pino does", () => {
