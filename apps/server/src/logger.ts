@@ -294,6 +294,36 @@ function standardOutput(): BatchedDestination {
   return stdout;
 }
 
+/** A logger that hands every line to another one, `target()`, chosen by the subclass. */
+abstract class DelegatingLogger implements FastifyBaseLogger {
+  protected abstract target(): FastifyBaseLogger;
+  abstract level: string;
+  abstract child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger;
+
+  // Prototype methods, not arrow fields: a logger that never logs allocates nothing more.
+  fatal(...args: unknown[]): void {
+    call(this.target(), "fatal", args);
+  }
+  error(...args: unknown[]): void {
+    call(this.target(), "error", args);
+  }
+  warn(...args: unknown[]): void {
+    call(this.target(), "warn", args);
+  }
+  info(...args: unknown[]): void {
+    call(this.target(), "info", args);
+  }
+  debug(...args: unknown[]): void {
+    call(this.target(), "debug", args);
+  }
+  trace(...args: unknown[]): void {
+    call(this.target(), "trace", args);
+  }
+  silent(...args: unknown[]): void {
+    call(this.target(), "silent", args);
+  }
+}
+
 /**
  * A request's logger (`request.log`, with the request id bound) that becomes a real pino
  * child only when something logs through it.
@@ -303,13 +333,14 @@ function standardOutput(): BatchedDestination {
  * requests never log through theirs: the access line is written by the server's own
  * logger with the id as a field. Errors and warnings still get the real child, with the id.
  */
-class LazyChildLogger implements FastifyBaseLogger {
+class LazyChildLogger extends DelegatingLogger {
   #child: FastifyBaseLogger | undefined;
   readonly #parent: FastifyBaseLogger;
   readonly #bindings: Bindings;
   readonly #options: ChildLoggerOptions;
 
   constructor(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
+    super();
     this.#parent = parent;
     this.#bindings = bindings;
     this.#options = options;
@@ -320,7 +351,7 @@ class LazyChildLogger implements FastifyBaseLogger {
     return this.#child !== undefined;
   }
 
-  #real(): FastifyBaseLogger {
+  protected target(): FastifyBaseLogger {
     this.#child ??= this.#parent.child(this.#bindings, this.#options);
     return this.#child;
   }
@@ -329,32 +360,41 @@ class LazyChildLogger implements FastifyBaseLogger {
     return this.#child?.level ?? this.#options.level ?? this.#parent.level;
   }
   set level(level) {
-    this.#real().level = level;
-  }
-  // Prototype methods, not arrow fields: a request that never logs allocates nothing more.
-  fatal(...args: unknown[]): void {
-    call(this.#real(), "fatal", args);
-  }
-  error(...args: unknown[]): void {
-    call(this.#real(), "error", args);
-  }
-  warn(...args: unknown[]): void {
-    call(this.#real(), "warn", args);
-  }
-  info(...args: unknown[]): void {
-    call(this.#real(), "info", args);
-  }
-  debug(...args: unknown[]): void {
-    call(this.#real(), "debug", args);
-  }
-  trace(...args: unknown[]): void {
-    call(this.#real(), "trace", args);
-  }
-  silent(...args: unknown[]): void {
-    call(this.#real(), "silent", args);
+    this.target().level = level;
   }
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
-    return this.#real().child(bindings, options);
+    return this.target().child(bindings, options);
+  }
+}
+
+/**
+ * The server's logger as Fastify is given it (`loggerInstance`): its lines go to
+ * `logger`, and the child Fastify makes for each request is a LazyChildLogger.
+ *
+ * Why a logger rather than Fastify's `childLoggerFactory` option: with a factory of its
+ * own, Fastify checks on every request that the factory returned a real logger (an array
+ * of method names filtered each time); through a logger's own `child`, it does not.
+ */
+class LazyRequestLoggers extends DelegatingLogger {
+  readonly #logger: FastifyBaseLogger;
+
+  constructor(logger: FastifyBaseLogger) {
+    super();
+    this.#logger = logger;
+  }
+
+  protected target(): FastifyBaseLogger {
+    return this.#logger;
+  }
+
+  get level() {
+    return this.#logger.level;
+  }
+  set level(level) {
+    this.#logger.level = level;
+  }
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return new LazyChildLogger(this.#logger, bindings, options ?? {});
   }
 }
 
@@ -365,11 +405,7 @@ function call(logger: FastifyBaseLogger, level: LevelName, args: unknown[]): voi
   (logger[level] as (...args: unknown[]) => void).apply(logger, args);
 }
 
-/** Fastify's `childLoggerFactory` option: each request's logger is made on first use. */
-export function lazyChildLoggerFactory(
-  logger: FastifyBaseLogger,
-  bindings: Bindings,
-  options: ChildLoggerOptions,
-): FastifyBaseLogger {
-  return new LazyChildLogger(logger, bindings, options);
+/** `logger`, for Fastify's `loggerInstance`: each request's logger is made on first use. */
+export function withLazyRequestLoggers(logger: FastifyBaseLogger): FastifyBaseLogger {
+  return new LazyRequestLoggers(logger);
 }

@@ -20,7 +20,7 @@ import Fastify, {
 } from "fastify";
 import type { Logger } from "pino";
 import { createServerContainer } from "./container.js";
-import { type AccessEntry, createAccessLog, createLogger, lazyChildLoggerFactory } from "./logger.js";
+import { type AccessEntry, createAccessLog, createLogger, withLazyRequestLoggers } from "./logger.js";
 import { readSettings, type Settings } from "./settings.js";
 import { openStorage, type Storage } from "./storage.js";
 import { isStorageUnavailable } from "./storage-errors.js";
@@ -127,7 +127,9 @@ export function buildHttpApp(input: {
     ...requestIdOptions,
     ...clientErrorOptions,
     ...frameworkErrorOptionsFor({ cellar: input.cellar }),
-    ...(input.logger === false ? { logger: false } : { loggerInstance: input.logger as FastifyBaseLogger }),
+    ...(input.logger === false
+      ? { logger: false }
+      : { loggerInstance: withLazyRequestLoggers(input.logger as FastifyBaseLogger) }),
     // A number of hops becomes proxy-addr's trust function: believe the nearest N.
     trustProxy: typeof input.trustProxy === "number" ? trustNearestHops(input.trustProxy) : (input.trustProxy ?? false),
     // One log line per request, written when it is answered, instead of two.
@@ -141,7 +143,6 @@ export function buildHttpApp(input: {
     requestTimeout: timeouts.requestMs,
     http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: connectionsCheckingIntervalFor(timeouts) },
     keepAliveTimeout: 5_000,
-    childLoggerFactory: lazyChildLoggerFactory,
   });
 
   app.register(cellarResponseHeaders);

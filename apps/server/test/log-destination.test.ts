@@ -165,19 +165,18 @@ describe("the batched log destination", () => {
 describe("a request's logger", () => {
   it("is made only when something logs through it, and then carries its bindings", async () => {
     const { pino } = await import("pino");
-    const { lazyChildLoggerFactory } = await import("../src/logger.js");
+    const { withLazyRequestLoggers } = await import("../src/logger.js");
     const written: string[] = [];
     const parent = pino({ base: null }, { write: (line: string) => written.push(line) });
-    const child = lazyChildLoggerFactory(parent, { reqId: "r-1" }, {}) as unknown as {
+    const server = withLazyRequestLoggers(parent);
+    const child = server.child({ reqId: "r-1" }, {}) as unknown as {
       materialised: boolean;
       level: string;
       warn(msg: string): void;
       child(bindings: object): { info(msg: string): void };
     };
     expect(child.level).toBe("info");
-    expect((lazyChildLoggerFactory(parent, { reqId: "r-2" }, { level: "warn" }) as { level: string }).level).toBe(
-      "warn",
-    );
+    expect(server.child({ reqId: "r-2" }, { level: "warn" }).level).toBe("warn");
     expect(child.materialised).toBe(false);
     expect(written).toEqual([]);
     child.warn("careful");
@@ -187,5 +186,11 @@ describe("a request's logger", () => {
       { level: 40, reqId: "r-1", msg: "careful" },
       { level: 30, reqId: "r-1", step: 2, msg: "deeper" },
     ]);
+    // The server's own lines go straight to its logger, at its level.
+    server.info("listening");
+    server.level = "warn";
+    server.info("not written");
+    expect(parent.level).toBe("warn");
+    expect(JSON.parse(written.at(-1) ?? "")).toMatchObject({ level: 30, msg: "listening" });
   });
 });
