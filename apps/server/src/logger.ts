@@ -325,8 +325,8 @@ abstract class DelegatingLogger implements FastifyBaseLogger {
 }
 
 /**
- * A request's logger (`request.log`, with the request id bound) that becomes a real pino
- * child only when something logs through it.
+ * A child logger (a request's `request.log`, with the request id bound) that becomes a
+ * real pino child only when something logs through it. Its own children are lazy too.
  *
  * Why: Fastify makes a child logger for every request, and building one (its bindings
  * serialised into a string) costs about as much as the rest of a cached read. Most
@@ -351,9 +351,15 @@ class LazyChildLogger extends DelegatingLogger {
     return this.#child !== undefined;
   }
 
+  /** The real logger, made on first use: a child of the parent's real logger. */
   protected target(): FastifyBaseLogger {
-    this.#child ??= this.#parent.child(this.#bindings, this.#options);
+    this.#child ??= realLogger(this.#parent).child(this.#bindings, this.#options);
     return this.#child;
+  }
+
+  /** Exposed to realLogger only. */
+  static real(logger: LazyChildLogger): FastifyBaseLogger {
+    return logger.target();
   }
 
   get level() {
@@ -363,24 +369,37 @@ class LazyChildLogger extends DelegatingLogger {
     this.target().level = level;
   }
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
-    return this.target().child(bindings, options);
+    return new LazyChildLogger(this, bindings, options ?? {});
   }
+}
+
+function realLogger(logger: FastifyBaseLogger): FastifyBaseLogger {
+  return logger instanceof LazyChildLogger ? LazyChildLogger.real(logger) : logger;
 }
 
 /**
  * The server's logger as Fastify is given it (`loggerInstance`): its lines go to
- * `logger`, and the child Fastify makes for each request is a LazyChildLogger.
+ * `logger`, and its children, down to the one Fastify makes for each request, are
+ * LazyChildLoggers.
  *
  * Why a logger rather than Fastify's `childLoggerFactory` option: with a factory of its
  * own, Fastify checks on every request that the factory returned a real logger (an array
  * of method names filtered each time); through a logger's own `child`, it does not.
  */
 class LazyRequestLoggers extends DelegatingLogger {
-  readonly #logger: FastifyBaseLogger;
+  readonly #logger: Logger;
 
-  constructor(logger: FastifyBaseLogger) {
+  constructor(logger: Logger) {
     super();
     this.#logger = logger;
+  }
+
+  /**
+   * `logger`'s serializers, read by Fastify from the logger it is given: its own
+   * serializers are added to the server's logger's, not put in their place.
+   */
+  get serializers() {
+    return (this.#logger as unknown as Record<symbol, unknown>)[pino.symbols.serializersSym];
   }
 
   protected target(): FastifyBaseLogger {
@@ -406,6 +425,6 @@ function call(logger: FastifyBaseLogger, level: LevelName, args: unknown[]): voi
 }
 
 /** `logger`, for Fastify's `loggerInstance`: each request's logger is made on first use. */
-export function withLazyRequestLoggers(logger: FastifyBaseLogger): FastifyBaseLogger {
+export function withLazyRequestLoggers(logger: Logger): FastifyBaseLogger {
   return new LazyRequestLoggers(logger);
 }

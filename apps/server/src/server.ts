@@ -127,9 +127,7 @@ export function buildHttpApp(input: {
     ...requestIdOptions,
     ...clientErrorOptions,
     ...frameworkErrorOptionsFor({ cellar: input.cellar }),
-    ...(input.logger === false
-      ? { logger: false }
-      : { loggerInstance: withLazyRequestLoggers(input.logger as FastifyBaseLogger) }),
+    ...(input.logger === false ? { logger: false } : { loggerInstance: withLazyRequestLoggers(input.logger) }),
     // A number of hops becomes proxy-addr's trust function: believe the nearest N.
     trustProxy: typeof input.trustProxy === "number" ? trustNearestHops(input.trustProxy) : (input.trustProxy ?? false),
     // One log line per request, written when it is answered, instead of two.

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { batchedDestination } from "../src/logger.js";
 import { eventually } from "./support/cellar-http.js";
 
@@ -192,5 +192,41 @@ describe("a request's logger", () => {
     server.info("not written");
     expect(parent.level).toBe("warn");
     expect(JSON.parse(written.at(-1) ?? "")).toMatchObject({ level: 30, msg: "listening" });
+  });
+
+  it("is lazy behind Fastify too, and logs with the server's serializers when used", async () => {
+    const { pino } = await import("pino");
+    const { default: Fastify, LogController } = await import("fastify");
+    const { createLogger, withLazyRequestLoggers } = await import("../src/logger.js");
+    const written: string[] = [];
+    const logger = createLogger({ destination: { write: (line: string) => written.push(line) } });
+    const pinoPrototype = Object.getPrototypeOf(logger) as { child: (...args: unknown[]) => unknown };
+    const children = vi.spyOn(pinoPrototype, "child");
+    // As the server does: Fastify's own per-request lines off.
+    const app = Fastify({
+      loggerInstance: withLazyRequestLoggers(logger),
+      logController: new LogController({ disableRequestLogging: true }),
+    });
+    app.get("/quiet", async () => ({ ok: true }));
+    app.get("/loud", async (request) => {
+      request.log.warn({ req: request }, "careful");
+      return { ok: true };
+    });
+    try {
+      for (let i = 0; i < 20; i++) expect((await app.inject({ url: "/quiet" })).statusCode).toBe(200);
+      // Fastify's own lines would be real children's work; requests that log nothing make none.
+      const quietChildren = children.mock.calls.length;
+      expect(quietChildren).toBeLessThanOrEqual(1);
+      await app.inject({ url: "/loud?token=s3cret", headers: { "x-request-id": "loud-1" } });
+      expect(children.mock.calls.length - quietChildren).toBeLessThanOrEqual(2);
+      const line = JSON.parse(written.find((text) => text.includes('"careful"')) ?? "{}");
+      expect(line).toMatchObject({ level: 40, msg: "careful", req: { method: "GET", url: "/loud?token=[redacted]" } });
+      expect(typeof line.reqId).toBe("string");
+      expect(written.join("")).not.toContain("s3cret");
+      expect(pino.symbols.serializersSym in logger).toBe(true);
+    } finally {
+      children.mockRestore();
+      await app.close();
+    }
   });
 });
