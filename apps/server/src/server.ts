@@ -11,13 +11,7 @@ import {
   requestIdOptions,
 } from "@cellar/adapter-http";
 import type { Cellar } from "@cellar/core";
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  LogController,
-} from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import type { Logger } from "pino";
 import { createServerContainer } from "./container.js";
 import { type AccessEntry, createAccessLog, createLogger, withLazyRequestLoggers } from "./logger.js";
