@@ -154,15 +154,15 @@ export interface BatchedDestination extends DestinationStream {
 export interface BatchOptions {
   /** How long a line may wait before it is handed to the file descriptor. Default 10 ms. */
   readonly maxDelayMs?: number;
-  /** How much text may collect before it is handed over at once. Default 64 KiB. */
-  readonly maxPendingChars?: number;
+  /** How many bytes of lines may collect before they are handed over at once. Default 64 KiB. */
+  readonly maxPendingBytes?: number;
 }
 
 /** How much written-but-not-yet-accepted log text may wait before lines are dropped. */
 const MAX_BUFFERED_LOG_BYTES = 16 * 1024 * 1024;
 
 /**
- * Lines collected for at most `maxDelayMs` (10 ms), or until `maxPendingChars` (64 KiB)
+ * Lines collected for at most `maxDelayMs` (10 ms), or until `maxPendingBytes` (64 KiB)
  * have piled up, then handed to `fd` in one write.
  *
  * Why: a busy server answers thousands of requests a second, and each logs a line. Every
@@ -188,17 +188,34 @@ const MAX_BUFFERED_LOG_BYTES = 16 * 1024 * 1024;
  */
 export function batchedDestination(fd: number, options: BatchOptions = {}): BatchedDestination {
   const maxDelayMs = options.maxDelayMs ?? 10;
-  const maxPendingChars = options.maxPendingChars ?? 64 * 1024;
+  const maxPendingBytes = Math.max(1, options.maxPendingBytes ?? 64 * 1024);
   const out = writerFor(fd);
-  let pending = "";
+  // Lines are encoded into this buffer as they come. Kept as strings until the batch was
+  // written, each line (a tree of the pieces it was built from) lived through the young
+  // generation's collections and made each of them several times longer, and the batch
+  // was copied twice more (joined, then encoded) on its way out.
+  const batch = Buffer.allocUnsafeSlow(maxPendingBytes);
+  let used = 0;
   let timer: NodeJS.Timeout | undefined;
   const handOver = () => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
-    if (pending.length === 0) return;
-    const lines = pending;
-    pending = "";
+    if (used === 0) return;
+    const lines = batch.subarray(0, used);
+    used = 0;
     out.write(lines);
+  };
+  const add = (line: string) => {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: most lines need no measuring.
+    if (line.length * 3 > maxPendingBytes - used) {
+      const size = Buffer.byteLength(line);
+      if (size > maxPendingBytes - used) handOver();
+      if (size > maxPendingBytes) {
+        out.write(Buffer.from(line));
+        return;
+      }
+    }
+    used += batch.write(line, used);
   };
   const flushSync = () => {
     handOver();
@@ -206,15 +223,15 @@ export function batchedDestination(fd: number, options: BatchOptions = {}): Batc
   };
   process.on("exit", flushSync);
   const writeRoutine = (line: string) => {
-    pending += line;
-    if (pending.length >= maxPendingChars) handOver();
+    add(line);
+    if (used >= maxPendingBytes) handOver();
     // Unreferenced: a pending line never keeps the process alive; `exit` writes it.
     else timer ??= setTimeout(handOver, maxDelayMs).unref();
   };
   return {
     write(line: string) {
       if (isWarningOrWorse(line)) {
-        pending += line;
+        add(line);
         handOver();
       } else writeRoutine(line);
     },
@@ -239,9 +256,12 @@ function isWarningOrWorse(line: string): boolean {
 }
 
 interface Writer {
-  write(text: string): void;
+  /** Writes `bytes`, or takes a copy of what it cannot write at once: the caller reuses them. */
+  write(bytes: Buffer): void;
   flushSync(): void;
 }
+
+const NEWLINE = Buffer.from("\n");
 
 /** Synchronous writes where they cannot stall (files, terminals), asynchronous ones elsewhere. */
 function writerFor(fd: number): Writer {
@@ -256,9 +276,9 @@ function writerFor(fd: number): Writer {
     // Set when a write failed part-way: the next batch then starts on a line of its own.
     let lineCut = false;
     return {
-      write(text) {
+      write(bytes) {
         const wasCut = lineCut;
-        let rest = Buffer.from(wasCut ? `\n${text}` : text);
+        let rest = wasCut ? Buffer.concat([NEWLINE, bytes]) : bytes;
         const size = rest.length;
         try {
           // A write may take less than it was given (a signal, a nearly full disk).
@@ -276,10 +296,11 @@ function writerFor(fd: number): Writer {
       flushSync() {},
     };
   }
-  const out = pino.destination({ dest: fd, sync: false, maxLength: MAX_BUFFERED_LOG_BYTES });
+  const out = pino.destination({ dest: fd, sync: false, maxLength: MAX_BUFFERED_LOG_BYTES, contentMode: "buffer" });
   return {
-    write(text) {
-      out.write(text);
+    write(bytes) {
+      // sonic-boom keeps what it is given until the pipe takes it: a copy of its own.
+      out.write(Buffer.from(bytes) as unknown as string);
     },
     flushSync() {
       out.flushSync();

@@ -39,7 +39,7 @@ describe("the batched log destination", () => {
 
   it("hands lines over at once when too much piles up, and writes them on flush", () => {
     const file = logFile();
-    const destination = batchedDestination(file.fd, { maxDelayMs: 60_000, maxPendingChars: 6 });
+    const destination = batchedDestination(file.fd, { maxDelayMs: 60_000, maxPendingBytes: 6 });
     destination.write("1\n");
     destination.write("2\n");
     expect(file.text()).toBe("");
@@ -75,9 +75,48 @@ describe("the batched log destination", () => {
     expect(file.text()).toContain("later");
   });
 
+  it("keeps every line whole and in order, whatever its size and characters", () => {
+    const file = logFile();
+    const destination = batchedDestination(file.fd, { maxDelayMs: 60_000, maxPendingBytes: 16 });
+    // Lines of 1-, 2-, 3- and 4-byte characters, around and beyond the 16-byte batch.
+    const lines = [
+      "a\n",
+      "ééééééé\n",
+      "€€€€€\n",
+      "😀😀😀\n",
+      "0123456789abcdef\n",
+      "x\n",
+      `${"é".repeat(40)}\n`,
+      "y\n",
+    ];
+    for (const line of lines) destination.write(line);
+    destination.flushSync();
+    expect(file.text()).toBe(lines.join(""));
+  });
+
+  it("sends lines through a pipe whole, in order, all of them by the time the process ends", () => {
+    const script = `
+      import { createLogger } from ${JSON.stringify(new URL("../src/logger.ts", import.meta.url).pathname)};
+      const logger = createLogger();
+      for (let i = 0; i < 3000; i++) logger.info({ i, text: "é😀".repeat(i % 50) }, "line");
+    `;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(child.status).toBe(0);
+    const lines = child.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { i: number; text: string });
+    expect(lines.map((line) => line.i)).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+    expect(lines[49]?.text).toBe("é😀".repeat(49));
+  });
+
   it("drops lines quietly when its descriptor does not exist", () => {
     // Far above any descriptor a process has open (a closed one could be reused meanwhile).
-    const destination = batchedDestination(2 ** 30, { maxPendingChars: 1 });
+    const destination = batchedDestination(2 ** 30, { maxPendingBytes: 1 });
     expect(() => destination.write("nowhere\n")).not.toThrow();
     expect(() => destination.flushSync()).not.toThrow();
   });
@@ -85,7 +124,7 @@ describe("the batched log destination", () => {
   it("writes to a terminal or /dev/null synchronously too", () => {
     const fd = openSync("/dev/null", "w");
     try {
-      const destination = batchedDestination(fd, { maxDelayMs: 60_000, maxPendingChars: 1 });
+      const destination = batchedDestination(fd, { maxDelayMs: 60_000, maxPendingBytes: 1 });
       expect(() => destination.write("gone\n")).not.toThrow();
       destination.flushSync();
     } finally {
