@@ -20,9 +20,8 @@ import { json, settle, signIn, uploadSmallCsv } from "./cellar-client.js";
 import { repositoryRoot, rssMiB, startProcess, stopProcess } from "./processes.js";
 import { quantile } from "./stats.js";
 
-// Nine: on this machine one round's ratio can land anywhere from 0.34 to 0.68 of the
-// next one's (the host's load shifts within seconds); the median of nine moves far less
-// than the median of five.
+// Nine: on this machine the rounds of one run gave ratios from 0.34 to 0.68 (the host's
+// load shifts within seconds); the median of nine moves far less than the median of five.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const FILES = Number(process.env.BENCH_FILES ?? 100_000);
