@@ -125,7 +125,9 @@ export function createAccessLog(logger: Logger): (entry: AccessEntry) => void {
  */
 export function millisecondsJson(ms: number): string {
   const micros = Math.round(ms * 1000);
-  if (!Number.isSafeInteger(micros)) {
+  // Below 10^15 µs (about 31 years) every such time has a double whose shortest text is
+  // exactly its decimal digits; beyond, JSON may write fewer.
+  if (!(Math.abs(micros) < 1e15)) {
     const rounded = micros / 1000;
     return Number.isFinite(rounded) ? String(rounded) : "null";
   }
@@ -383,6 +385,14 @@ class LazyChildLogger extends DelegatingLogger {
     return logger.target();
   }
 
+  /**
+   * Its parent's levels (pino's), read without making the real logger: Fastify checks a
+   * route's `logLevel` against the levels of its app logger, a LazyChildLogger.
+   */
+  get levels() {
+    return (this.#parent as Partial<Pick<Logger, "levels">>).levels;
+  }
+
   get level() {
     return this.#child?.level ?? this.#options.level ?? this.#parent.level;
   }
@@ -434,7 +444,8 @@ class LazyRequestLoggers extends DelegatingLogger {
     this.#logger.level = level;
   }
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
-    return new LazyChildLogger(this.#logger, bindings, options ?? {});
+    // A copy: Fastify puts keys back into the object it passed once this returns.
+    return new LazyChildLogger(this.#logger, bindings, { ...options });
   }
 }
 

@@ -79,8 +79,9 @@ function trustNearestHops(hops: number) {
 
 /**
  * Fastify's own per-request lines switched off, and Cellar's access line written where
- * Fastify would write its "request completed": when the answer has gone out (or the
- * connection failed). Written by the server's logger with the request id as a field, so
+ * Fastify would write its "request completed": when the answer has been handed to the
+ * connection, or writing it failed (a client that leaves before the end gets no line, as
+ * with an `onResponse` hook). Written by the server's logger with the request id as a field, so
  * that a request that logs nothing else never makes its own child logger. An extended
  * LogController, rather than an `onResponse` hook, because every request pays for a
  * hook's runner and Fastify calls this method anyway.

@@ -74,11 +74,13 @@ describe("the access log", () => {
     const asJson = (ms: number) => JSON.stringify(Math.round(ms * 1000) / 1000);
     const samples = [0, -0, 0.0004, 0.0005, 0.001, 0.01, 0.05, 0.1, 0.12, 0.999, 1, 1.0005, 1.05, 12, 12.3456789, 1000];
     samples.push(1e9 + 0.001, 2 ** 53 / 1000, 2 ** 60, 1e21, -0.0004, -1.2345, Number.MAX_VALUE);
-    // A seeded spread of the times a server sees, from microseconds to minutes.
+    // Around 10^12 ms, where a double stops holding every microsecond's shortest text.
+    samples.push(999_999_999_999.999, 1e12, 1e12 + 0.001, 8_966_324_944_965.109, 2 ** 43 + 0.109);
+    // A seeded spread of times, from a microsecond to far beyond any a server sees.
     let seed = 42;
     for (let i = 0; i < 20_000; i++) {
       seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      samples.push((seed / 2 ** 31) * 10 ** ((i % 9) - 3));
+      samples.push((seed / 2 ** 31) * 10 ** ((i % 17) - 3));
     }
     for (const ms of samples) expect(millisecondsJson(ms), String(ms)).toBe(asJson(ms));
     for (const ms of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {

@@ -246,6 +246,9 @@ describe("a request's logger", () => {
       loggerInstance: withLazyRequestLoggers(logger),
       logController: new LogController({ disableRequestLogging: true }),
     });
+    // Fastify still sees pino's levels, so a route's unknown logLevel fails at once.
+    const unknownLevel = "loudest" as "info";
+    expect(() => app.get("/odd", { logLevel: unknownLevel }, async () => ({ ok: true }))).toThrow(/loudest/);
     app.get("/quiet", async () => ({ ok: true }));
     app.get("/loud", async (request) => {
       request.log.warn({ req: request }, "careful");
