@@ -1,8 +1,9 @@
 /**
  * A/B of two Cellar builds on the benchmark's hottest path: authenticated
- * `GET /v1/files/:id` at 50 connections, each build's round right after a round of the
- * bare JSON route of its own, the builds taking turns going first, many short rounds. Prints each build's paired ratio (the median of
- * its round's req/s over the bare route's) and its server CPU per request.
+ * `GET /v1/files/:id` at 50 connections, many short rounds, each build's round right
+ * after a round of the bare JSON route of its own, the builds taking turns going first.
+ * Prints each build's paired ratio (the median of its rounds' req/s over the bare
+ * route's) and its server CPU per request. A round is four loads of AB_SECONDS each.
  *
  * Why: a single change worth a few per cent is lost in this machine's noise between two
  * `pnpm bench` runs; interleaving both builds with the baseline in one run is the only

@@ -377,12 +377,15 @@ describe("multipart bodies", () => {
   // Only uploads parse multipart/form-data: @fastify/multipart is registered for that one
   // route, because it adds two hooks to every request of the routes it serves.
   it.each([
-    ["DELETE", "/files/:id"],
-    ["POST", "/files/:id/restore"],
-  ] as const)("are refused 415 by %s %s, which takes no body, and change nothing", async (method, path) => {
+    ["DELETE", "/files/:id", "active"],
+    ["POST", "/files/:id/restore", "trashed"],
+  ] as const)("are refused 415 by %s %s, which takes no body, and change nothing", async (method, path, state) => {
     const t = await buildTestApp();
     const alice = (await t.signIn("alice@example.com")).headers;
     const file = await t.uploadCsv(alice);
+    if (state === "trashed") {
+      expect((await t.inject({ method: "DELETE", url: `/v1/files/${file.id}`, headers: alice })).statusCode).toBe(200);
+    }
     const response = await t.inject({
       method,
       url: `/v1${path.replace(":id", file.id)}`,
@@ -390,8 +393,8 @@ describe("multipart bodies", () => {
       payload: "--x--\r\n",
     });
     expectError(response, 415, "unsupported_media_type");
-    const after = await t.inject({ method: "GET", url: `/v1/files/${file.id}`, headers: alice });
-    expect(after.json()).toMatchObject({ state: "active" });
+    const after = await t.inject({ method: "GET", url: `/v1/files?trashed=${state === "trashed"}`, headers: alice });
+    expect(after.json()).toMatchObject([{ id: file.id, state }]);
   });
 });
 
