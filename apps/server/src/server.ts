@@ -6,6 +6,7 @@ import {
   cellarOpenApi,
   cellarResponseHeaders,
   cellarSignInPage,
+  cellarTurnBatchedAnswers,
   clientErrorOptions,
   frameworkErrorOptionsFor,
   requestIdOptions,
@@ -139,6 +140,7 @@ export function buildHttpApp(input: {
   });
 
   app.register(cellarResponseHeaders);
+  app.register(cellarTurnBatchedAnswers);
   app.register(cellarOpenApi, { publicUrl: input.publicUrl });
   app.register(cellarApi, {
     prefix: "/v1",

@@ -1,0 +1,70 @@
+import { request } from "node:http";
+import type { AddressInfo } from "node:net";
+import Fastify from "fastify";
+import { afterEach, describe, expect, it } from "vitest";
+import { cellarTurnBatchedAnswers } from "../src/index.js";
+
+const apps: ReturnType<typeof Fastify>[] = [];
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+});
+
+/** A server with the plugin and a route that records when its answer reaches the socket. */
+async function aServer() {
+  const app = Fastify();
+  apps.push(app);
+  await app.register(cellarTurnBatchedAnswers);
+  const events: string[] = [];
+  app.get<{ Querystring: { n: string } }>("/answer", (req, reply) => {
+    const n = req.query.n;
+    reply.raw.once("finish", () => events.push(`written ${n}`));
+    reply.send({ n });
+    events.push(`sent ${n}`);
+    // Still the same turn: a microtask and a nextTick run before the answer is written.
+    queueMicrotask(() => events.push(`microtask after ${n}: ${reply.raw.headersSent ? "written" : "held"}`));
+  });
+  app.get("/timed", (_request, reply) => {
+    setTimeout(() => events.push("timer"), 0);
+    reply.raw.once("finish", () => events.push("written"));
+    reply.send({ ok: true });
+  });
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  return { app, events, port: (app.server.address() as AddressInfo).port };
+}
+
+function get(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, agent: false }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        body += chunk;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("answers batched by event-loop turn", () => {
+  it("holds an answer until the end of its turn, then writes it", async () => {
+    const { events, port } = await aServer();
+    const answer = await get(port, "/answer?n=1");
+    expect(answer).toEqual({ status: 200, body: '{"n":"1"}' });
+    expect(events).toEqual(["sent 1", "microtask after 1: held", "written 1"]);
+  });
+
+  it("writes every answer, each to its own request, however many arrive together", async () => {
+    const { port } = await aServer();
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, n) => get(port, `/answer?n=${n}`)));
+    expect(answers).toEqual(Array.from({ length: 50 }, (_, n) => ({ status: 200, body: `{"n":"${n}"}` })));
+  });
+
+  it("adds no timer: the answer is written in the turn it was made, before any timer fires", async () => {
+    const { events, port } = await aServer();
+    await get(port, "/timed");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual(["written", "timer"]);
+  });
+});
