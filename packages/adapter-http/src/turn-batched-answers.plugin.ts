@@ -16,8 +16,7 @@ import fastifyPlugin from "fastify-plugin";
  *
  * What it costs: an answer waits for the rest of its turn. An idle server's turn holds
  * one request, so its answer goes out at once, in the same turn, without any timer; under
- * full load a turn is a few milliseconds, shorter than the time the same requests spent
- * waiting to be read before. Nothing is reordered on a connection: HTTP/1.1 answers one
+ * full load a turn lasts a few milliseconds. Nothing is reordered on a connection: HTTP/1.1 answers one
  * request at a time per connection, and all of a turn's answers go out in the order they
  * were ready. The hold is an `onSend` hook: hooks after it run when the answer is
  * released, before it is written.
