@@ -155,9 +155,9 @@ export function buildHttpApp(input: {
   });
 
   // Outside /v1 too, an unknown address is answered in the API's error shape.
-  app.setNotFoundHandler((_request, reply) =>
-    reply.code(404).send({ error: { code: "not_found", message: "Nothing exists at this address." } }),
-  );
+  app.setNotFoundHandler((_request, reply) => {
+    reply.code(404).send({ error: { code: "not_found", message: "Nothing exists at this address." } });
+  });
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
     try {
@@ -165,16 +165,12 @@ export function buildHttpApp(input: {
       await access(join(input.dataDir, "blobs"), constants.R_OK | constants.W_OK);
     } catch (error) {
       reply.log.error({ err: error }, "readiness check failed");
-      return reply
-        .code(503)
-        .header("retry-after", "5")
-        .send({ error: { code: "unavailable", message: "The database or file storage cannot be reached." } });
+      reply.code(503).header("retry-after", "5");
+      return { error: { code: "unavailable", message: "The database or file storage cannot be reached." } };
     }
     if (!input.acceptingRequests()) {
-      return reply
-        .code(503)
-        .header("retry-after", "5")
-        .send({ error: { code: "unavailable", message: "The server is shutting down." } });
+      reply.code(503).header("retry-after", "5");
+      return { error: { code: "unavailable", message: "The server is shutting down." } };
     }
     return { status: "ready" };
   });

@@ -1,6 +1,6 @@
 import Fastify from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { rememberedJsonSender } from "../src/http/remembered-json.js";
+import { rememberedJsonPayload } from "../src/http/remembered-json.js";
 
 const apps: ReturnType<typeof Fastify>[] = [];
 afterEach(async () => {
@@ -17,7 +17,7 @@ function appAnswering(payload: () => object) {
     const { id, name } = data as { id: string; name: string };
     return JSON.stringify({ id, name });
   });
-  const send = rememberedJsonSender();
+  const payloadFor = rememberedJsonPayload();
   app.get(
     "/thing",
     {
@@ -25,12 +25,12 @@ function appAnswering(payload: () => object) {
         response: { 200: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } } },
       },
     },
-    async (_request, reply) => send(reply, payload()),
+    async (_request, reply) => payloadFor(reply, payload()),
   );
   return { app, serializations: () => serialized };
 }
 
-describe("rememberedJsonSender", () => {
+describe("rememberedJsonPayload", () => {
   it("serializes a frozen payload once, with the route's own serializer, and sends it as JSON", async () => {
     const frozen = Object.freeze({ id: "file_1", name: "a.csv", secret: "never sent" });
     const { app, serializations } = appAnswering(() => frozen);
@@ -52,9 +52,9 @@ describe("rememberedJsonSender", () => {
       serialized++;
       return JSON.stringify(data);
     });
-    const send = rememberedJsonSender();
+    const payloadFor = rememberedJsonPayload();
     app.get("/thing", { schema: { response: { 201: { type: "object" } } } }, async (_request, reply) =>
-      send(reply.code(201), frozen),
+      payloadFor(reply.code(201), frozen),
     );
     for (let i = 0; i < 2; i++) expect((await app.inject({ method: "GET", url: "/thing" })).statusCode).toBe(201);
     expect(serialized).toBe(2);

@@ -11,15 +11,16 @@ import { parseRangeHeader } from "./range-header.js";
 const DOWNLOAD_CACHE_CONTROL = "private, no-cache";
 
 /**
- * Serves a file's bytes: 200 whole, 206 for one satisfiable range, 304 when the client
- * already holds them, 416 for a range outside the file. The bytes stream from storage;
- * they are not opened at all for a 304 or a HEAD.
+ * Answers a download: 200 whole, 206 for one satisfiable range, 304 when the client
+ * already holds them, 416 for a range outside the file. Sets the status and headers on
+ * `reply` and returns the body for the handler to return: the bytes streaming from
+ * storage, or nothing for a 304 (they are not opened at all for a 304 or a HEAD).
  */
-export async function sendDownload(
+export async function downloadAnswer(
   cellar: Cellar,
   request: FastifyRequest<{ Params: FileIdParams }>,
   reply: FastifyReply,
-): Promise<FastifyReply> {
+): Promise<Readable | undefined> {
   const callerId = callerOf(request).user.id;
   const fileId = request.params.id;
   const range = parseRangeHeader(request.headers.range);
@@ -57,14 +58,12 @@ export async function sendDownload(
       .code(206)
       .header("content-range", `bytes ${download.range.start}-${download.range.end}/${download.file.size}`);
   }
-  return reply.send(body);
+  return body;
 }
 
-function notModified(reply: FastifyReply, sha256: string): FastifyReply {
-  return reply
-    .code(304)
-    .headers({ etag: entityTag(sha256), "cache-control": DOWNLOAD_CACHE_CONTROL })
-    .send();
+function notModified(reply: FastifyReply, sha256: string): undefined {
+  reply.code(304).headers({ etag: entityTag(sha256), "cache-control": DOWNLOAD_CACHE_CONTROL });
+  return undefined;
 }
 
 /**

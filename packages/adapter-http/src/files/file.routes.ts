@@ -1,7 +1,7 @@
 import type { Cellar } from "@cellar/core";
 import type { FastifyInstance } from "fastify";
 import { JSON_BODY_LIMIT_BYTES } from "../http/json-body-parser.js";
-import { rememberedJsonSender } from "../http/remembered-json.js";
+import { rememberedJsonPayload } from "../http/remembered-json.js";
 import { callerOf } from "../http/request-context.js";
 import { MULTIPART_FORM_DATA } from "../http/validator-compiler.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
@@ -24,7 +24,7 @@ import {
   patchFileBodySchema,
   uploadFormSchema,
 } from "./file.schemas.js";
-import { sendDownload } from "./file-download.js";
+import { downloadAnswer } from "./file-download.js";
 import { receiveUploadForm } from "./file-upload.js";
 import { paginationLinkHeader } from "./pagination-links.js";
 
@@ -38,7 +38,7 @@ export interface FileRoutesOptions {
 
 export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }: FileRoutesOptions): void {
   // GET /files/:id answers 200 with a file: a cached file's text is made once.
-  const sendFileJson = rememberedJsonSender();
+  const fileJsonPayload = rememberedJsonPayload();
 
   app.get<{ Querystring: ListFilesQuery }>(
     "/files",
@@ -101,7 +101,7 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
       },
     },
     async (request, reply) =>
-      sendFileJson(
+      fileJsonPayload(
         reply,
         toFileJson(await cellar.files.get({ callerId: callerOf(request).user.id, fileId: request.params.id })),
       ),
@@ -207,7 +207,7 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
         },
       },
     },
-    (request, reply) => sendDownload(cellar, request, reply),
+    (request, reply) => downloadAnswer(cellar, request, reply),
   );
 }
 
@@ -250,7 +250,8 @@ export function registerUploadRoute(app: FastifyInstance, { cellar, publicBase }
         if (!request.raw.complete) reply.header("connection", "close");
         throw error;
       }
-      return reply.code(201).header("location", fileUrl(file.id)).send(toFileJson(file));
+      reply.code(201).header("location", fileUrl(file.id));
+      return toFileJson(file);
     },
   );
 }

@@ -119,7 +119,7 @@ export function toErrorReply(error: CellarError, request: FastifyRequest): Error
  * The /v1 error handler: every error becomes `{"error":{…}}` with the status of the one
  * table. Anything unexpected is a fixed-text 500; what really happened goes to the log only.
  */
-export function handleCellarApiError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function handleCellarApiError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const cellarError = toCellarError(error);
   if (cellarError.code === ErrorCode.internal_error) {
     request.log.error({ err: error }, "request failed unexpectedly");
@@ -128,7 +128,8 @@ export function handleCellarApiError(error: unknown, request: FastifyRequest, re
   }
   const { status, body, headers } = toErrorReply(cellarError, request);
   // An error answer is never cached, whatever the route had set before it failed.
-  return reply
+  // Nothing is returned: Fastify would take the reply for a promise and wait on its end.
+  reply
     .code(status)
     .headers({ ...headers, "cache-control": "no-store" })
     .send(body);

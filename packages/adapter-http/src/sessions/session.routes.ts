@@ -47,7 +47,8 @@ export function registerSessionRoutes(app: FastifyInstance, { cellar }: { readon
     },
     async (request, reply) => {
       await cellar.auth.requestSignInLink({ email: request.body.email });
-      return reply.code(202).send({ status: "sent" });
+      reply.code(202);
+      return { status: "sent" };
     },
   );
 
@@ -101,7 +102,7 @@ export function registerSessionRoutes(app: FastifyInstance, { cellar }: { readon
     },
     async (request, reply) => {
       await cellar.auth.signOut({ sessionId: callerOf(request).session.id });
-      return reply.code(204).send();
+      reply.code(204);
     },
   );
 }
