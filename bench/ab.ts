@@ -3,7 +3,8 @@
  * `GET /v1/files/:id` at 50 connections, many short rounds, each build's round right
  * after a round of the bare JSON route of its own, the builds taking turns going first.
  * Prints each build's paired ratio (the median of its rounds' req/s over the bare
- * route's) and its server CPU per request. A round is four loads of AB_SECONDS each.
+ * route's), its p99 latency, alone and over the mean latency, and its server CPU per
+ * request. A round is four loads of AB_SECONDS each.
  *
  * Why: a single change worth a few per cent is lost in this machine's noise between two
  * `pnpm bench` runs; interleaving both builds with the baseline in one run is the only
@@ -27,6 +28,7 @@ import { quantile } from "./stats.js";
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 10);
 const SECONDS = Number(process.env.AB_SECONDS ?? 2);
+const CONNECTIONS = 50;
 const root = repositoryRoot();
 const work = mkdtempSync(join(tmpdir(), "cellar-ab-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
@@ -66,11 +68,16 @@ function cpuSeconds(pid: number | undefined): number {
 
 async function round(target: Pick<Target, "url" | "headers" | "server">) {
   const before = cpuSeconds(target.server.child.pid);
-  const result = await autocannon({ url: target.url, connections: 50, duration: SECONDS, headers: target.headers });
+  const result = await autocannon({
+    url: target.url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    headers: target.headers,
+  });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${target.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   const cpuMicroseconds = ((cpuSeconds(target.server.child.pid) - before) * 1e6) / result.requests.total;
-  return { rps: result.requests.average, cpuMicroseconds };
+  return { rps: result.requests.average, p99: result.latency.p99, cpuMicroseconds };
 }
 
 const median = (values: number[]) =>
@@ -95,26 +102,36 @@ async function main() {
   // Each build's round comes right after a bare round of its own, and the builds take
   // turns going first: a fixed order (bare, A, B) favoured the build in the same slot
   // by several per cent, as two identical builds showed.
-  const bareRps: number[] = [];
+  const bareRounds: { rps: number; p99: number }[] = [];
   const measured = new Map(
-    builds.map((build) => [build.name, [] as { rps: number; cpuMicroseconds: number; ratio: number }[]]),
+    builds.map((build) => [build.name, [] as { rps: number; p99: number; cpuMicroseconds: number; ratio: number }[]]),
   );
   for (let i = 0; i < ROUNDS; i++) {
     for (const build of i % 2 === 0 ? builds : [...builds].reverse()) {
-      const baseline = (await round(bare)).rps;
-      bareRps.push(baseline);
+      const baseline = await round(bare);
+      bareRounds.push(baseline);
       const measure = await round(build);
-      measured.get(build.name)?.push({ ...measure, ratio: measure.rps / baseline });
+      measured.get(build.name)?.push({ ...measure, ratio: measure.rps / baseline.rps });
     }
   }
-  console.log(`\n${ROUNDS} rounds of ${SECONDS} s; bare route median ${median(bareRps).toFixed(0)} req/s\n`);
-  console.log("| build | paired ratio | req/s | server CPU µs/request |\n|---|---:|---:|---:|");
+  const bareRps = median(bareRounds.map((r) => r.rps));
+  const bareP99 = median(bareRounds.map((r) => r.p99));
+  console.log(`\n${ROUNDS} rounds of ${SECONDS} s; bare route median ${bareRps.toFixed(0)} req/s, p99 ${bareP99} ms\n`);
+  // p99 over the mean latency (connections ÷ req/s): how far the tail reaches,
+  // whatever the machine's speed.
+  console.log(
+    "| build | paired ratio | req/s | p99 ms | p99 ÷ mean | server CPU µs/request |\n|---|---:|---:|---:|---:|---:|",
+  );
   for (const build of builds) {
     const rounds = measured.get(build.name) ?? [];
     const ratio = median(rounds.map((r) => r.ratio));
     const rps = median(rounds.map((r) => r.rps));
+    const p99 = median(rounds.map((r) => r.p99));
+    const tail = median(rounds.map((r) => (r.p99 * r.rps) / (CONNECTIONS * 1000)));
     const cpu = median(rounds.map((r) => r.cpuMicroseconds));
-    console.log(`| ${build.name} | ${ratio.toFixed(3)} | ${rps.toFixed(0)} | ${cpu.toFixed(0)} |`);
+    console.log(
+      `| ${build.name} | ${ratio.toFixed(3)} | ${rps.toFixed(0)} | ${p99} | ${tail.toFixed(2)} | ${cpu.toFixed(0)} |`,
+    );
   }
   for (const target of [bareServer, ...builds.map((build) => build.server)]) await stopProcess(target);
 }

@@ -31,6 +31,6 @@ export { requestIdFor, requestIdOptions } from "./request-id.js";
 export { cellarResponseHeaders } from "./response-headers.plugin.js";
 export { type ErrorJson, errorSchema } from "./shared/error.schemas.js";
 export { type CellarSignInPageOptions, cellarSignInPage } from "./sign-in-page.plugin.js";
-export { cellarTurnBatchedAnswers } from "./turn-batched-answers.plugin.js";
+export { cellarTurnBatchedAnswers, type TurnBatchedAnswersOptions } from "./turn-batched-answers.plugin.js";
 export { toUserJson, toUserSummaryJson, type UserJson, type UserSummaryJson } from "./users/user.json.js";
 export { userSchema, userSummarySchema } from "./users/user.schemas.js";

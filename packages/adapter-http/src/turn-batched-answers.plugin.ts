@@ -1,6 +1,15 @@
 import type { FastifyPluginAsync } from "fastify";
 import fastifyPlugin from "fastify-plugin";
 
+export interface TurnBatchedAnswersOptions {
+  /**
+   * How long the oldest held answer may wait before the next answer ready releases the
+   * batch, in milliseconds (default 1). A turn with a single slow answer still holds it
+   * to the turn's end: the bound is checked as answers become ready, not by a timer.
+   */
+  readonly maxHoldMilliseconds?: number;
+}
+
 /**
  * Answers written together at the end of the event-loop turn in which they became ready,
  * instead of one by one as each is ready.
@@ -14,32 +23,49 @@ import fastifyPlugin from "fastify-plugin";
  * server woke its load generator 0.02 times per answer instead of 0.9, and served 40–80 %
  * more requests per second on the same core (docs/performance.md).
  *
- * What it costs: an answer waits for the rest of its turn. An idle server's turn holds
- * one request, so its answer goes out at once, in the same turn, without any timer; under
- * full load a turn lasts a few milliseconds. Nothing is reordered on a connection: HTTP/1.1 answers one
- * request at a time per connection, and all of a turn's answers go out in the order they
- * were ready. The hold is an `onSend` hook: hooks after it run when the answer is
- * released, before it is written.
+ * What it costs: an answer waits for the rest of its turn, and no longer than about
+ * `maxHoldMilliseconds` (1 ms by default) when other answers follow it: once the oldest
+ * held answer has waited that long, the next answer ready releases them all at once, in
+ * the middle of the turn. An idle server's turn holds one request, so its answer goes
+ * out at once, in the same turn, without any timer. Nothing is reordered on a
+ * connection: HTTP/1.1 answers one request at a time per connection, and answers go out
+ * in the order they were ready. The hold is an `onSend` hook: hooks after it run when
+ * the answer is released, before it is written.
  *
  * Wrapped in fastify-plugin so it applies to the whole server: register it at the root.
  */
-export const cellarTurnBatchedAnswers: FastifyPluginAsync = fastifyPlugin(
-  async (app) => {
-    const ready: (() => void)[] = [];
-    let releaseScheduled = false;
-    const release = () => {
-      releaseScheduled = false;
-      // Answers made ready while these are written join the next turn's batch.
-      for (const send of ready.splice(0)) send();
-    };
-    // A callback-style hook: holding the answer is all it does.
-    app.addHook("onSend", (_request, _reply, payload, next) => {
-      ready.push(() => next(null, payload));
-      if (!releaseScheduled) {
-        releaseScheduled = true;
-        setImmediate(release);
-      }
-    });
-  },
-  { name: "cellar-turn-batched-answers", fastify: "5.x" },
-);
+const turnBatchedAnswers: FastifyPluginAsync<TurnBatchedAnswersOptions> = async (app, options) => {
+  const maxHold = options.maxHoldMilliseconds ?? 1;
+  const ready: (() => void)[] = [];
+  // When the oldest held answer became ready.
+  let oldestHeldAt = 0;
+  let releaseScheduled = false;
+  const releaseAll = () => {
+    // Answers made ready while these are written join the next batch.
+    for (const send of ready.splice(0)) send();
+  };
+  const releaseAtTurnEnd = () => {
+    releaseScheduled = false;
+    releaseAll();
+  };
+  // A callback-style hook: holding the answer is all it does.
+  app.addHook("onSend", (_request, _reply, payload, next) => {
+    ready.push(() => next(null, payload));
+    const now = performance.now();
+    if (ready.length === 1) {
+      oldestHeldAt = now;
+    } else if (now - oldestHeldAt >= maxHold) {
+      releaseAll();
+      return;
+    }
+    if (!releaseScheduled) {
+      releaseScheduled = true;
+      setImmediate(releaseAtTurnEnd);
+    }
+  });
+};
+
+export const cellarTurnBatchedAnswers = fastifyPlugin(turnBatchedAnswers, {
+  name: "cellar-turn-batched-answers",
+  fastify: "5.x",
+});

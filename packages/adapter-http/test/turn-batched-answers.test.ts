@@ -1,8 +1,8 @@
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
-import Fastify from "fastify";
+import Fastify, { type FastifyRequest } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { cellarTurnBatchedAnswers } from "../src/index.js";
+import { cellarTurnBatchedAnswers, type TurnBatchedAnswersOptions } from "../src/index.js";
 
 const apps: ReturnType<typeof Fastify>[] = [];
 afterEach(async () => {
@@ -66,5 +66,56 @@ describe("answers batched by event-loop turn", () => {
     await get(port, "/timed");
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(events).toEqual(["written", "timer"]);
+  });
+
+  describe("the bound on the hold", () => {
+    /** Four requests answered in one turn, each after 2 ms of work; the order in which they are made ready and released. */
+    async function fourSlowAnswersInOneTurn(options: TurnBatchedAnswersOptions = {}) {
+      const app = Fastify();
+      apps.push(app);
+      await app.register(cellarTurnBatchedAnswers, options);
+      const events: string[] = [];
+      // Registered after the plugin: runs when an answer is released.
+      app.addHook("onSend", async (request: FastifyRequest<{ Querystring: { n: string } }>) => {
+        events.push(`released ${request.query.n}`);
+      });
+      app.get<{ Querystring: { n: string } }>("/slow", (request, reply) => {
+        const end = performance.now() + 2;
+        while (performance.now() < end);
+        events.push(`ready ${request.query.n}`);
+        reply.send({ n: request.query.n });
+      });
+      await app.ready();
+      // Injected requests dispatched together are handled in the same turn.
+      const answers = await Promise.all([1, 2, 3, 4].map((n) => app.inject(`/slow?n=${n}`)));
+      expect(answers.map((answer) => answer.body)).toEqual([1, 2, 3, 4].map((n) => `{"n":"${n}"}`));
+      return events;
+    }
+
+    it("releases the held answers in the middle of a turn once the oldest has waited 1 ms", async () => {
+      expect(await fourSlowAnswersInOneTurn()).toEqual([
+        "ready 1",
+        "ready 2",
+        "released 1",
+        "released 2",
+        "ready 3",
+        "ready 4",
+        "released 3",
+        "released 4",
+      ]);
+    });
+
+    it("holds every answer to the turn's end when the bound is longer than the turn", async () => {
+      expect(await fourSlowAnswersInOneTurn({ maxHoldMilliseconds: 1000 })).toEqual([
+        "ready 1",
+        "ready 2",
+        "ready 3",
+        "ready 4",
+        "released 1",
+        "released 2",
+        "released 3",
+        "released 4",
+      ]);
+    });
   });
 });
