@@ -3,39 +3,47 @@ import type { Database } from "better-sqlite3";
 import { NO_READ_CACHE, type ReadCache } from "./read-cache.js";
 import { fromMillis, fromNullableMillis, toNullableMillis } from "./sqlite-time.js";
 
-interface FileRow {
-  id: string;
-  owner_id: string;
-  name: string;
-  visibility: FileRecord["visibility"];
-  state: FileRecord["state"];
-  kind: FileRecord["kind"];
-  content_type: string;
-  size: number;
-  sha256: string;
-  blob_key: string;
-  created_at: number;
-  updated_at: number;
-  trashed_at: number | null;
-  purge_at: number | null;
-}
+/**
+ * The columns every read of a file selects, in the order of `FileValues`. Files are read
+ * as arrays of values (`raw()`), not objects: better-sqlite3 builds an object property by
+ * property, which cost a list page of 25 files about 40 % of its query time.
+ */
+const FILE_COLUMNS = `id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
+  created_at, updated_at, trashed_at, purge_at`;
 
-function toRecord(row: FileRow): FileRecord {
+type FileValues = [
+  id: string,
+  ownerId: string,
+  name: string,
+  visibility: FileRecord["visibility"],
+  state: FileRecord["state"],
+  kind: FileRecord["kind"],
+  contentType: string,
+  size: number,
+  sha256: string,
+  blobKey: string,
+  createdAt: number,
+  updatedAt: number,
+  trashedAt: number | null,
+  purgeAt: number | null,
+];
+
+function toRecord(values: FileValues): FileRecord {
   return {
-    id: row.id,
-    ownerId: row.owner_id,
-    name: row.name,
-    visibility: row.visibility,
-    state: row.state,
-    kind: row.kind,
-    contentType: row.content_type,
-    size: row.size,
-    sha256: row.sha256,
-    blobKey: row.blob_key,
-    createdAt: fromMillis(row.created_at),
-    updatedAt: fromMillis(row.updated_at),
-    trashedAt: fromNullableMillis(row.trashed_at),
-    purgeAt: fromNullableMillis(row.purge_at),
+    id: values[0],
+    ownerId: values[1],
+    name: values[2],
+    visibility: values[3],
+    state: values[4],
+    kind: values[5],
+    contentType: values[6],
+    size: values[7],
+    sha256: values[8],
+    blobKey: values[9],
+    createdAt: fromMillis(values[10]),
+    updatedAt: fromMillis(values[11]),
+    trashedAt: fromNullableMillis(values[12]),
+    purgeAt: fromNullableMillis(values[13]),
   };
 }
 
@@ -55,19 +63,24 @@ export function createSqliteFileRepository(db: Database, cache: ReadCache = NO_R
                        created_at, updated_at, trashed_at, purge_at)
     VALUES (@id, @owner_id, @name, @visibility, @state, @kind, @content_type, @size, @sha256, @blob_key,
             @created_at, @updated_at, @trashed_at, @purge_at)`);
-  const findById = db.prepare<[string], FileRow>("SELECT * FROM files WHERE id = ?");
+  const findById = db.prepare<[string], FileValues>(`SELECT ${FILE_COLUMNS} FROM files WHERE id = ?`).raw();
   const count = db
     .prepare<[string, string], number>("SELECT count FROM file_counts WHERE owner_id = ? AND state = ?")
     .pluck();
-  const newestFirst = db.prepare<[string, string, number, number], FileRow>(`
-    SELECT * FROM files WHERE owner_id = ? AND state = ?
-    ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`);
-  const oldestFirst = db.prepare<[string, string, number, number], FileRow>(`
-    SELECT * FROM files WHERE owner_id = ? AND state = ?
-    ORDER BY created_at ASC, id ASC LIMIT ? OFFSET ?`);
+  const newestFirst = db
+    .prepare<[string, string, number, number], FileValues>(`
+      SELECT ${FILE_COLUMNS} FROM files WHERE owner_id = ? AND state = ?
+      ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+    .raw();
+  const oldestFirst = db
+    .prepare<[string, string, number, number], FileValues>(`
+      SELECT ${FILE_COLUMNS} FROM files WHERE owner_id = ? AND state = ?
+      ORDER BY created_at ASC, id ASC LIMIT ? OFFSET ?`)
+    .raw();
   // One statement for every combination of changed fields: a flag per field says
   // whether to take the new value, so a null can be written on purpose.
-  const update = db.prepare<Record<string, unknown>, FileRow>(`
+  const update = db
+    .prepare<Record<string, unknown>, FileValues>(`
     UPDATE files SET
       name       = iif(@set_name, @name, name),
       visibility = iif(@set_visibility, @visibility, visibility),
@@ -76,11 +89,14 @@ export function createSqliteFileRepository(db: Database, cache: ReadCache = NO_R
       purge_at   = iif(@set_purge_at, @purge_at, purge_at),
       updated_at = @updated_at
     WHERE id = @id AND (@only_if_state IS NULL OR state = @only_if_state)
-    RETURNING *`);
-  const removeDue = db.prepare<[number, number], FileRow>(`
+    RETURNING ${FILE_COLUMNS}`)
+    .raw();
+  const removeDue = db
+    .prepare<[number, number], FileValues>(`
     DELETE FROM files WHERE id IN (
       SELECT id FROM files WHERE state = 'trashed' AND purge_at <= ? ORDER BY purge_at, id LIMIT ?
-    ) RETURNING *`);
+    ) RETURNING ${FILE_COLUMNS}`)
+    .raw();
   const referencedKeys = db
     .prepare<[string], string>("SELECT blob_key FROM files WHERE blob_key IN (SELECT value FROM json_each(?))")
     .pluck();
@@ -88,7 +104,7 @@ export function createSqliteFileRepository(db: Database, cache: ReadCache = NO_R
   // Count and page read in one transaction, so they describe the same moment.
   const listPage = db.transaction((ownerId: string, state: string, offset: number, limit: number) => {
     const total = count.get(ownerId, state) ?? 0;
-    if (offset >= total || limit <= 0) return { rows: [] as FileRow[], total };
+    if (offset >= total || limit <= 0) return { rows: [] as FileValues[], total };
     // A page in the older half is read from the oldest end, so the last page costs
     // what the first does instead of skipping every newer row.
     const take = Math.min(limit, total - offset);
@@ -149,7 +165,7 @@ export function createSqliteFileRepository(db: Database, cache: ReadCache = NO_R
     },
     async removeDueForPurge({ now, limit }) {
       const removed = removeDue.all(now.getTime(), limit);
-      for (const row of removed) byId.forget(row.id);
+      for (const [id] of removed) byId.forget(id);
       return removed.map(toRecord).sort(byPurgeAt);
     },
     async findReferencedBlobKeys(keys) {
