@@ -43,11 +43,28 @@ export interface FileRecord {
 /** A file as the core shows it to callers: the record less its storage details. */
 export type FileMetadata = Omit<FileRecord, "blobKey">;
 
-/** What core shows of a stored file: everything but where its bytes are (made once for a frozen, cached row). */
-export const toMetadata: (record: FileRecord) => FileMetadata = rememberedForFrozen((record: FileRecord) => {
-  const { blobKey: _blobKey, ...metadata } = record;
-  return metadata;
-});
+/**
+ * What core shows of a stored file: everything but where its bytes are (made once for a
+ * frozen, cached row). Field by field rather than a rest pattern, which costs a list page
+ * several times more; the type check catches a field added to `FileRecord` and not here.
+ */
+export const toMetadata: (record: FileRecord) => FileMetadata = rememberedForFrozen(
+  (record: FileRecord): Required<FileMetadata> => ({
+    id: record.id,
+    ownerId: record.ownerId,
+    name: record.name,
+    visibility: record.visibility,
+    state: record.state,
+    kind: record.kind,
+    contentType: record.contentType,
+    size: record.size,
+    sha256: record.sha256,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    trashedAt: record.trashedAt,
+    purgeAt: record.purgeAt,
+  }),
+);
 
 const MAX_FILE_NAME_LENGTH = 255;
 
