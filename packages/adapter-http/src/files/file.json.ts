@@ -1,4 +1,5 @@
 import { type FileMetadata, type FileState, rememberedForFrozen, type Visibility } from "@cellar/core";
+import { isoTimestamp } from "../shared/iso-timestamp.js";
 
 /** A file as the API shows it; see `fileSchema`. */
 export interface FileJson {
@@ -27,14 +28,14 @@ function fileJsonOf(file: FileMetadata): FileJson {
     id: file.id,
     name: file.name,
     visibility: file.visibility,
-    created_at: file.createdAt.toISOString(),
-    updated_at: file.updatedAt.toISOString(),
+    created_at: isoTimestamp(file.createdAt),
+    updated_at: isoTimestamp(file.updatedAt),
     size: file.size,
     content_type: file.contentType,
     sha256: file.sha256,
     owner_id: file.ownerId,
     state: file.state,
-    trashed_at: file.trashedAt?.toISOString() ?? null,
-    purge_at: file.purgeAt?.toISOString() ?? null,
+    trashed_at: file.trashedAt === null ? null : isoTimestamp(file.trashedAt),
+    purge_at: file.purgeAt === null ? null : isoTimestamp(file.purgeAt),
   };
 }
