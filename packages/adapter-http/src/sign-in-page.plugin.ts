@@ -136,16 +136,15 @@ export const cellarSignInPage: FastifyPluginAsync<CellarSignInPageOptions> = asy
     "frame-ancestors 'none'",
   ].join("; ");
 
-  app.get("/sign-in", { schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .headers({
-        "content-type": "text/html; charset=utf-8",
-        "cache-control": "no-store",
-        "referrer-policy": "no-referrer",
-        "content-security-policy": contentSecurityPolicy,
-        "x-content-type-options": "nosniff",
-        "x-frame-options": "DENY",
-      })
-      .send(html),
-  );
+  app.get("/sign-in", { schema: { hide: true } }, async (_request, reply) => {
+    reply.headers({
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "referrer-policy": "no-referrer",
+      "content-security-policy": contentSecurityPolicy,
+      "x-content-type-options": "nosniff",
+      "x-frame-options": "DENY",
+    });
+    return html;
+  });
 };

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import fastifyPlugin from "fastify-plugin";
 
 export interface TurnBatchedAnswersOptions {
@@ -36,21 +36,24 @@ export interface TurnBatchedAnswersOptions {
  */
 const turnBatchedAnswers: FastifyPluginAsync<TurnBatchedAnswersOptions> = async (app, options) => {
   const maxHold = options.maxHoldMilliseconds ?? 1;
-  const ready: (() => void)[] = [];
+  if (!(Number.isFinite(maxHold) && maxHold >= 0)) {
+    throw new RangeError(`maxHoldMilliseconds must be a finite number of milliseconds, 0 or more: ${maxHold}`);
+  }
+  const ready: HeldAnswer[] = [];
   // When the oldest held answer became ready.
   let oldestHeldAt = 0;
   let releaseScheduled = false;
   const releaseAll = () => {
     // Answers made ready while these are written join the next batch.
-    for (const send of ready.splice(0)) send();
+    for (const answer of ready.splice(0)) release(answer);
   };
   const releaseAtTurnEnd = () => {
     releaseScheduled = false;
     releaseAll();
   };
   // A callback-style hook: holding the answer is all it does.
-  app.addHook("onSend", (_request, _reply, payload, next) => {
-    ready.push(() => next(null, payload));
+  app.addHook("onSend", (_request, reply, payload, next) => {
+    ready.push({ reply, send: () => next(null, payload) });
     const now = performance.now();
     if (ready.length === 1) {
       oldestHeldAt = now;
@@ -64,6 +67,33 @@ const turnBatchedAnswers: FastifyPluginAsync<TurnBatchedAnswersOptions> = async 
     }
   });
 };
+
+interface HeldAnswer {
+  readonly reply: FastifyReply;
+  /** Runs the rest of the answer's `onSend` hooks, then writes it. */
+  readonly send: () => void;
+}
+
+/**
+ * Writes one held answer. Writing can throw (Node refuses a header value with a line
+ * break, say). Unheld, the throw would reach the code that sent the answer, and Fastify
+ * would answer with an error instead; here it is handed to Fastify as that answer's
+ * error, which ends in Fastify's own fallback if the error answer cannot be written
+ * either. Either way the other answers of the batch still go out, and nothing is thrown
+ * from a `setImmediate`, where it would stop the process.
+ */
+function release({ reply, send }: HeldAnswer): void {
+  try {
+    send();
+  } catch (error) {
+    try {
+      reply.send(error);
+    } catch (secondError) {
+      reply.log.error({ err: secondError }, "an answer could not be written");
+      reply.raw.destroy();
+    }
+  }
+}
 
 export const cellarTurnBatchedAnswers = fastifyPlugin(turnBatchedAnswers, {
   name: "cellar-turn-batched-answers",

@@ -69,8 +69,8 @@ describe("answers batched by event-loop turn", () => {
   });
 
   describe("the bound on the hold", () => {
-    /** Four requests answered in one turn, each after 2 ms of work; the order in which they are made ready and released. */
-    async function fourSlowAnswersInOneTurn(options: TurnBatchedAnswersOptions = {}) {
+    /** `count` requests answered in one turn, each after 2 ms of work; the order in which they are made ready and released. */
+    async function slowAnswersInOneTurn(count: number, options: TurnBatchedAnswersOptions = {}) {
       const app = Fastify();
       apps.push(app);
       await app.register(cellarTurnBatchedAnswers, options);
@@ -87,13 +87,14 @@ describe("answers batched by event-loop turn", () => {
       });
       await app.ready();
       // Injected requests dispatched together are handled in the same turn.
-      const answers = await Promise.all([1, 2, 3, 4].map((n) => app.inject(`/slow?n=${n}`)));
-      expect(answers.map((answer) => answer.body)).toEqual([1, 2, 3, 4].map((n) => `{"n":"${n}"}`));
+      const numbers = Array.from({ length: count }, (_, i) => i + 1);
+      const answers = await Promise.all(numbers.map((n) => app.inject(`/slow?n=${n}`)));
+      expect(answers.map((answer) => answer.body)).toEqual(numbers.map((n) => `{"n":"${n}"}`));
       return events;
     }
 
     it("releases the held answers in the middle of a turn once the oldest has waited 1 ms", async () => {
-      expect(await fourSlowAnswersInOneTurn()).toEqual([
+      expect(await slowAnswersInOneTurn(4)).toEqual([
         "ready 1",
         "ready 2",
         "released 1",
@@ -105,8 +106,19 @@ describe("answers batched by event-loop turn", () => {
       ]);
     });
 
+    it("still releases, at the turn's end, an answer held after a release in the middle of the turn", async () => {
+      expect(await slowAnswersInOneTurn(3)).toEqual([
+        "ready 1",
+        "ready 2",
+        "released 1",
+        "released 2",
+        "ready 3",
+        "released 3",
+      ]);
+    });
+
     it("holds every answer to the turn's end when the bound is longer than the turn", async () => {
-      expect(await fourSlowAnswersInOneTurn({ maxHoldMilliseconds: 1000 })).toEqual([
+      expect(await slowAnswersInOneTurn(4, { maxHoldMilliseconds: 1000 })).toEqual([
         "ready 1",
         "ready 2",
         "ready 3",
@@ -117,5 +129,38 @@ describe("answers batched by event-loop turn", () => {
         "released 4",
       ]);
     });
+  });
+
+  describe("an answer that cannot be written", () => {
+    /** Three requests in one turn, the middle one's answer carrying a header Node refuses. */
+    async function answersWithOneUnwritable(hold: TurnBatchedAnswersOptions | false) {
+      const app = Fastify();
+      apps.push(app);
+      if (hold !== false) await app.register(cellarTurnBatchedAnswers, hold);
+      app.get("/bad", async (_request, reply) => {
+        reply.header("x-bad", "line\nbreak");
+        return { ok: false };
+      });
+      app.get("/good", async () => ({ ok: true }));
+      await app.ready();
+      const answers = await Promise.all(["/good", "/bad", "/good"].map((url) => app.inject(url)));
+      return answers.map((answer) => ({ status: answer.statusCode, body: answer.body, bad: answer.headers["x-bad"] }));
+    }
+
+    it("is answered as Fastify answers it without the hold, and the others still go out", async () => {
+      const unheld = await answersWithOneUnwritable(false);
+      expect(unheld.map((answer) => answer.status)).toEqual([200, 500, 200]);
+      // Held to the turn's end, and released in the middle of a turn (a bound of 0 ms).
+      expect(await answersWithOneUnwritable({})).toEqual(unheld);
+      expect(await answersWithOneUnwritable({ maxHoldMilliseconds: 0 })).toEqual(unheld);
+    });
+  });
+
+  it("refuses a bound that is not a number of milliseconds", async () => {
+    for (const maxHoldMilliseconds of [Number.NaN, -1, Number.POSITIVE_INFINITY]) {
+      const app = Fastify();
+      apps.push(app);
+      await expect(app.register(cellarTurnBatchedAnswers, { maxHoldMilliseconds })).rejects.toThrow(RangeError);
+    }
   });
 });
