@@ -23,10 +23,10 @@ export interface TurnBatchedAnswersOptions {
  * server woke its load generator 0.02 times per answer instead of 0.9, and served 40–80 %
  * more requests per second on the same core (docs/performance.md).
  *
- * What it costs: an answer waits for the rest of its turn, and no longer than about
- * `maxHoldMilliseconds` (1 ms by default) when other answers follow it: once the oldest
- * held answer has waited that long, the next answer ready releases them all at once, in
- * the middle of the turn. An idle server's turn holds one request, so its answer goes
+ * What it costs: an answer waits for the rest of its turn, or less: once the oldest held
+ * answer has waited `maxHoldMilliseconds` (1 ms by default), the next answer ready
+ * releases them all at once, in the middle of the turn. Under load, where answers keep
+ * coming, that is about 1 ms; it is checked as answers become ready, not by a timer. An idle server's turn holds one request, so its answer goes
  * out at once, in the same turn, without any timer. Nothing is reordered on a
  * connection: HTTP/1.1 answers one request at a time per connection, and answers go out
  * in the order they were ready. The hold is an `onSend` hook: hooks after it run when
