@@ -220,8 +220,11 @@ export function batchedDestination(fd: number, options: BatchOptions = {}): Batc
     used += batch.write(line, used);
   };
   const flushSync = () => {
-    handOver();
-    out.flushSync();
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    const lines = batch.subarray(0, used);
+    used = 0;
+    out.writeSync(lines);
   };
   process.on("exit", flushSync);
   const writeRoutine = (line: string) => {
@@ -260,7 +263,8 @@ function isWarningOrWorse(line: string): boolean {
 interface Writer {
   /** Writes `bytes`, or takes a copy of what it cannot write at once: the caller reuses them. */
   write(bytes: Buffer): void;
-  flushSync(): void;
+  /** Writes what was handed over before, then `bytes` (possibly empty), before returning. */
+  writeSync(bytes: Buffer): void;
 }
 
 const NEWLINE = Buffer.from("\n");
@@ -272,7 +276,7 @@ function writerFor(fd: number): Writer {
     kind = fstatSync(fd);
   } catch {
     // No such descriptor (a server started with stdout closed): there is nowhere to log.
-    return { write() {}, flushSync() {} };
+    return { write() {}, writeSync() {} };
   }
   if (kind.isFile() || kind.isCharacterDevice()) {
     // Set when a write failed part-way: the next batch then starts on a line of its own.
@@ -295,17 +299,29 @@ function writerFor(fd: number): Writer {
         // Nothing written leaves the file as it was: cut only if it was cut before.
         lineCut = rest.length > 0 && (rest.length < size || wasCut);
       },
-      flushSync() {},
+      writeSync(bytes) {
+        this.write(bytes);
+      },
     };
   }
   const out = pino.destination({ dest: fd, sync: false, maxLength: MAX_BUFFERED_LOG_BYTES, contentMode: "buffer" });
+  // The last lines, at exit, go through a synchronous destination of their own. Given to
+  // `out` while it is idle, they would start an asynchronous write, which its flushSync
+  // leaves to finish later — never, once the process has exited: the tail of the log was
+  // lost that way. Made on first use: most processes flush once, at exit.
+  let finalOut: ReturnType<typeof pino.destination> | undefined;
   return {
     write(bytes) {
       // sonic-boom keeps what it is given until the pipe takes it: a copy of its own.
       out.write(Buffer.from(bytes) as unknown as string);
     },
-    flushSync() {
+    writeSync(bytes) {
+      // What `out` still holds goes first; a write of its that is under way cannot be
+      // finished from here (see batchedDestination).
       out.flushSync();
+      if (bytes.length === 0) return;
+      finalOut ??= pino.destination({ dest: fd, sync: true, contentMode: "buffer" });
+      finalOut.write(bytes as unknown as string);
     },
   };
 }
