@@ -18,6 +18,8 @@ export interface ServerProcess {
 export interface StartServerProcessOptions {
   /** How long to wait for the "listening" log line before killing the process and failing. Default 30 s. */
   readonly readyTimeoutMs?: number;
+  /** Options for Node itself, before the script (`--expose-gc`, `--import` of a preload). */
+  readonly nodeArguments?: readonly string[];
 }
 
 /**
@@ -29,10 +31,14 @@ export function startServerProcess(
   env: Record<string, string>,
   options: StartServerProcessOptions = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["--conditions=@cellar/source", "--import", "tsx", MAIN], {
-    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@cellar/source", "--import", "tsx", ...(options.nodeArguments ?? []), MAIN],
+    {
+      env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   // Only whole lines: a chunk may end half-way through one.
