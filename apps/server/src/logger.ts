@@ -320,7 +320,11 @@ function writerFor(fd: number): Writer {
       // finished from here (see batchedDestination).
       out.flushSync();
       if (bytes.length === 0) return;
-      finalOut ??= pino.destination({ dest: fd, sync: true, contentMode: "buffer" });
+      if (finalOut === undefined) {
+        finalOut = pino.destination({ dest: fd, sync: true, contentMode: "buffer" });
+        // Like a file that cannot take more: the lines are lost, the exit goes on.
+        finalOut.on("error", () => {});
+      }
       finalOut.write(bytes as unknown as string);
     },
   };
