@@ -40,7 +40,9 @@ export function startServerProcess(
     },
   );
   let output = "";
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // On "close", not "exit": by then everything the process wrote (an abort's message on
+  // stderr among it) has been read.
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   // Only whole lines: a chunk may end half-way through one.
   const logs = () =>
     output
