@@ -11,6 +11,8 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
     environment: "node",
+    // One real PostgreSQL for the run (or CELLAR_TEST_DATABASE_URL's): see @cellar/test-engines.
+    globalSetup: ["packages/test-engines/src/vitest-global-setup.ts"],
     coverage: {
       provider: "v8",
       include: ["packages/*/src/**/*.ts", "apps/*/src/**/*.ts"],

