@@ -176,6 +176,28 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       expect(new Set(ids).size).toBe(20);
     });
 
+    test("a restore racing the purge either keeps the record or finds it gone, never both", async (repos) => {
+      // Each record is either restored (and stays, active) or purged (and the restore
+      // finds nothing): a store with concurrent writers must not purge a record whose
+      // restore it reported, nor restore one it has removed.
+      const [owner] = await withOwners(repos);
+      const trashed = Array.from({ length: 12 }, (_, i) => aTrashedFile(owner, at(i)));
+      for (const file of trashed) await repos.files.insert(file);
+      const restore = { state: "active", trashedAt: null, purgeAt: null, updatedAt: at(200) } as const;
+      const [purged, ...restores] = await Promise.all([
+        repos.files.removeDueForPurge({ now: at(100), limit: 100 }),
+        ...trashed.map((file) => repos.files.update({ id: file.id, changes: restore, onlyIfState: "trashed" })),
+      ]);
+      const purgedIds = new Set(purged.map((file) => file.id));
+      const restoredIds = new Set(restores.flatMap((file) => (file === null ? [] : [file.id])));
+      for (const file of trashed) {
+        expect(purgedIds.has(file.id) !== restoredIds.has(file.id)).toBe(true);
+        const stored = await repos.files.findById(file.id);
+        if (restoredIds.has(file.id)) expect(stored?.state).toBe("active");
+        else expect(stored).toBeNull();
+      }
+    });
+
     test("findReferencedBlobKeys returns the keys some record refers to, in any state", async (repos) => {
       const [owner] = await withOwners(repos);
       const active = aFile(owner);
