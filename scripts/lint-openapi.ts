@@ -8,13 +8,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInMemoryCellar } from "@cellar/core";
-import { buildHttpApp, openStorage } from "@cellar/server";
+import { buildHttpApp, openEmbeddedStorage } from "@cellar/server";
 
 const REDOCLY = "@redocly/cli@2.77.0";
 const dir = mkdtempSync(join(tmpdir(), "cellar-openapi-"));
 try {
   const publicUrl = "https://cellar.example.org";
-  const storage = await openStorage(join(dir, "data"));
+  const storage = await openEmbeddedStorage(join(dir, "data"));
   const app = buildHttpApp({
     cellar: createInMemoryCellar({ config: { publicUrl } }),
     publicUrl,

@@ -4,14 +4,13 @@ import { createOutboxMailer, createSmtpMailer } from "@cellar/adapter-mail";
 import { createCellar } from "@cellar/core";
 import type { Logger } from "pino";
 import { container, type DependencyContainer, instanceCachingFactory } from "tsyringe";
-import { loadJwtSecret } from "./jwt-secret.js";
 import type { Settings } from "./settings.js";
 import type { Storage } from "./storage.js";
 import { Tokens } from "./tokens.js";
 
 /**
  * The composition root: the one place that knows every package. Storage is opened
- * before (it is asynchronous) and handed in; everything else is built on first use,
+ * before (it is asynchronous) and handed in, with the JWT key; everything else is built on first use,
  * once, by factories. Core knows nothing of the container.
  */
 export function createServerContainer(input: {
@@ -19,12 +18,14 @@ export function createServerContainer(input: {
   publicUrl: string;
   logger: Logger;
   storage: Storage;
+  jwtSecret: string;
 }): DependencyContainer {
   const scope = container.createChildContainer();
   scope.register(Tokens.Settings, { useValue: input.settings });
   scope.register(Tokens.PublicUrl, { useValue: input.publicUrl });
   scope.register(Tokens.Logger, { useValue: input.logger });
   scope.register(Tokens.Storage, { useValue: input.storage });
+  scope.register(Tokens.JwtSecret, { useValue: input.jwtSecret });
 
   scope.register(Tokens.Mailer, {
     useFactory: instanceCachingFactory((c) => {
@@ -56,7 +57,7 @@ export function createServerContainer(input: {
         mailer: c.resolve(Tokens.Mailer),
         config: {
           publicUrl: c.resolve(Tokens.PublicUrl),
-          jwtSecret: loadJwtSecret(settings.dataDir, settings.jwtSecret),
+          jwtSecret: c.resolve(Tokens.JwtSecret),
           jwtTtlSeconds: settings.jwtTtlSeconds,
           magicLinkTtlSeconds: settings.magicLinkTtlSeconds,
           maxUploadBytes: settings.maxUploadBytes,

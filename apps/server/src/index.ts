@@ -8,4 +8,11 @@ export {
   startServer,
 } from "./server.js";
 export { readSettings, type Settings, SettingsError } from "./settings.js";
-export { openStorage, type Storage } from "./storage.js";
+export {
+  type EmbeddedStorage,
+  openEmbeddedStorage,
+  openPostgresStorage,
+  openStorage,
+  type Storage,
+  StorageUnreachableError,
+} from "./storage.js";

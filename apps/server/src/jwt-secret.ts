@@ -10,7 +10,7 @@ const SECRET_FILE = "jwt-secret";
  * temp file and hard-linked into place, which fails if the file exists: two processes
  * starting together agree on one key, and neither can read a half-written one.
  */
-export function loadJwtSecret(dataDir: string, configured: string | undefined): string | Uint8Array {
+export function loadJwtSecret(dataDir: string, configured?: string): string {
   if (configured !== undefined) return configured;
   const path = join(dataDir, SECRET_FILE);
   const temp = `${path}.${process.pid}.tmp`;

@@ -1,6 +1,7 @@
 import { createLogger } from "./logger.js";
 import { startServer } from "./server.js";
 import { readSettings, SettingsError } from "./settings.js";
+import { StorageUnreachableError } from "./storage.js";
 
 let logger = createLogger();
 
@@ -21,7 +22,7 @@ try {
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
 } catch (error) {
-  if (error instanceof SettingsError) {
+  if (error instanceof SettingsError || error instanceof StorageUnreachableError) {
     // One clear line naming the setting, and nothing else.
     process.stderr.write(`cellar: ${error.message}\n`);
   } else {

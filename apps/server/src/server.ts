@@ -161,7 +161,7 @@ export function buildHttpApp(input: {
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
     try {
-      input.storage.db.prepare("SELECT 1").get();
+      await input.storage.ping();
       await access(join(input.dataDir, "blobs"), constants.R_OK | constants.W_OK);
     } catch (error) {
       reply.log.error({ err: error }, "readiness check failed");
@@ -189,8 +189,9 @@ export async function startServer(
 ): Promise<RunningServer> {
   const settings = options.settings ?? readSettings(options.env ?? process.env);
   const logger = options.logger ?? createLogger();
-  const storage = await openStorage(settings.dataDir);
+  const storage = await openStorage(settings);
   try {
+    const jwtSecret = settings.jwtSecret ?? (await storage.generatedJwtSecret());
     const port = settings.port === 0 ? await freePort(settings.host) : settings.port;
     const publicUrl = settings.publicUrl ?? `http://${urlHost(settings.host)}:${port}`;
     const scope = createServerContainer({
@@ -198,6 +199,7 @@ export async function startServer(
       publicUrl,
       logger: logger === false ? createLogger({ level: "silent" }) : logger,
       storage,
+      jwtSecret,
     });
     const cellar = scope.resolve(Tokens.Cellar);
     const mailer = scope.resolve(Tokens.Mailer);
@@ -255,7 +257,7 @@ export async function startServer(
         } finally {
           clearTimeout(cutOff);
           await mailer.close();
-          storage.close();
+          await storage.close();
           if (logger !== false) logger.flush();
         }
       })();
@@ -263,7 +265,7 @@ export async function startServer(
     };
     return { app, cellar, url, publicUrl, settings, storage, runMaintenance, close };
   } catch (error) {
-    storage.close();
+    await storage.close();
     throw error;
   }
 }

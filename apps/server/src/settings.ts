@@ -27,6 +27,10 @@ export interface Settings {
    * key of per-client limits): none, all (`true`), the nearest N hops, or these addresses.
    */
   readonly trustProxy: boolean | number | string[];
+  /** `postgres://…`: metadata in PostgreSQL. Unset: SQLite under `DATA_DIR`. Holds a password: never logged. */
+  readonly databaseUrl: string | undefined;
+  /** Connections this instance may open to `databaseUrl`. */
+  readonly databasePoolMax: number;
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -121,5 +125,8 @@ export function readSettings(env: Env = process.env): Settings {
     purgeIntervalSeconds: wholeNumber(env, "PURGE_INTERVAL_SECONDS", 3600),
     logLevel: logLevel(env),
     trustProxy: trustProxy(env),
+    // Like SMTP_URL, it holds a password: checked here, never quoted back.
+    databaseUrl: absoluteUrl("DATABASE_URL", optional(env, "DATABASE_URL"), ["postgres:", "postgresql:"]),
+    databasePoolMax: wholeNumber(env, "DATABASE_POOL_MAX", 10, 1, 1000),
   };
 }

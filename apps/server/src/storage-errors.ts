@@ -1,7 +1,9 @@
 /**
  * Errors that mean the storage underneath failed, not that Cellar has a bug: SQLite
- * locked past its busy timeout, I/O errors, a full or read-only disk. The API answers
- * these 503 `unavailable` with `Retry-After`, as decisions.md asks, instead of 500.
+ * locked past its busy timeout, I/O errors, a full or read-only disk, a PostgreSQL server
+ * that cannot be reached, is shutting down, refuses more connections or ran out of time
+ * for a statement. The API answers these 503 `unavailable` with `Retry-After`, as
+ * decisions.md asks, instead of 500; the pool reconnects by itself once the server is back.
  */
 const SQLITE_UNAVAILABLE = [
   "SQLITE_BUSY",
@@ -12,12 +14,37 @@ const SQLITE_UNAVAILABLE = [
   "SQLITE_READONLY",
 ];
 const FILE_SYSTEM_UNAVAILABLE = new Set(["EIO", "ENOSPC", "EDQUOT", "EROFS", "EMFILE", "ENFILE"]);
+const NETWORK_UNAVAILABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+/**
+ * PostgreSQL's SQLSTATE codes: class 08 (connection exception), class 53 (insufficient
+ * resources: too many connections, disk full, out of memory), 57014 (a statement
+ * cancelled, as the statement timeout does), 57P01–57P03 (the server shutting down, or
+ * not yet accepting connections).
+ */
+const POSTGRES_UNAVAILABLE = /^(08...|53...|57014|57P0[123])$/;
+/** What pg says, without a code, when a connection is lost or none frees up in time. */
+const POSTGRES_CONNECTION_MESSAGES = /^(timeout exceeded when trying to connect|Connection terminated)/;
 
 export function isStorageUnavailable(error: unknown): boolean {
-  const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
-  if (typeof code !== "string") return false;
+  if (typeof error !== "object" || error === null) return false;
+  const code = "code" in error ? error.code : undefined;
+  if (typeof code !== "string") {
+    return error instanceof Error && POSTGRES_CONNECTION_MESSAGES.test(error.message);
+  }
   // Extended SQLite codes (SQLITE_IOERR_WRITE, SQLITE_BUSY_SNAPSHOT…) share their base's prefix.
   return (
-    FILE_SYSTEM_UNAVAILABLE.has(code) || SQLITE_UNAVAILABLE.some((base) => code === base || code.startsWith(`${base}_`))
+    FILE_SYSTEM_UNAVAILABLE.has(code) ||
+    NETWORK_UNAVAILABLE.has(code) ||
+    POSTGRES_UNAVAILABLE.test(code) ||
+    SQLITE_UNAVAILABLE.some((base) => code === base || code.startsWith(`${base}_`))
   );
 }

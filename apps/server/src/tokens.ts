@@ -10,6 +10,8 @@ export const Tokens = {
   PublicUrl: Symbol("PublicUrl") as InjectionToken<string>,
   Logger: Symbol("Logger") as InjectionToken<Logger>,
   Storage: Symbol("Storage") as InjectionToken<Storage>,
+  /** `JWT_SECRET`, or the key the storage keeps for every instance on it. */
+  JwtSecret: Symbol("JwtSecret") as InjectionToken<string>,
   Mailer: Symbol("Mailer") as InjectionToken<Mailer & { close(): Promise<void> }>,
   Cellar: Symbol("Cellar") as InjectionToken<Cellar>,
 } as const;

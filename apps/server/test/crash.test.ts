@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { createCellar, createMemoryMailer } from "@cellar/core";
 import { aFile, aTrashedFile, aUser, collect, createFakeClock } from "@cellar/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type Storage } from "../src/storage.js";
+import { type EmbeddedStorage, openEmbeddedStorage } from "../src/storage.js";
 
 const CHILD = fileURLToPath(new URL("./crash/crash-child.ts", import.meta.url));
 const DAY = 86_400_000;
@@ -47,7 +47,7 @@ function firstLine(child: ChildProcess, prefix: string): Promise<void> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function cellarOn(storage: Storage, clock = createFakeClock(new Date())) {
+function cellarOn(storage: EmbeddedStorage, clock = createFakeClock(new Date())) {
   return createCellar({
     ...storage,
     mailer: createMemoryMailer(),
@@ -59,7 +59,7 @@ function cellarOn(storage: Storage, clock = createFakeClock(new Date())) {
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 /** After a sweep: every row has its blob, every blob its row, and SQLite is sound. */
-async function expectConsistent(storage: Storage, dataDir: string) {
+async function expectConsistent(storage: EmbeddedStorage, dataDir: string) {
   const cellar = cellarOn(storage);
   await cellar.files.sweepOrphanBlobs({ graceMs: 0 });
   const blobKeys = new Set<string>();
@@ -79,7 +79,7 @@ describe("crash safety of SQLite + file-system storage", () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it("keeps every acknowledged upload through 30 SIGKILLs at random moments", async () => {
-    const setup = await openStorage(dataDir);
+    const setup = await openEmbeddedStorage(dataDir);
     const owner = await setup.users.insertIfAbsent(aUser());
     setup.close();
     const acknowledged = new Map<string, { sha256: string; size: number }>();
@@ -101,7 +101,7 @@ describe("crash safety of SQLite + file-system storage", () => {
         `round ${round}: ${JSON.stringify(run.lines()).slice(0, 300)} ${run.stderr()}`,
       ).toBeGreaterThan(before);
 
-      const storage = await openStorage(dataDir);
+      const storage = await openEmbeddedStorage(dataDir);
       try {
         const listed = await storage.files.listByOwner({
           ownerId: owner.id,
@@ -125,7 +125,7 @@ describe("crash safety of SQLite + file-system storage", () => {
     }
 
     // Last, every acknowledged file's bytes, read back from disk, hash to its sha256.
-    const storage = await openStorage(dataDir);
+    const storage = await openEmbeddedStorage(dataDir);
     try {
       for (const [id, ack] of acknowledged) {
         const record = await storage.files.findById(id);
@@ -138,7 +138,7 @@ describe("crash safety of SQLite + file-system storage", () => {
   }, 180_000);
 
   it("leaves nothing half-deleted when the purge job is killed mid-batch, 12 times", async () => {
-    const setup = await openStorage(dataDir);
+    const setup = await openEmbeddedStorage(dataDir);
     const owner = await setup.users.insertIfAbsent(aUser());
     setup.close();
     let interrupted = 0;
@@ -146,7 +146,7 @@ describe("crash safety of SQLite + file-system storage", () => {
     for (let round = 0; round < 12; round++) {
       // 60 files trashed long ago, so due now, and 15 active ones that must survive. Rows
       // go in one transaction and blobs in parallel, to keep the set-up fast.
-      const storage = await openStorage(dataDir);
+      const storage = await openEmbeddedStorage(dataDir);
       const files = Array.from({ length: 75 }, (_, i) => {
         const bytes = randomBytes(2048);
         const record =
@@ -178,7 +178,7 @@ describe("crash safety of SQLite + file-system storage", () => {
       await run.exited;
       if (!run.lines().some((line) => line.startsWith("DONE"))) interrupted++;
 
-      const after = await openStorage(dataDir);
+      const after = await openEmbeddedStorage(dataDir);
       try {
         await expectConsistent(after, dataDir);
         for (const [id, hash] of keep) {

@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.js";
 import { type RunningServer, startServer } from "../src/server.js";
-import { openStorage } from "../src/storage.js";
+import { openEmbeddedStorage } from "../src/storage.js";
 
 const DAY = 86_400_000;
 const dirs: string[] = [];
@@ -230,7 +230,7 @@ describe("the standalone server", () => {
 
   it("runs the purge job at start-up and then on its interval", async () => {
     const dataDir = aDataDir();
-    const setup = await openStorage(dataDir);
+    const setup = await openEmbeddedStorage(dataDir);
     const owner = await setup.users.insertIfAbsent(aUser());
     async function dueFile(storage: typeof setup) {
       const file = aTrashedFile(owner.id, new Date(Date.now() - DAY));
@@ -300,7 +300,7 @@ describe("the standalone server", () => {
     const dataDir = aDataDir();
     const server = await start({ DATA_DIR: dataDir });
     const alice = await signIn(server, "alice@example.com");
-    const other = await openStorage(dataDir);
+    const other = await openEmbeddedStorage(dataDir);
     const user = await other.users.findByEmail("alice@example.com");
     const cellar = createCellar({
       ...other,

@@ -20,6 +20,8 @@ describe("reading settings from the environment", () => {
       purgeIntervalSeconds: 3600,
       logLevel: "info",
       trustProxy: false,
+      databaseUrl: undefined,
+      databasePoolMax: 10,
     });
   });
 
@@ -109,6 +111,17 @@ describe("reading settings from the environment", () => {
     } catch (error) {
       expect(String(error)).not.toContain("secret-password");
     }
+  });
+
+  it("takes a PostgreSQL DATABASE_URL and its pool size, and refuses others without quoting the password", () => {
+    expect(
+      readSettings({ DATABASE_URL: "postgres://cellar:pw@db:5432/cellar", DATABASE_POOL_MAX: "25" }),
+    ).toMatchObject({ databaseUrl: "postgres://cellar:pw@db:5432/cellar", databasePoolMax: 25 });
+    expect(readSettings({ DATABASE_URL: "postgresql://db/cellar" }).databaseUrl).toBe("postgresql://db/cellar");
+    const attempt = () => readSettings({ DATABASE_URL: "mysql://cellar:secret-password@db/cellar" });
+    expect(attempt).toThrow(/^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\//);
+    expect(() => attempt()).not.toThrow(/secret-password/);
+    expect(() => readSettings({ DATABASE_POOL_MAX: "0" })).toThrow(/^DATABASE_POOL_MAX must be a whole number from 1/);
   });
 
   it("treats empty values as unset", () => {

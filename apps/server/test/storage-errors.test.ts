@@ -13,16 +13,37 @@ describe("telling storage failures from bugs", () => {
     "ENOSPC",
     "EIO",
     "EROFS",
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "08006",
+    "53300",
+    "57014",
+    "57P01",
+    "57P03",
   ])("counts %s as storage being unavailable", (code) => {
     expect(isStorageUnavailable(withCode(code))).toBe(true);
   });
 
-  it.each(["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_ERROR", "ENOENT", "ERR_INVALID_ARG_TYPE", 42, undefined])(
-    "does not count %s",
-    (code) => {
-      expect(isStorageUnavailable(withCode(code))).toBe(false);
-    },
-  );
+  it.each([
+    "SQLITE_CONSTRAINT_UNIQUE",
+    "SQLITE_ERROR",
+    "ENOENT",
+    "ERR_INVALID_ARG_TYPE",
+    "23505",
+    "42P01",
+    "57P04",
+    "0800",
+    42,
+    undefined,
+  ])("does not count %s", (code) => {
+    expect(isStorageUnavailable(withCode(code))).toBe(false);
+  });
+
+  it("counts pg's own words for a lost connection or none to be had in time", () => {
+    expect(isStorageUnavailable(new Error("timeout exceeded when trying to connect"))).toBe(true);
+    expect(isStorageUnavailable(new Error("Connection terminated unexpectedly"))).toBe(true);
+    expect(isStorageUnavailable(new Error("connection terminated"))).toBe(false);
+  });
 
   it("does not count errors without a code, or things that are not errors", () => {
     expect(isStorageUnavailable(new TypeError("bug"))).toBe(false);

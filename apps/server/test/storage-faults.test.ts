@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { type BlobStore, createCellar, createMemoryMailer, type FileRepository } from "@cellar/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildHttpApp } from "../src/server.js";
-import { openStorage, type Storage } from "../src/storage.js";
+import { type EmbeddedStorage, openEmbeddedStorage } from "../src/storage.js";
 
 const dirs: string[] = [];
 const closers: (() => Promise<void> | void)[] = [];
@@ -60,7 +60,7 @@ function faultyFiles(inner: FileRepository, faults: Faults): FileRepository {
 async function setUp() {
   const dataDir = mkdtempSync(join(tmpdir(), "cellar-faults-"));
   dirs.push(dataDir);
-  const storage: Storage = await openStorage(dataDir);
+  const storage: EmbeddedStorage = await openEmbeddedStorage(dataDir);
   closers.push(() => storage.close());
   const faults: Faults = { diskFullAfterBytes: null, failNextInsert: false };
   const mailer = createMemoryMailer();

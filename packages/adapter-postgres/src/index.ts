@@ -11,6 +11,7 @@ export { createPostgresFileRepository } from "./pg-file-repository.js";
 export { createPostgresRateLimitStore } from "./pg-rate-limit-store.js";
 export { createPostgresUserRepository } from "./pg-user-repository.js";
 export { createPostgresPool, type PostgresPoolOptions, quoteIdentifier } from "./pool.js";
+export { sharedSetting } from "./shared-settings.js";
 
 /** Every metadata repository of core on one pool (after `migrate`). */
 export function createPostgresRepositories(pool: Pool) {

@@ -88,6 +88,13 @@ export const MIGRATIONS: readonly string[] = [
     reset_at  timestamptz NOT NULL
   );
   CREATE INDEX rate_windows_by_reset ON rate_windows (reset_at);
+
+  -- Values every instance on the database shares, made once by whichever comes first
+  -- (the generated JWT key when JWT_SECRET is unset).
+  CREATE TABLE shared_settings (
+    key    text PRIMARY KEY,
+    value  text NOT NULL
+  );
   `,
 ];
 

@@ -6,13 +6,13 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createCellar, createMemoryMailer } from "@cellar/core";
-import { openStorage } from "../../src/storage.js";
+import { openEmbeddedStorage } from "../../src/storage.js";
 
 const [mode, dataDir, ownerId] = process.argv.slice(2);
 if (dataDir === undefined || ownerId === undefined)
   throw new Error("usage: crash-child upload|purge DATA_DIR OWNER_ID");
 
-const storage = await openStorage(dataDir);
+const storage = await openEmbeddedStorage(dataDir);
 const cellar = createCellar({
   ...storage,
   mailer: createMemoryMailer(),
