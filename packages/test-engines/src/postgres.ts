@@ -9,7 +9,12 @@ import pg from "pg";
 export interface RunningPostgres {
   /** A superuser's URL, for creating and dropping test databases. */
   readonly url: string;
+  /** Stops the server and removes its cluster. */
   stop(): Promise<void>;
+  /** Stops the server as an outage would, keeping every database, until `resume`. */
+  halt(): Promise<void>;
+  /** Starts the halted server again, on the same port, with the same databases. */
+  resume(): Promise<void>;
 }
 
 /** A free TCP port on 127.0.0.1, as the kernel hands one out. */
@@ -42,7 +47,8 @@ export async function startPostgres(): Promise<RunningPostgres> {
     port,
     user: "cellar",
     password,
-    persistent: false,
+    // The cluster outlives a halt; `stop` removes it.
+    persistent: true,
     createPostgresUser: true,
     // Enough connections for several server processes' pools at once.
     postgresFlags: ["-c", "max_connections=300", "-c", "listen_addresses=127.0.0.1"],
@@ -60,11 +66,21 @@ export async function startPostgres(): Promise<RunningPostgres> {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`PostgreSQL did not start: ${String(error)}\n${log}`);
   }
+  let running = true;
   return {
     url: `postgres://cellar:${password}@127.0.0.1:${port}/postgres`,
     async stop() {
-      await server.stop();
+      if (running) await server.stop();
+      running = false;
       rmSync(dir, { recursive: true, force: true });
+    },
+    async halt() {
+      await server.stop();
+      running = false;
+    },
+    async resume() {
+      await server.start();
+      running = true;
     },
   };
 }
