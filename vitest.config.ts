@@ -2,8 +2,10 @@ import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
 // Workspace packages resolve to their TypeScript sources (the "@cellar/source" export
-// condition), so tests run without a build step.
-const conditions = ["@cellar/source", ...defaultServerConditions];
+// condition), so tests run without a build step. Not the "module" condition: dependencies
+// load as Node loads them, and some (the AWS SDK) publish under "module" an ES build that
+// only a bundler can load.
+const conditions = ["@cellar/source", ...defaultServerConditions.filter((condition) => condition !== "module")];
 
 export default defineConfig({
   resolve: { conditions },

@@ -5,6 +5,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** A PostgreSQL superuser's URL: `CELLAR_TEST_DATABASE_URL`, or a server started for this run. */
     postgresUrl: string;
+    /** An S3-compatible store: `CELLAR_TEST_S3_*`, or an s3rver started for this run. */
+    s3: import("./s3.js").S3Endpoint;
   }
 }
 
@@ -17,3 +19,4 @@ export {
   type TestDatabase,
   type TestSchema,
 } from "./postgres.js";
+export { createTestBucket, type RunningS3, type S3Endpoint, s3ClientFor, startS3 } from "./s3.js";

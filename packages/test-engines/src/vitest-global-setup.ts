@@ -1,20 +1,40 @@
 import { type RunningPostgres, startPostgres } from "./postgres.js";
+import { type RunningS3, type S3Endpoint, startS3 } from "./s3.js";
 
 interface SetupProject {
   provide(key: "postgresUrl", value: string): void;
+  provide(key: "s3", value: S3Endpoint): void;
 }
 
 /**
- * vitest's global setup: one PostgreSQL for the whole run, started here unless
- * `CELLAR_TEST_DATABASE_URL` names one (a superuser's URL: the tests create and drop
- * databases and schemas of their own in it), and stopped when the run ends.
+ * vitest's global setup: one PostgreSQL and one S3-compatible store for the whole run,
+ * started here unless the environment names real ones, and stopped when the run ends.
+ *
+ * - `CELLAR_TEST_DATABASE_URL`: a PostgreSQL superuser's URL (the tests create and drop
+ *   databases and schemas of their own in it);
+ * - `CELLAR_TEST_S3_ENDPOINT` (with `CELLAR_TEST_S3_REGION`, `CELLAR_TEST_S3_ACCESS_KEY_ID`,
+ *   `CELLAR_TEST_S3_SECRET_ACCESS_KEY`, `CELLAR_TEST_S3_FORCE_PATH_STYLE`): a store in
+ *   which the tests may create buckets of their own.
  */
 export default async function setup(project: SetupProject): Promise<() => Promise<void>> {
-  const given = process.env.CELLAR_TEST_DATABASE_URL;
-  let started: RunningPostgres | undefined;
-  if (given === undefined || given === "") started = await startPostgres();
-  project.provide("postgresUrl", given || (started?.url ?? ""));
+  const env = process.env;
+  let postgres: RunningPostgres | undefined;
+  let s3: RunningS3 | undefined;
+  const databaseUrl = env.CELLAR_TEST_DATABASE_URL || (postgres = await startPostgres()).url;
+  const store: S3Endpoint = env.CELLAR_TEST_S3_ENDPOINT
+    ? {
+        endpoint: env.CELLAR_TEST_S3_ENDPOINT,
+        region: env.CELLAR_TEST_S3_REGION || "us-east-1",
+        accessKeyId: env.CELLAR_TEST_S3_ACCESS_KEY_ID ?? "",
+        secretAccessKey: env.CELLAR_TEST_S3_SECRET_ACCESS_KEY ?? "",
+        forcePathStyle: env.CELLAR_TEST_S3_FORCE_PATH_STYLE === "true",
+      }
+    : (s3 = await startS3());
+  project.provide("postgresUrl", databaseUrl);
+  // Only the endpoint's data crosses to the test files, not the running server's handle.
+  const { endpoint, region, accessKeyId, secretAccessKey, forcePathStyle } = store;
+  project.provide("s3", { endpoint, region, accessKeyId, secretAccessKey, forcePathStyle });
   return async () => {
-    await started?.stop();
+    await Promise.all([postgres?.stop(), s3?.stop()]);
   };
 }
