@@ -20,7 +20,6 @@ try {
     publicUrl,
     logger: false,
     storage,
-    dataDir: join(dir, "data"),
     acceptingRequests: () => true,
   });
   const response = await app.inject({ method: "GET", url: "/openapi.json" });

@@ -1,6 +1,4 @@
-import { access, constants } from "node:fs/promises";
 import { createServer } from "node:net";
-import { join } from "node:path";
 import {
   cellarApi,
   cellarOpenApi,
@@ -115,7 +113,6 @@ export function buildHttpApp(input: {
   publicUrl: string;
   logger: Logger | false;
   storage: Storage;
-  dataDir: string;
   acceptingRequests: () => boolean;
 }): FastifyInstance {
   const timeouts = input.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
@@ -162,7 +159,6 @@ export function buildHttpApp(input: {
   app.get("/readyz", async (_request, reply) => {
     try {
       await input.storage.ping();
-      await access(join(input.dataDir, "blobs"), constants.R_OK | constants.W_OK);
     } catch (error) {
       reply.log.error({ err: error }, "readiness check failed");
       reply.code(503).header("retry-after", "5");
@@ -211,7 +207,6 @@ export async function startServer(
       publicUrl,
       logger,
       storage,
-      dataDir: settings.dataDir,
       acceptingRequests: () => accepting,
     });
     await app.listen({ host: settings.host, port });

@@ -31,7 +31,21 @@ export interface Settings {
   readonly databaseUrl: string | undefined;
   /** Connections this instance may open to `databaseUrl`. */
   readonly databasePoolMax: number;
+  /** Where file bytes go: under `DATA_DIR`, or an S3-compatible bucket. */
+  readonly blobStore: BlobStoreSetting;
 }
+
+export type BlobStoreSetting =
+  | { readonly kind: "fs" }
+  | {
+      readonly kind: "s3";
+      readonly bucket: string;
+      /** Prepended to every object's key; "" for none. */
+      readonly prefix: string;
+      /** Unset: AWS. */
+      readonly endpoint: string | undefined;
+      readonly forcePathStyle: boolean;
+    };
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -93,6 +107,29 @@ function trustProxy(env: Env): boolean | number | string[] {
   return addresses;
 }
 
+/** `BLOB_STORE`: `fs`, or `s3://bucket` / `s3://bucket/prefix`, with `S3_ENDPOINT` and `S3_FORCE_PATH_STYLE`. */
+function blobStore(env: Env): BlobStoreSetting {
+  const value = optional(env, "BLOB_STORE") ?? "fs";
+  if (value === "fs") return { kind: "fs" };
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(value);
+  if (match === null) {
+    throw new SettingsError(
+      `BLOB_STORE must be fs, s3://<bucket> or s3://<bucket>/<prefix>, not ${JSON.stringify(value)}.`,
+    );
+  }
+  const forcePathStyle = optional(env, "S3_FORCE_PATH_STYLE") ?? "false";
+  if (forcePathStyle !== "true" && forcePathStyle !== "false") {
+    throw new SettingsError(`S3_FORCE_PATH_STYLE must be true or false, not ${JSON.stringify(forcePathStyle)}.`);
+  }
+  return {
+    kind: "s3",
+    bucket: match[1] as string,
+    prefix: (match[2] ?? "").replace(/^\/+|\/+$/g, ""),
+    endpoint: absoluteUrl("S3_ENDPOINT", optional(env, "S3_ENDPOINT"), ["http:", "https:"]),
+    forcePathStyle: forcePathStyle === "true",
+  };
+}
+
 function logLevel(env: Env): LogLevel {
   const value = optional(env, "LOG_LEVEL") ?? "info";
   if (!(LOG_LEVELS as readonly string[]).includes(value)) {
@@ -128,5 +165,6 @@ export function readSettings(env: Env = process.env): Settings {
     // Like SMTP_URL, it holds a password: checked here, never quoted back.
     databaseUrl: absoluteUrl("DATABASE_URL", optional(env, "DATABASE_URL"), ["postgres:", "postgresql:"]),
     databasePoolMax: wholeNumber(env, "DATABASE_POOL_MAX", 10, 1, 1000),
+    blobStore: blobStore(env),
   };
 }

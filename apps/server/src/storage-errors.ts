@@ -2,7 +2,7 @@
  * Errors that mean the storage underneath failed, not that Cellar has a bug: SQLite
  * locked past its busy timeout, I/O errors, a full or read-only disk, a PostgreSQL server
  * that cannot be reached, is shutting down, refuses more connections or ran out of time
- * for a statement. The API answers these 503 `unavailable` with `Retry-After`, as
+ * for a statement, an object store that answers 5xx or cannot be reached. The API answers these 503 `unavailable` with `Retry-After`, as
  * decisions.md asks, instead of 500; the pool reconnects by itself once the server is back.
  */
 const SQLITE_UNAVAILABLE = [
@@ -34,8 +34,18 @@ const POSTGRES_UNAVAILABLE = /^(08...|53...|57014|57P0[123])$/;
 /** What pg says, without a code, when a connection is lost or none frees up in time. */
 const POSTGRES_CONNECTION_MESSAGES = /^(timeout exceeded when trying to connect|Connection terminated)/;
 
+/** An object store's answer that says it is busy or failing, not that the request was wrong. */
+const OBJECT_STORE_UNAVAILABLE = new Set(["ServiceUnavailable", "SlowDown", "InternalError", "RequestTimeout"]);
+
 export function isStorageUnavailable(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
+  // The AWS SDK's errors carry the HTTP status of the store's answer.
+  const status =
+    "$metadata" in error && typeof error.$metadata === "object" && error.$metadata !== null
+      ? (error.$metadata as { httpStatusCode?: number }).httpStatusCode
+      : undefined;
+  if (status !== undefined && status >= 500) return true;
+  if ("name" in error && typeof error.name === "string" && OBJECT_STORE_UNAVAILABLE.has(error.name)) return true;
   const code = "code" in error ? error.code : undefined;
   if (typeof code !== "string") {
     return error instanceof Error && POSTGRES_CONNECTION_MESSAGES.test(error.message);

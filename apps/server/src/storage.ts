@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
+import { access, constants } from "node:fs/promises";
 import { join } from "node:path";
+import { HeadBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { createFsBlobStore } from "@cellar/adapter-fs-storage";
 import {
   createPostgresPool,
@@ -9,6 +11,7 @@ import {
   migrate,
   sharedSetting,
 } from "@cellar/adapter-postgres";
+import { createS3BlobStore } from "@cellar/adapter-s3-storage";
 import {
   createSqliteRateLimitStore,
   createSqliteRepositories,
@@ -25,7 +28,7 @@ import {
   type UserRepository,
 } from "@cellar/core";
 import { loadJwtSecret } from "./jwt-secret.js";
-import type { Settings } from "./settings.js";
+import type { BlobStoreSetting, Settings } from "./settings.js";
 
 /** What the server keeps its data in, and how to let go of it. */
 export interface Storage {
@@ -35,7 +38,7 @@ export interface Storage {
   readonly magicLinks: MagicLinkRepository;
   readonly rateLimits: RateLimitStore;
   readonly blobs: BlobStore;
-  /** Resolves when the metadata store answers; rejects with its error when it does not. */
+  /** Resolves when the metadata store and the blob store both answer; rejects with the first error otherwise. */
   ping(): Promise<void>;
   /** The JWT key every instance on this storage shares when `JWT_SECRET` is unset: made once, then kept. */
   generatedJwtSecret(): Promise<string>;
@@ -49,20 +52,80 @@ export interface EmbeddedStorage extends Storage {
   readonly db: Database;
 }
 
-/** The database named in `DATABASE_URL` could not be reached, or refused Cellar, at start-up. */
+/** The database of `DATABASE_URL` or the bucket of `BLOB_STORE` could not be used at start-up. */
 export class StorageUnreachableError extends Error {
   override readonly name = "StorageUnreachableError";
 }
 
-/** The storage the settings name: PostgreSQL when `DATABASE_URL` is set, else SQLite under `DATA_DIR`. */
-export function openStorage(settings: Settings): Promise<Storage> {
-  return settings.databaseUrl === undefined
-    ? openEmbeddedStorage(settings.dataDir)
-    : openPostgresStorage({
-        databaseUrl: settings.databaseUrl,
-        poolMax: settings.databasePoolMax,
-        dataDir: settings.dataDir,
-      });
+/** The storage the settings name: metadata in PostgreSQL or SQLite, bytes in S3 or under `DATA_DIR`. */
+export async function openStorage(settings: Settings): Promise<Storage> {
+  const blobs = await openBlobs(settings.blobStore, settings.dataDir);
+  try {
+    return settings.databaseUrl === undefined
+      ? await openEmbeddedStorage(settings.dataDir, blobs)
+      : await openPostgresStorage({
+          databaseUrl: settings.databaseUrl,
+          poolMax: settings.databasePoolMax,
+          dataDir: settings.dataDir,
+          blobs,
+        });
+  } catch (error) {
+    blobs.close();
+    throw error;
+  }
+}
+
+/** A blob store, how to tell that it answers, and how to let go of it. */
+export interface OpenedBlobs {
+  readonly store: BlobStore;
+  ping(): Promise<void>;
+  close(): void;
+}
+
+/** File bytes under `DATA_DIR/blobs`: ready while that folder can be read and written. */
+export async function openFsBlobs(dataDir: string): Promise<OpenedBlobs> {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const store = await createFsBlobStore({ root: dataDir });
+  return {
+    store,
+    ping: () => access(join(dataDir, "blobs"), constants.R_OK | constants.W_OK),
+    close() {},
+  };
+}
+
+/**
+ * File bytes in an S3-compatible bucket, which must exist: it is checked at start-up and
+ * by every readiness check (`HeadBucket`). Credentials come from the AWS SDK's own chain
+ * (`AWS_ACCESS_KEY_ID`…, profiles, instance and task roles); the region from `AWS_REGION`
+ * or `AWS_DEFAULT_REGION`, else `us-east-1`. Checksums are sent and checked only where S3
+ * requires them, which S3-compatible stores accept.
+ */
+export async function openS3Blobs(setting: Extract<BlobStoreSetting, { kind: "s3" }>): Promise<OpenedBlobs> {
+  const client = new S3Client({
+    region: process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || "us-east-1",
+    forcePathStyle: setting.forcePathStyle,
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+    ...(setting.endpoint === undefined ? {} : { endpoint: setting.endpoint }),
+  });
+  const ping = async () => {
+    await client.send(new HeadBucketCommand({ Bucket: setting.bucket }));
+  };
+  try {
+    await ping();
+  } catch (error) {
+    client.destroy();
+    throw new StorageUnreachableError(`cannot use the bucket ${setting.bucket}: ${describe(error)}`);
+  }
+  return {
+    store: createS3BlobStore({ client, bucket: setting.bucket, prefix: setting.prefix }),
+    ping,
+    close: () => client.destroy(),
+  };
+}
+
+function openBlobs(setting: BlobStoreSetting, dataDir: string): Promise<OpenedBlobs> {
+  return setting.kind === "fs" ? openFsBlobs(dataDir) : openS3Blobs(setting);
 }
 
 /**
@@ -70,12 +133,12 @@ export function openStorage(settings: Settings): Promise<Storage> {
  * `DATA_DIR`. Rate-limit windows get their own database without fsync: losing them
  * in a power cut only forgives a few requests, and every API request writes one.
  */
-export async function openEmbeddedStorage(dataDir: string): Promise<EmbeddedStorage> {
+export async function openEmbeddedStorage(dataDir: string, opened?: OpenedBlobs): Promise<EmbeddedStorage> {
+  const blobs = opened ?? (await openFsBlobs(dataDir));
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(join(dataDir, "cellar.db"));
   const rateDb = openDatabase(join(dataDir, "rate-limits.db"), { durability: "off" });
   try {
-    const blobs = await createFsBlobStore({ root: dataDir });
     // Counted in memory and written in batches: no write per request. Several servers on
     // one DATA_DIR see each other's counts within a tenth of a second.
     const rateLimits = createBufferedRateLimitStore(createSqliteRateLimitStore(rateDb), { flushMs: 100 });
@@ -87,9 +150,10 @@ export async function openEmbeddedStorage(dataDir: string): Promise<EmbeddedStor
       db,
       ...repositories,
       rateLimits,
-      blobs,
+      blobs: blobs.store,
       async ping() {
         db.prepare("SELECT 1").get();
+        await blobs.ping();
       },
       async generatedJwtSecret() {
         return loadJwtSecret(dataDir);
@@ -98,6 +162,7 @@ export async function openEmbeddedStorage(dataDir: string): Promise<EmbeddedStor
         rateLimits.stop();
         db.close();
         rateDb.close();
+        blobs.close();
       },
     };
   } catch (error) {
@@ -108,15 +173,15 @@ export async function openEmbeddedStorage(dataDir: string): Promise<EmbeddedStor
 }
 
 /**
- * Metadata in PostgreSQL, shared by any number of instances; file bytes on disk under
- * `DATA_DIR` (until a shared blob store is chosen). Every read goes to the database, so a
- * revocation or a spent link is seen by every instance at once, and rate-limit hits are
- * counted there, exactly, one statement each.
+ * Metadata in PostgreSQL, shared by any number of instances. Every read goes to the
+ * database, so a revocation or a spent link is seen by every instance at once, and
+ * rate-limit hits are counted there, exactly, one statement each.
  */
 export async function openPostgresStorage(options: {
   databaseUrl: string;
   poolMax: number;
   dataDir: string;
+  blobs?: OpenedBlobs;
 }): Promise<Storage> {
   const pool = createPostgresPool({ connectionString: options.databaseUrl, max: options.poolMax });
   try {
@@ -129,18 +194,19 @@ export async function openPostgresStorage(options: {
     );
   }
   try {
-    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-    const blobs = await createFsBlobStore({ root: options.dataDir });
+    const blobs = options.blobs ?? (await openFsBlobs(options.dataDir));
     return {
       ...createPostgresRepositories(pool),
       rateLimits: createPostgresRateLimitStore(pool),
-      blobs,
+      blobs: blobs.store,
       async ping() {
         await pool.query("SELECT 1");
+        await blobs.ping();
       },
       generatedJwtSecret: () => sharedSetting(pool, "jwt_secret", () => randomBytes(48).toString("base64url")),
       forgetCachedReads() {},
       async close() {
+        blobs.close();
         await pool.end();
       },
     };
@@ -153,5 +219,6 @@ export async function openPostgresStorage(options: {
 function describe(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) return describe(error.errors[0]);
   if (error instanceof Error) return error.message || ("code" in error ? String(error.code) : error.name);
+  // The AWS SDK's errors for a bare HTTP status carry only a name (NotFound, Forbidden).
   return String(error);
 }

@@ -22,6 +22,7 @@ describe("reading settings from the environment", () => {
       trustProxy: false,
       databaseUrl: undefined,
       databasePoolMax: 10,
+      blobStore: { kind: "fs" },
     });
   });
 
@@ -122,6 +123,38 @@ describe("reading settings from the environment", () => {
     expect(attempt).toThrow(/^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\//);
     expect(() => attempt()).not.toThrow(/secret-password/);
     expect(() => readSettings({ DATABASE_POOL_MAX: "0" })).toThrow(/^DATABASE_POOL_MAX must be a whole number from 1/);
+  });
+
+  it("takes BLOB_STORE as fs or an s3:// bucket with an optional prefix, and the S3 settings with it", () => {
+    expect(readSettings({ BLOB_STORE: "fs" }).blobStore).toEqual({ kind: "fs" });
+    expect(readSettings({ BLOB_STORE: "s3://cellar-files" }).blobStore).toEqual({
+      kind: "s3",
+      bucket: "cellar-files",
+      prefix: "",
+      endpoint: undefined,
+      forcePathStyle: false,
+    });
+    expect(
+      readSettings({
+        BLOB_STORE: "s3://cellar-files/prod/blobs/",
+        S3_ENDPOINT: "http://127.0.0.1:9000",
+        S3_FORCE_PATH_STYLE: "true",
+      }).blobStore,
+    ).toEqual({
+      kind: "s3",
+      bucket: "cellar-files",
+      prefix: "prod/blobs",
+      endpoint: "http://127.0.0.1:9000",
+      forcePathStyle: true,
+    });
+    expect(() => readSettings({ BLOB_STORE: "gs://bucket" })).toThrow(/^BLOB_STORE must be fs, s3:\/\/<bucket>/);
+    expect(() => readSettings({ BLOB_STORE: "s3://UPPER" })).toThrow(/^BLOB_STORE must be/);
+    expect(() => readSettings({ BLOB_STORE: "s3://bucket", S3_FORCE_PATH_STYLE: "yes" })).toThrow(
+      /^S3_FORCE_PATH_STYLE must be true or false/,
+    );
+    expect(() => readSettings({ BLOB_STORE: "s3://bucket", S3_ENDPOINT: "minio:9000" })).toThrow(
+      /^S3_ENDPOINT must start with http:\/\/ or https:\/\//,
+    );
   });
 
   it("treats empty values as unset", () => {

@@ -45,6 +45,16 @@ describe("telling storage failures from bugs", () => {
     expect(isStorageUnavailable(new Error("connection terminated"))).toBe(false);
   });
 
+  it("counts an object store's 5xx answers and its busy or failing error names, not its 4xx", () => {
+    const answered = (status: number, name = "Error") =>
+      Object.assign(new Error("x"), { name, $metadata: { httpStatusCode: status } });
+    expect(isStorageUnavailable(answered(503, "SlowDown"))).toBe(true);
+    expect(isStorageUnavailable(answered(500))).toBe(true);
+    expect(isStorageUnavailable(Object.assign(new Error("x"), { name: "ServiceUnavailable" }))).toBe(true);
+    expect(isStorageUnavailable(answered(403, "AccessDenied"))).toBe(false);
+    expect(isStorageUnavailable(answered(404, "NoSuchKey"))).toBe(false);
+  });
+
   it("does not count errors without a code, or things that are not errors", () => {
     expect(isStorageUnavailable(new TypeError("bug"))).toBe(false);
     expect(isStorageUnavailable("SQLITE_BUSY")).toBe(false);

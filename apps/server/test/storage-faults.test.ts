@@ -76,7 +76,6 @@ async function setUp() {
     publicUrl: "http://127.0.0.1:1",
     logger: false,
     storage,
-    dataDir,
     acceptingRequests: () => true,
   });
   closers.push(() => app.close());

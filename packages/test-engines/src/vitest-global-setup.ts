@@ -18,18 +18,16 @@ interface SetupProject {
  */
 export default async function setup(project: SetupProject): Promise<() => Promise<void>> {
   const env = process.env;
-  let postgres: RunningPostgres | undefined;
-  let s3: RunningS3 | undefined;
-  const databaseUrl = env.CELLAR_TEST_DATABASE_URL || (postgres = await startPostgres()).url;
-  const store: S3Endpoint = env.CELLAR_TEST_S3_ENDPOINT
-    ? {
-        endpoint: env.CELLAR_TEST_S3_ENDPOINT,
-        region: env.CELLAR_TEST_S3_REGION || "us-east-1",
-        accessKeyId: env.CELLAR_TEST_S3_ACCESS_KEY_ID ?? "",
-        secretAccessKey: env.CELLAR_TEST_S3_SECRET_ACCESS_KEY ?? "",
-        forcePathStyle: env.CELLAR_TEST_S3_FORCE_PATH_STYLE === "true",
-      }
-    : (s3 = await startS3());
+  const postgres: RunningPostgres | undefined = env.CELLAR_TEST_DATABASE_URL ? undefined : await startPostgres();
+  const s3: RunningS3 | undefined = env.CELLAR_TEST_S3_ENDPOINT ? undefined : await startS3();
+  const databaseUrl = postgres?.url ?? (env.CELLAR_TEST_DATABASE_URL as string);
+  const store: S3Endpoint = s3 ?? {
+    endpoint: env.CELLAR_TEST_S3_ENDPOINT as string,
+    region: env.CELLAR_TEST_S3_REGION || "us-east-1",
+    accessKeyId: env.CELLAR_TEST_S3_ACCESS_KEY_ID ?? "",
+    secretAccessKey: env.CELLAR_TEST_S3_SECRET_ACCESS_KEY ?? "",
+    forcePathStyle: env.CELLAR_TEST_S3_FORCE_PATH_STYLE === "true",
+  };
   project.provide("postgresUrl", databaseUrl);
   // Only the endpoint's data crosses to the test files, not the running server's handle.
   const { endpoint, region, accessKeyId, secretAccessKey, forcePathStyle } = store;

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { createTestDatabase } from "@cellar/test-engines";
+import { createTestBucket, createTestDatabase } from "@cellar/test-engines";
 import { describe, expect, inject, it } from "vitest";
 import { download, type FileJson, listAll, outboxTokenFor, sha256, signIn, upload } from "../support/cellar-http.js";
+import { objectsIn, s3Env } from "../support/s3.js";
 import { useScratch } from "../support/scratch.js";
 import type { ServerProcess } from "../support/server-process.js";
 
@@ -90,14 +91,14 @@ describe("server processes sharing one PostgreSQL database", () => {
     expect(remaining.at(-1)).toBe(0);
   }, 60_000);
 
-  it("list a file uploaded through one instance on another, and serve it byte-identical", async () => {
-    // Until a shared object store is chosen, instances share their DATA_DIR for the bytes.
-    const dataDir = scratch.dataDir();
-    const [a, b] = (await startInstances(await freshDatabaseUrl(), 2, { DATA_DIR: dataDir })) as [
+  it("list a file uploaded through one instance on another, and serve it byte-identical from the bucket", async () => {
+    const store = inject("s3");
+    const bucket = await createTestBucket(store, "instances");
+    const [a, b] = (await startInstances(await freshDatabaseUrl(), 2, s3Env(store, `s3://${bucket}/cellar`))) as [
       ServerProcess,
       ServerProcess,
     ];
-    const ada = await signIn({ requestAt: a.url, verifyAt: b.url, dataDir }, "ada@example.com");
+    const ada = await signIn({ requestAt: a.url, verifyAt: b.url, dataDir: dataDirOf(a) }, "ada@example.com");
     const content = randomBytes(300_000);
     const uploaded = await upload(a.url, ada.jwt, "numbers.sheet", content);
     expect(uploaded.status).toBe(201);
@@ -109,6 +110,10 @@ describe("server processes sharing one PostgreSQL database", () => {
     });
     expect(range.status).toBe(206);
     expect(Buffer.from(await range.arrayBuffer())).toEqual(content.subarray(1000, 2000));
+    // The bucket holds exactly the file's bytes, under the prefix, and nothing else.
+    expect(await objectsIn(store, bucket)).toEqual([
+      { key: expect.stringMatching(/^cellar\/file_/), sha256: sha256(content) },
+    ]);
   }, 60_000);
 });
 

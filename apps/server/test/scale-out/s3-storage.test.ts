@@ -1,0 +1,58 @@
+import { randomBytes } from "node:crypto";
+import { createTestBucket } from "@cellar/test-engines";
+import { describe, expect, inject, it } from "vitest";
+import { download, type FileJson, sha256, signIn, upload } from "../support/cellar-http.js";
+import { objectsIn, s3Env } from "../support/s3.js";
+import { useScratch } from "../support/scratch.js";
+
+const scratch = useScratch("s3-storage");
+
+describe("a server with SQLite for metadata and an S3 bucket for bytes", () => {
+  it("keeps uploads in the bucket byte for byte, and serves them whole and by range", async () => {
+    const store = inject("s3");
+    const bucket = await createTestBucket(store, "sqlite");
+    const dataDir = scratch.dataDir();
+    const server = await scratch.startProcess({ DATA_DIR: dataDir, ...s3Env(store, `s3://${bucket}`) });
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    const ada = await signIn({ requestAt: server.url, dataDir }, "ada@example.com");
+    // Larger than a part: it goes up as a multipart upload.
+    const big = randomBytes(9 * 1024 * 1024 + 123);
+    const small = Buffer.from("month,amount\\njanuary,1200\\n");
+    const uploads = [
+      await upload(server.url, ada.jwt, "big.sheet", big),
+      await upload(server.url, ada.jwt, "small.csv", small),
+    ];
+    for (const answer of uploads) expect(answer.status).toBe(201);
+    const [bigFile, smallFile] = uploads.map((answer) => JSON.parse(answer.text) as FileJson) as [FileJson, FileJson];
+    expect(sha256(await download(server.url, ada.jwt, bigFile.id))).toBe(sha256(big));
+    expect((await download(server.url, ada.jwt, smallFile.id)).toString()).toBe(small.toString());
+    for (const [start, end] of [
+      [0, 0],
+      [5_000_000, 8_388_700],
+      [big.length - 1, big.length - 1],
+    ] as const) {
+      const part = await fetch(`${server.url}/v1/files/${bigFile.id}/download`, {
+        headers: { authorization: `Bearer ${ada.jwt}`, range: `bytes=${start}-${end}` },
+      });
+      expect(part.status).toBe(206);
+      expect(sha256(Buffer.from(await part.arrayBuffer()))).toBe(sha256(big.subarray(start, end + 1)));
+    }
+    expect((await objectsIn(store, bucket)).map((object) => object.sha256).sort()).toEqual(
+      [sha256(big), sha256(small)].sort(),
+    );
+  }, 60_000);
+});
+
+describe("a server whose bucket does not exist", () => {
+  it("stops at start-up with one line naming the bucket", async () => {
+    const store = inject("s3");
+    const failure = await scratch
+      .startProcess({ DATA_DIR: scratch.dataDir(), ...s3Env(store, "s3://cellar-no-such-bucket") })
+      .then(
+        () => "started",
+        (error: unknown) => String(error),
+      );
+    expect(failure).toMatch(/exited with 1 before listening/);
+    expect(failure).toMatch(/cellar: cannot use the bucket cellar-no-such-bucket: /);
+  }, 60_000);
+});
