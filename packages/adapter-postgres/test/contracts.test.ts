@@ -30,7 +30,8 @@ describe("PostgreSQL adapters against core's contracts", () => {
   rateLimitStoreContract(t, {
     async create() {
       const { pool, close } = await freshPool();
-      return { rateLimits: createPostgresRateLimitStore(pool), close };
+      // The contract drives time itself: the store takes the caller's clock.
+      return { rateLimits: createPostgresRateLimitStore(pool, { clock: "caller" }), close };
     },
   });
 });

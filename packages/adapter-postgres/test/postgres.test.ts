@@ -104,11 +104,30 @@ describe("across instances sharing one database", () => {
 
   it("rate limits count every hit exactly, whichever instance takes it", async () => {
     const pools = await migratedInstances(4);
-    const stores = pools.map((pool) => createPostgresRateLimitStore(pool));
+    const stores = pools.map((pool) => createPostgresRateLimitStore(pool, { clock: "caller" }));
     await Promise.all(
       Array.from({ length: 200 }, (_, i) => stores[i % 4]?.hit({ key: "user:ada", windowMs: 60_000, now: at(i) })),
     );
     expect(await stores[3]?.peek({ key: "user:ada", now: at(500) })).toEqual({ count: 200, resetAt: at(60_000) });
+  });
+
+  it("rate limits open and close windows by the database's clock, whatever the instances' clocks say", async () => {
+    const pools = await migratedInstances(2);
+    const [early, late] = pools.map((pool) => createPostgresRateLimitStore(pool)) as [
+      ReturnType<typeof createPostgresRateLimitStore>,
+      ReturnType<typeof createPostgresRateLimitStore>,
+    ];
+    const { rows } = await (pools[0] as Pool).query<{ now: Date }>("SELECT now() AS now");
+    const databaseNow = (rows[0] as { now: Date }).now.getTime();
+    // One instance's clock is an hour behind, the other's a day ahead: with the callers'
+    // clocks, the second hit would open a new window of its own.
+    await early.hit({ key: "user:ada", windowMs: 60_000, now: new Date(databaseNow - 3_600_000) });
+    const second = await late.hit({ key: "user:ada", windowMs: 60_000, now: new Date(databaseNow + 86_400_000) });
+    expect(second.count).toBe(2);
+    expect(second.resetAt.getTime()).toBeGreaterThanOrEqual(databaseNow + 60_000);
+    expect(second.resetAt.getTime()).toBeLessThan(databaseNow + 120_000);
+    expect(await early.peek({ key: "user:ada", now: new Date(0) })).toEqual(second);
+    expect(await late.deleteExpired(new Date(databaseNow + 86_400_000))).toBe(0);
   });
 
   it("a user signing in through several instances at once is created once", async () => {
