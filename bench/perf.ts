@@ -8,26 +8,29 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, createReadStream, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { Agent, request } from "node:http";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { createSqliteRepositories, openDatabase } from "@cellar/adapter-sqlite";
 import { aFile } from "@cellar/core/testing";
 import { SERVER_NODE_FLAGS } from "@cellar/server";
-import autocannon from "autocannon";
 import { json, settle, signIn, uploadSmallCsv } from "./cellar-client.js";
+import {
+  CONNECTIONS,
+  load,
+  median,
+  pairedRatio,
+  ROUNDS,
+  rounds,
+  SECONDS,
+  sequentialMedian,
+  WARM_UP_SECONDS,
+} from "./load.js";
 import { repositoryRoot, rssMiB, startProcess, stopProcess } from "./processes.js";
-import { quantile } from "./stats.js";
 
-// Nine: on this machine the rounds of one run gave ratios from 0.34 to 0.68 (the host's
-// load shifts within seconds); the median of nine moves far less than the median of five.
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const FILES = Number(process.env.BENCH_FILES ?? 100_000);
 const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 1024);
-const WARM_UP_SECONDS = 2;
-const CONNECTIONS = 50;
 const root = repositoryRoot();
 const CELLAR_MAIN = join(root, "apps/server/dist/src/main.js");
 const BARE_MAIN = join(root, "dist/bench/baselines/bare-server.js");
@@ -68,13 +71,6 @@ async function peakRssDuring<T>(
   } finally {
     clearInterval(timer);
   }
-}
-
-async function load(url: string, headers: Record<string, string> = {}, seconds = SECONDS) {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p99: result.latency.p99 };
 }
 
 /** Sends `path` as a multipart upload (or a plain body to the bare route), streamed from disk. */
@@ -131,29 +127,6 @@ function download(url: string, jwt?: string): Promise<number> {
   });
 }
 
-/** Median latency of `count` sequential GETs on one keep-alive connection. */
-async function sequentialMedian(url: string, jwt: string, count: number): Promise<number> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const samples: number[] = [];
-  for (let i = 0; i < count + 10; i++) {
-    const started = performance.now();
-    await new Promise<void>((resolve, reject) => {
-      const req = request(url, { agent, headers: { authorization: `Bearer ${jwt}` } }, (response) => {
-        response.resume();
-        response.on("end", () => resolve());
-      });
-      req.on("error", reject);
-      req.end();
-    });
-    if (i >= 10) samples.push(performance.now() - started);
-  }
-  agent.destroy();
-  return quantile(
-    samples.sort((a, b) => a - b),
-    0.5,
-  );
-}
-
 /**
  * Writes `mib` MiB of random bytes to `path`, on disk before it returns: otherwise the
  * kernel would still be writing them back while the next figures are measured.
@@ -165,23 +138,6 @@ function makeFile(path: string, mib: number): void {
   fsyncSync(fd);
   closeSync(fd);
 }
-
-const median = (values: number[]) =>
-  quantile(
-    [...values].sort((a, b) => a - b),
-    0.5,
-  );
-
-/**
- * The median of each round's Cellar figure over the bare figure measured just before it:
- * the machine's speed drifts between rounds far more than within one.
- */
-const pairedRatio = (cellar: number[], bare: number[]) =>
-  median(cellar.map((value, round) => value / (bare[round] ?? Number.NaN)));
-
-/** Each round's two figures, for the table. */
-const rounds = (cellar: number[], bare: number[], unit: string) =>
-  `rounds, Cellar / bare ${unit}: ${cellar.map((value, round) => `${value.toFixed(0)} / ${bare[round]?.toFixed(0)}`).join(", ")}`;
 
 async function main() {
   const results: Record<string, number> = {};

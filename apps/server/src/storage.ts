@@ -2,16 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { access, constants } from "node:fs/promises";
 import { join } from "node:path";
-import { HeadBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { createFsBlobStore } from "@cellar/adapter-fs-storage";
-import {
-  createPostgresPool,
-  createPostgresRateLimitStore,
-  createPostgresRepositories,
-  migrate,
-  sharedSetting,
-} from "@cellar/adapter-postgres";
-import { createS3BlobStore } from "@cellar/adapter-s3-storage";
 import {
   createSqliteRateLimitStore,
   createSqliteRepositories,
@@ -101,6 +92,9 @@ export async function openFsBlobs(dataDir: string): Promise<OpenedBlobs> {
  * requires them, which S3-compatible stores accept.
  */
 export async function openS3Blobs(setting: Extract<BlobStoreSetting, { kind: "s3" }>): Promise<OpenedBlobs> {
+  // Loaded only when chosen: the AWS SDK adds about 10 MiB to a process that never uses it.
+  const { HeadBucketCommand, S3Client } = await import("@aws-sdk/client-s3");
+  const { createS3BlobStore } = await import("@cellar/adapter-s3-storage");
   const client = new S3Client({
     region: process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || "us-east-1",
     forcePathStyle: setting.forcePathStyle,
@@ -183,6 +177,9 @@ export async function openPostgresStorage(options: {
   dataDir: string;
   blobs?: OpenedBlobs;
 }): Promise<Storage> {
+  // Loaded only when chosen, as the AWS SDK is: the embedded default never needs pg.
+  const { createPostgresPool, createPostgresRateLimitStore, createPostgresRepositories, migrate, sharedSetting } =
+    await import("@cellar/adapter-postgres");
   const pool = createPostgresPool({ connectionString: options.databaseUrl, max: options.poolMax });
   try {
     await migrate(pool);

@@ -1,0 +1,62 @@
+/**
+ * How the benchmarks load a server and turn what they measure into figures: autocannon
+ * runs of SECONDS with CONNECTIONS connections, sequential requests on one connection,
+ * and ratios paired by round (see docs/performance.md, "How figures are taken").
+ */
+import { Agent, request } from "node:http";
+import autocannon from "autocannon";
+import { quantile } from "./stats.js";
+
+// Nine: on this machine the rounds of one run gave ratios from 0.34 to 0.68 (the host's
+// load shifts within seconds); the median of nine moves far less than the median of five.
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+export const WARM_UP_SECONDS = 2;
+export const CONNECTIONS = 50;
+
+export async function load(url: string, headers: Record<string, string> = {}, seconds = SECONDS) {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p99: result.latency.p99 };
+}
+
+export /** Median latency of `count` sequential GETs on one keep-alive connection. */
+async function sequentialMedian(url: string, jwt: string, count: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const samples: number[] = [];
+  for (let i = 0; i < count + 10; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      const req = request(url, { agent, headers: { authorization: `Bearer ${jwt}` } }, (response) => {
+        response.resume();
+        response.on("end", () => resolve());
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    if (i >= 10) samples.push(performance.now() - started);
+  }
+  agent.destroy();
+  return quantile(
+    samples.sort((a, b) => a - b),
+    0.5,
+  );
+}
+
+export const median = (values: number[]) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
+
+/**
+ * The median of each round's Cellar figure over the bare figure measured just before it:
+ * the machine's speed drifts between rounds far more than within one.
+ */
+export const pairedRatio = (cellar: number[], bare: number[]) =>
+  median(cellar.map((value, round) => value / (bare[round] ?? Number.NaN)));
+
+/** Each round's two figures, for the table. */
+export const rounds = (cellar: number[], bare: number[], unit: string) =>
+  `rounds, Cellar / bare ${unit}: ${cellar.map((value, round) => `${value.toFixed(0)} / ${bare[round]?.toFixed(0)}`).join(", ")}`;
