@@ -1,3 +1,4 @@
+export { MoveError, type MoveReport, moveEmbeddedStorage } from "./move-storage.js";
 export { SERVER_NODE_FLAGS } from "./node-flags.js";
 export {
   buildHttpApp,

@@ -31,8 +31,11 @@ export interface Storage {
   readonly blobs: BlobStore;
   /** Resolves when the metadata store and the blob store both answer; rejects with the first error otherwise. */
   ping(): Promise<void>;
-  /** The JWT key every instance on this storage shares when `JWT_SECRET` is unset: made once, then kept. */
-  generatedJwtSecret(): Promise<string>;
+  /**
+   * The JWT key every instance on this storage shares when `JWT_SECRET` is unset: the one
+   * kept, or else `proposed` (by default a new random key), kept from now on.
+   */
+  generatedJwtSecret(proposed?: string): Promise<string>;
   /** Sessions, users and files read by id may be kept in memory: call this after writing around the repositories. */
   forgetCachedReads(): void;
   close(): Promise<void>;
@@ -200,7 +203,8 @@ export async function openPostgresStorage(options: {
         await pool.query("SELECT 1");
         await blobs.ping();
       },
-      generatedJwtSecret: () => sharedSetting(pool, "jwt_secret", () => randomBytes(48).toString("base64url")),
+      generatedJwtSecret: (proposed) =>
+        sharedSetting(pool, "jwt_secret", () => proposed ?? randomBytes(48).toString("base64url")),
       forgetCachedReads() {},
       async close() {
         blobs.close();

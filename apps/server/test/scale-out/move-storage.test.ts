@@ -1,0 +1,81 @@
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { createTestBucket, createTestDatabase } from "@cellar/test-engines";
+import { describe, expect, inject, it } from "vitest";
+import { download, type FileJson, listAll, sha256, signIn, upload } from "../support/cellar-http.js";
+import { objectsIn, s3Env } from "../support/s3.js";
+import { useScratch } from "../support/scratch.js";
+
+const scratch = useScratch("move-storage");
+const MOVE_MAIN = fileURLToPath(new URL("../../src/move-storage-main.ts", import.meta.url));
+
+/** Runs the move command as an operator would, with `env` as its whole environment. */
+function moveStorage(env: Record<string, string>) {
+  const run = spawnSync(process.execPath, ["--conditions=@cellar/source", "--import", "tsx", MOVE_MAIN], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    encoding: "utf8",
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe("moving an embedded install to PostgreSQL and S3", () => {
+  it("copies accounts, sessions, files and their bytes, so everything works on the new storage, and can run again", async () => {
+    const dataDir = scratch.dataDir();
+    const embedded = await scratch.startProcess({ DATA_DIR: dataDir });
+    const ada = await signIn({ requestAt: embedded.url, dataDir }, "ada@example.com");
+    const contents = [randomBytes(9 * 1024 * 1024 + 7), Buffer.from("a,b\n1,2\n"), randomBytes(4000)];
+    const names = ["big.sheet", "small.csv", "gone.sheet"];
+    const files: FileJson[] = [];
+    for (const [i, content] of contents.entries()) {
+      const answer = await upload(embedded.url, ada.jwt, names[i] as string, content);
+      expect(answer.status).toBe(201);
+      files.push(JSON.parse(answer.text) as FileJson);
+    }
+    const trashed = files[2] as FileJson;
+    const auth = { authorization: `Bearer ${ada.jwt}` };
+    expect((await fetch(`${embedded.url}/v1/files/${trashed.id}`, { method: "DELETE", headers: auth })).status).toBe(
+      200,
+    );
+    expect(await embedded.stop("SIGTERM")).toBe(0);
+
+    const database = await createTestDatabase(inject("postgresUrl"), "move");
+    scratch.onCleanup(() => database.drop());
+    const store = inject("s3");
+    const bucket = await createTestBucket(store, "move");
+    const env = { DATA_DIR: dataDir, DATABASE_URL: database.url, ...s3Env(store, `s3://${bucket}`) };
+    const moved = moveStorage(env);
+    expect(moved.stderr).toBe("");
+    expect(moved.status).toBe(0);
+    expect(moved.stdout).toMatch(
+      /done: 1 users, 1 sessions and 3 files copied, 0 already there; sessions stay valid\./,
+    );
+
+    // A server on the new storage, with a fresh DATA_DIR: nothing comes from the old one.
+    const shared = await scratch.startProcess({ ...env, DATA_DIR: scratch.dataDir() });
+    // The session and the key that signed it moved too: the same JWT works.
+    expect((await fetch(`${shared.url}/v1/users/me`, { headers: auth })).status).toBe(200);
+    const active = await listAll(shared.url, ada.jwt);
+    expect(active.map((file) => file.id).sort()).toEqual([files[0]?.id, files[1]?.id].sort());
+    for (const [i, file] of files.slice(0, 2).entries()) {
+      expect(sha256(await download(shared.url, ada.jwt, file.id))).toBe(sha256(contents[i] as Buffer));
+    }
+    const trash = await fetch(`${shared.url}/v1/files?trashed=true`, { headers: auth });
+    expect(((await trash.json()) as FileJson[]).map((file) => file.id)).toEqual([trashed.id]);
+    expect((await objectsIn(store, bucket)).map((object) => object.sha256).sort()).toEqual(
+      contents.map((content) => sha256(content)).sort(),
+    );
+    expect(await shared.stop("SIGTERM")).toBe(0);
+
+    // Run again: nothing is copied twice, nothing fails.
+    const again = moveStorage(env);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toMatch(/done: 1 users, 0 sessions and 0 files copied, 4 already there;/);
+  }, 90_000);
+
+  it("refuses to start without a DATABASE_URL to move to, saying so in one line", () => {
+    const moved = moveStorage({ DATA_DIR: scratch.dataDir() });
+    expect(moved.status).toBe(1);
+    expect(moved.stderr).toBe("cellar move-storage: DATABASE_URL must name the PostgreSQL database to move to.\n");
+  });
+});
