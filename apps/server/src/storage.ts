@@ -87,42 +87,11 @@ export async function openFsBlobs(dataDir: string): Promise<OpenedBlobs> {
   };
 }
 
-/**
- * File bytes in an S3-compatible bucket, which must exist: it is checked at start-up and
- * by every readiness check (`HeadBucket`). Credentials come from the AWS SDK's own chain
- * (`AWS_ACCESS_KEY_ID`…, profiles, instance and task roles); the region from `AWS_REGION`
- * or `AWS_DEFAULT_REGION`, else `us-east-1`. Checksums are sent and checked only where S3
- * requires them, which S3-compatible stores accept.
- */
-export async function openS3Blobs(setting: Extract<BlobStoreSetting, { kind: "s3" }>): Promise<OpenedBlobs> {
+async function openBlobs(setting: BlobStoreSetting, dataDir: string): Promise<OpenedBlobs> {
+  if (setting.kind === "fs") return openFsBlobs(dataDir);
   // Loaded only when chosen: the AWS SDK adds about 10 MiB to a process that never uses it.
-  const { HeadBucketCommand, S3Client } = await import("@aws-sdk/client-s3");
-  const { createS3BlobStore } = await import("@cellar/adapter-s3-storage");
-  const client = new S3Client({
-    region: process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || "us-east-1",
-    forcePathStyle: setting.forcePathStyle,
-    requestChecksumCalculation: "WHEN_REQUIRED",
-    responseChecksumValidation: "WHEN_REQUIRED",
-    ...(setting.endpoint === undefined ? {} : { endpoint: setting.endpoint }),
-  });
-  const ping = async () => {
-    await client.send(new HeadBucketCommand({ Bucket: setting.bucket }));
-  };
-  try {
-    await ping();
-  } catch (error) {
-    client.destroy();
-    throw new StorageUnreachableError(`cannot use the bucket ${setting.bucket}: ${describe(error)}`);
-  }
-  return {
-    store: createS3BlobStore({ client, bucket: setting.bucket, prefix: setting.prefix }),
-    ping,
-    close: () => client.destroy(),
-  };
-}
-
-function openBlobs(setting: BlobStoreSetting, dataDir: string): Promise<OpenedBlobs> {
-  return setting.kind === "fs" ? openFsBlobs(dataDir) : openS3Blobs(setting);
+  const { openS3Blobs } = await import("./s3-blobs.js");
+  return openS3Blobs(setting);
 }
 
 /**
@@ -217,7 +186,7 @@ export async function openPostgresStorage(options: {
   }
 }
 
-function describe(error: unknown): string {
+export function describe(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) return describe(error.errors[0]);
   if (error instanceof Error) return error.message || ("code" in error ? String(error.code) : error.name);
   // The AWS SDK's errors for a bare HTTP status carry only a name (NotFound, Forbidden).
