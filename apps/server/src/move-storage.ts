@@ -76,6 +76,10 @@ async function copyAll(
   for (const id of ids("users")) {
     const user = await source.users.findById(id);
     if (user === null) continue;
+    if ((await target.users.findById(id)) !== null) {
+      alreadyThere++;
+      continue;
+    }
     const stored = await target.users.insertIfAbsent(user);
     if (stored.id !== user.id) {
       throw new MoveError(`The target already has ${user.email} as ${stored.id}, not ${user.id}: not moving over it.`);

@@ -10,7 +10,7 @@ export { createPostgresMagicLinkRepository, createPostgresSessionRepository } fr
 export { createPostgresFileRepository } from "./pg-file-repository.js";
 export { createPostgresRateLimitStore } from "./pg-rate-limit-store.js";
 export { createPostgresUserRepository } from "./pg-user-repository.js";
-export { createPostgresPool, type PostgresPoolOptions, quoteIdentifier } from "./pool.js";
+export { createPostgresPool, type PostgresPoolOptions } from "./pool.js";
 export { sharedSetting } from "./shared-settings.js";
 
 /** Every metadata repository of core on one pool (after `migrate`). */

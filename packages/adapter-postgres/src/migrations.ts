@@ -145,6 +145,8 @@ export async function migrate(pool: Pool, migrations: readonly string[] = MIGRAT
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
+    // A migration, or the wait for another instance's, may take longer than a request may.
+    await client.query("SET LOCAL statement_timeout = 0");
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS cellar_schema (
       version     integer PRIMARY KEY,

@@ -20,21 +20,25 @@ export interface PostgresPoolOptions {
  */
 export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
   const settings = [`-c statement_timeout=${Math.trunc(options.statementTimeoutMs ?? 10_000)}`];
-  if (options.schema !== undefined) settings.push(`-c search_path=${quoteIdentifier(options.schema)}`);
+  if (options.schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.schema)) {
+    throw new RangeError(`A schema name of letters, digits and underscores, not ${JSON.stringify(options.schema)}.`);
+  }
+  if (options.schema !== undefined) settings.push(`-c search_path=${options.schema}`);
+  const statementTimeoutMs = Math.trunc(options.statementTimeoutMs ?? 10_000);
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
     options: settings.join(" "),
+    // The server's statement timeout cannot help when the network between drops packets:
+    // the client gives up on a query a little after the server would have, and TCP
+    // keep-alives notice a dead connection that is idle.
+    query_timeout: statementTimeoutMs + 5_000,
+    keepAlive: true,
   });
   // An idle connection the server drops (a restart, a network cut) is reported here; the
   // pool discards it and opens a new one when next needed. Without a listener the error
   // would stop the process.
   pool.on("error", () => {});
   return pool;
-}
-
-/** `name` as a PostgreSQL identifier, quoted. */
-export function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }

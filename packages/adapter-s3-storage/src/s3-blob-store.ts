@@ -1,4 +1,5 @@
 import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -47,15 +48,15 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
       input.once("error", (error) => {
         sourceError = error;
       });
-      const counted = input.pipe(
-        new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            size += chunk.length;
-            done(null, chunk);
-          },
-        }),
-      );
-      input.once("error", (error) => counted.destroy(error));
+      const counted = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          done(null, chunk);
+        },
+      });
+      // pipeline, not pipe: whichever side fails, both are destroyed, so the source is
+      // closed (its `finally` runs) when the store refuses the upload as well.
+      const piping = pipeline(input, counted).catch(() => {});
       const upload = new Upload({
         client,
         params: { Bucket: bucket, Key: prefix + key, Body: counted },
@@ -66,8 +67,11 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
       try {
         await upload.done();
       } catch (error) {
+        counted.destroy();
+        await piping;
         throw sourceError ?? error;
       }
+      await piping;
       return { size };
     },
 

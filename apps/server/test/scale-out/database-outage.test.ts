@@ -33,27 +33,31 @@ describe("a server whose PostgreSQL goes away and comes back", () => {
         }
       }
     })();
-    await postgres.halt();
+    try {
+      await postgres.halt();
 
-    await eventually(
-      "the API answering 503",
-      async () => (await fetch(`${server.url}/v1/users/me`, { headers: auth })).status === 503,
-      15_000,
-    );
-    const unavailable = await fetch(`${server.url}/v1/users/me`, { headers: auth });
-    expect(unavailable.status).toBe(503);
-    expect(Number(unavailable.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(await unavailable.json()).toMatchObject({ error: { code: "unavailable" } });
-    expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
+      await eventually(
+        "the API answering 503",
+        async () => (await fetch(`${server.url}/v1/users/me`, { headers: auth })).status === 503,
+        15_000,
+      );
+      const unavailable = await fetch(`${server.url}/v1/users/me`, { headers: auth });
+      expect(unavailable.status).toBe(503);
+      expect(Number(unavailable.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await unavailable.json()).toMatchObject({ error: { code: "unavailable" } });
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
 
-    await postgres.resume();
-    await eventually(
-      "the API answering again",
-      async () => (await fetch(`${server.url}/v1/users/me`, { headers: auth })).status === 200,
-      15_000,
-    );
-    loading = false;
-    await load;
+      await postgres.resume();
+      await eventually(
+        "the API answering again",
+        async () => (await fetch(`${server.url}/v1/users/me`, { headers: auth })).status === 200,
+        15_000,
+      );
+    } finally {
+      // Stopped whatever happened above, so that a failure does not leave it spinning.
+      loading = false;
+      await load;
+    }
     // Under load, only answers the API documents: served, or unavailable.
     expect([...statuses].filter((status) => status !== 200 && status !== 503)).toEqual([]);
     expect(statuses.has(503)).toBe(true);
