@@ -132,7 +132,9 @@ async function main() {
       AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
     };
     const bigFile = join(work, "big.bin");
+    const mediumFile = join(work, "medium.bin");
     makeFile(bigFile, BIG_MIB);
+    makeFile(mediumFile, 100);
     const bigBytes = BIG_MIB * 1024 ** 2;
     const bareS3 = await startProcess(
       [BARE_S3_MAIN],
@@ -156,6 +158,11 @@ async function main() {
     );
     const carol = await signIn(cellarS3, "carol@example.com");
     await settle(1000);
+    // Memory does not grow with the file: a 100 MiB upload's peak beside the big one's.
+    const medium = await peakRssDuring(cellarS3.child.pid, () =>
+      upload(`${cellarS3.url}/v1/files`, mediumFile, 100 * 1024 ** 2, carol.jwt),
+    );
+    results.s3_upload_rss_100m_mib = medium.peakMiB;
     const bareUpload: number[] = [];
     const cellarUpload: number[] = [];
     let peakUpload = 0;
@@ -194,6 +201,7 @@ async function main() {
       ["pg_list_first_page_ms", results.pg_list_first_page_ms, `${FILES} files, per_page 25`],
       ["pg_list_last_page_ms", results.pg_list_last_page_ms, `page ${lastPage}`],
       ["s3_upload_ratio", results.s3_upload_ratio, `${rounds(cellarUpload, bareUpload, "MiB/s")}; ${BIG_MIB} MiB`],
+      ["s3_upload_rss_100m_mib", results.s3_upload_rss_100m_mib, "peak during a 100 MiB upload"],
       ["s3_upload_rss_1g_mib", results.s3_upload_rss_1g_mib, `peak during a ${BIG_MIB} MiB upload`],
       [
         "s3_download_ratio",
