@@ -19,7 +19,13 @@ interface SetupProject {
 export default async function setup(project: SetupProject): Promise<() => Promise<void>> {
   const env = process.env;
   const postgres: RunningPostgres | undefined = env.CELLAR_TEST_DATABASE_URL ? undefined : await startPostgres();
-  const s3: RunningS3 | undefined = env.CELLAR_TEST_S3_ENDPOINT ? undefined : await startS3();
+  let s3: RunningS3 | undefined;
+  try {
+    s3 = env.CELLAR_TEST_S3_ENDPOINT ? undefined : await startS3();
+  } catch (error) {
+    await postgres?.stop();
+    throw error;
+  }
   const databaseUrl = postgres?.url ?? (env.CELLAR_TEST_DATABASE_URL as string);
   const store: S3Endpoint = s3 ?? {
     endpoint: env.CELLAR_TEST_S3_ENDPOINT as string,

@@ -60,6 +60,34 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       expect(past).toEqual({ items: [], total: 7 });
     });
 
+    test("listByOwner pages the older half exactly as the newer one, to the last partial page", async (repos) => {
+      // Stores may read a page in the older half from the oldest end; its rows must come
+      // out the same, newest first, ties by id descending.
+      const [owner] = await withOwners(repos);
+      const files = Array.from({ length: 9 }, (_, i) =>
+        aFile(owner, { createdAt: at(Math.floor(i / 2) * 1000), id: `file_page${String(i).padStart(19, "0")}` }),
+      );
+      for (const file of files) await repos.files.insert(file);
+      const newestFirst = [...files].reverse().map((f) => f.id);
+      for (const [offset, limit] of [
+        [0, 4],
+        [4, 3],
+        [5, 3],
+        [6, 3],
+        [7, 5],
+        [8, 1],
+        [3, 6],
+      ] as const) {
+        const page = await repos.files.listByOwner({ ownerId: owner, state: "active", offset, limit });
+        expect({ offset, limit, ids: page.items.map((f) => f.id), total: page.total }).toEqual({
+          offset,
+          limit,
+          ids: newestFirst.slice(offset, offset + limit),
+          total: 9,
+        });
+      }
+    });
+
     test("listByOwner shows only that owner's records in the asked state", async (repos) => {
       const [alice, bob] = await withOwners(repos, 2);
       const mine = aFile(alice);
