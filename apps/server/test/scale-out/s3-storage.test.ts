@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createTestBucket } from "@cellar/test-engines";
 import { describe, expect, inject, it } from "vitest";
-import { download, type FileJson, sha256, signIn, upload } from "../support/cellar-http.js";
+import { download, type FileJson, listAll, sha256, signIn, sleep, upload } from "../support/cellar-http.js";
+import { multipartUpload, RawConnection, requestHead } from "../support/raw-http.js";
 import { objectsIn, s3Env } from "../support/s3.js";
 import { useScratch } from "../support/scratch.js";
 
@@ -54,5 +55,40 @@ describe("a server whose bucket does not exist", () => {
       );
     expect(failure).toMatch(/exited with 1 before listening/);
     expect(failure).toMatch(/cellar: cannot use the bucket cellar-no-such-bucket: /);
+  }, 60_000);
+});
+
+describe("an upload to S3 whose client goes away", () => {
+  it("leaves no object and no row, and the server goes on serving", async () => {
+    const store = inject("s3");
+    const bucket = await createTestBucket(store, "abort");
+    const dataDir = scratch.dataDir();
+    const server = await scratch.startProcess({ DATA_DIR: dataDir, ...s3Env(store, `s3://${bucket}`) });
+    const ada = await signIn({ requestAt: server.url, dataDir }, "ada@example.com");
+    const MiB = 1024 * 1024;
+    const body = multipartUpload("big.sheet", randomBytes(24 * MiB));
+    const connection = await RawConnection.open(server.url);
+    scratch.onCleanup(() => connection.destroy());
+    await connection.write(
+      requestHead("POST", `${server.url}/v1/files`, {
+        authorization: `Bearer ${ada.jwt}`,
+        "content-type": body.contentType,
+        "content-length": body.length,
+      }),
+    );
+    // More than a part: a multipart upload is under way when the client leaves.
+    await connection.write(Buffer.concat([body.head, body.content.subarray(0, 12 * MiB)]));
+    await sleep(300);
+    connection.destroy();
+
+    await sleep(1000);
+    expect(server.child.exitCode).toBeNull();
+    expect(await listAll(server.url, ada.jwt)).toEqual([]);
+    expect(await objectsIn(store, bucket)).toEqual([]);
+    const after = await upload(server.url, ada.jwt, "after.csv", Buffer.from("a,b\n1,2\n"));
+    expect(after.status).toBe(201);
+    expect((await objectsIn(store, bucket)).map((object) => object.sha256)).toEqual([
+      sha256(Buffer.from("a,b\n1,2\n")),
+    ]);
   }, 60_000);
 });
