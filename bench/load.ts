@@ -11,6 +11,10 @@ import { quantile } from "./stats.js";
 // load shifts within seconds); the median of nine moves far less than the median of five.
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** Files of the user whose list is read. */
+export const FILES = Number(process.env.BENCH_FILES ?? 100_000);
+/** Size of the big file uploaded and downloaded, in MiB. */
+export const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 1024);
 export const WARM_UP_SECONDS = 2;
 export const CONNECTIONS = 50;
 

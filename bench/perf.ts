@@ -14,7 +14,9 @@ import { aFile } from "@cellar/core/testing";
 import { SERVER_NODE_FLAGS } from "@cellar/server";
 import { json, settle, signIn, uploadSmallCsv } from "./cellar-client.js";
 import {
+  BIG_MIB,
   CONNECTIONS,
+  FILES,
   load,
   median,
   pairedRatio,
@@ -24,14 +26,10 @@ import {
   sequentialMedian,
   WARM_UP_SECONDS,
 } from "./load.js";
-import { repositoryRoot, rssMiB, startProcess, stopProcess } from "./processes.js";
+import { BARE_MAIN, CELLAR_MAIN, repositoryRoot, rssMiB, startProcess, stopProcess } from "./processes.js";
 import { download, makeFile, peakRssDuring, upload } from "./transfer.js";
 
-const FILES = Number(process.env.BENCH_FILES ?? 100_000);
-const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 1024);
 const root = repositoryRoot();
-const CELLAR_MAIN = join(root, "apps/server/dist/src/main.js");
-const BARE_MAIN = join(root, "dist/bench/baselines/bare-server.js");
 
 const work = mkdtempSync(join(tmpdir(), "cellar-bench-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));

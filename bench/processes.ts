@@ -151,3 +151,9 @@ export function repositoryRoot(): string {
   }
   throw new Error("Run the benchmark from within the Cellar repository.");
 }
+
+/** The compiled server, started as `pnpm start` starts it (with SERVER_NODE_FLAGS). */
+export const CELLAR_MAIN = join(repositoryRoot(), "apps/server/dist/src/main.js");
+/** The compiled bare Fastify baselines. */
+export const BARE_MAIN = join(repositoryRoot(), "dist/bench/baselines/bare-server.js");
+export const BARE_S3_MAIN = join(repositoryRoot(), "dist/bench/baselines/bare-s3-server.js");

@@ -16,7 +16,9 @@ import { createTestBucket, createTestDatabase, startPostgres, startS3 } from "@c
 import pg from "pg";
 import { json, settle, signIn, uploadSmallCsv } from "./cellar-client.js";
 import {
+  BIG_MIB,
   CONNECTIONS,
+  FILES,
   load,
   median,
   pairedRatio,
@@ -26,15 +28,10 @@ import {
   sequentialMedian,
   WARM_UP_SECONDS,
 } from "./load.js";
-import { repositoryRoot, startProcess, stopProcess } from "./processes.js";
+import { BARE_MAIN, BARE_S3_MAIN, CELLAR_MAIN, repositoryRoot, startProcess, stopProcess } from "./processes.js";
 import { download, makeFile, peakRssDuring, upload } from "./transfer.js";
 
-const FILES = Number(process.env.BENCH_FILES ?? 100_000);
-const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 1024);
 const root = repositoryRoot();
-const CELLAR_MAIN = join(root, "apps/server/dist/src/main.js");
-const BARE_MAIN = join(root, "dist/bench/baselines/bare-server.js");
-const BARE_S3_MAIN = join(root, "dist/bench/baselines/bare-s3-server.js");
 
 const work = mkdtempSync(join(tmpdir(), "cellar-bench-scale-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));

@@ -18,19 +18,33 @@ import { useScratch } from "../support/scratch.js";
 const scratch = useScratch("nothing-left-behind");
 const MiB = 1024 * 1024;
 
+/**
+ * A fresh, migrated PostgreSQL database and an empty bucket, with repositories and a blob
+ * store on them (objects under `prefix`), all released after the test.
+ */
+async function postgresAndBucket(label: string, prefix?: string) {
+  const database = await createTestDatabase(inject("postgresUrl"), label);
+  scratch.onCleanup(() => database.drop());
+  const pool = createPostgresPool({ connectionString: database.url });
+  scratch.onCleanup(() => pool.end());
+  await migrate(pool);
+  const store = inject("s3");
+  const client = s3ClientFor(store);
+  scratch.onCleanup(() => client.destroy());
+  const bucket = await createTestBucket(store, label);
+  return {
+    database,
+    pool,
+    store,
+    bucket,
+    repositories: createPostgresRepositories(pool),
+    blobs: createS3BlobStore({ client, bucket, ...(prefix === undefined ? {} : { prefix }) }),
+  };
+}
+
 describe("objects without a row, on PostgreSQL and S3", () => {
   it("the orphan sweep deletes objects no row refers to once they are older than its grace, and nothing else", async () => {
-    const database = await createTestDatabase(inject("postgresUrl"), "orphans");
-    scratch.onCleanup(() => database.drop());
-    const pool = createPostgresPool({ connectionString: database.url });
-    scratch.onCleanup(() => pool.end());
-    await migrate(pool);
-    const store = inject("s3");
-    const client = s3ClientFor(store);
-    scratch.onCleanup(() => client.destroy());
-    const bucket = await createTestBucket(store, "orphans");
-    const repositories = createPostgresRepositories(pool);
-    const blobs = createS3BlobStore({ client, bucket, prefix: "cellar" });
+    const { pool, store, bucket, repositories, blobs } = await postgresAndBucket("orphans", "cellar");
     const cellar = createCellar({
       ...repositories,
       blobs,
@@ -90,17 +104,7 @@ describe("a server process on PostgreSQL and S3 killed mid-upload", () => {
 
 describe("three server processes purging one database and bucket at once", () => {
   it("remove each due file once, row then object, and leave the rest", async () => {
-    const database = await createTestDatabase(inject("postgresUrl"), "purge");
-    scratch.onCleanup(() => database.drop());
-    const pool = createPostgresPool({ connectionString: database.url });
-    scratch.onCleanup(() => pool.end());
-    await migrate(pool);
-    const store = inject("s3");
-    const client = s3ClientFor(store);
-    scratch.onCleanup(() => client.destroy());
-    const bucket = await createTestBucket(store, "purge");
-    const repositories = createPostgresRepositories(pool);
-    const blobs = createS3BlobStore({ client, bucket });
+    const { database, store, bucket, repositories, blobs } = await postgresAndBucket("purge");
     const owner = aUser();
     await repositories.users.insertIfAbsent(owner);
     const due = Array.from({ length: 60 }, (_, i) => aTrashedFile(owner.id, new Date(Date.now() - 60_000 - i)));
