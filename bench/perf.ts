@@ -17,14 +17,12 @@ import {
   BIG_MIB,
   CONNECTIONS,
   FILES,
-  load,
-  median,
+  interleavedGetRounds,
   pairedRatio,
   ROUNDS,
   rounds,
   SECONDS,
   sequentialMedian,
-  WARM_UP_SECONDS,
 } from "./load.js";
 import { BARE_MAIN, CELLAR_MAIN, repositoryRoot, rssMiB, startProcess, stopProcess } from "./processes.js";
 import { download, makeFile, peakRssDuring, upload } from "./transfer.js";
@@ -68,21 +66,9 @@ async function main() {
   // Authenticated GET /v1/files/:id against the bare JSON route, interleaved.
   const alice = await signIn(cellar, "alice@example.com");
   const small = await uploadSmallCsv(cellar, alice.jwt);
-  const bareRps: number[] = [];
-  const cellarRps: number[] = [];
-  const cellarP99: number[] = [];
-  // Warm-up, not counted: both servers' code compiled by V8's optimising tiers, as it
-  // is in a server that has been running for a while.
-  await load(`${bare.url}/json`, {}, WARM_UP_SECONDS);
-  await load(`${cellar.url}/v1/files/${small.id}`, { authorization: `Bearer ${alice.jwt}` }, WARM_UP_SECONDS);
-  for (let round = 0; round < ROUNDS; round++) {
-    bareRps.push((await load(`${bare.url}/json`)).rps);
-    const measured = await load(`${cellar.url}/v1/files/${small.id}`, { authorization: `Bearer ${alice.jwt}` });
-    cellarRps.push(measured.rps);
-    cellarP99.push(measured.p99);
-  }
-  results.get_file_rps_ratio = pairedRatio(cellarRps, bareRps);
-  results.get_file_p99_ms = median(cellarP99);
+  const get = await interleavedGetRounds(`${bare.url}/json`, `${cellar.url}/v1/files/${small.id}`, alice.jwt);
+  results.get_file_rps_ratio = get.ratio;
+  results.get_file_p99_ms = get.p99;
 
   // Sign-ins per second: request link + verify, mail to the dev outbox. The log of the
   // load runs is read first, so that reading it is not timed.
@@ -159,8 +145,8 @@ async function main() {
   await stopProcess(bare);
 
   const rows: [string, number, string][] = [
-    ["get_file_rps_ratio", results.get_file_rps_ratio ?? 0, rounds(cellarRps, bareRps, "req/s")],
-    ["get_file_p99_ms", results.get_file_p99_ms ?? 0, `${CONNECTIONS} connections, median of ${cellarP99.join(", ")}`],
+    ["get_file_rps_ratio", results.get_file_rps_ratio ?? 0, get.rounds],
+    ["get_file_p99_ms", results.get_file_p99_ms ?? 0, get.p99Note],
     ["list_first_page_ms", results.list_first_page_ms ?? 0, `${FILES} files, per_page 25`],
     ["list_last_page_ms", results.list_last_page_ms ?? 0, `page ${lastPage}`],
     ["upload_ratio", results.upload_ratio ?? 0, rounds(cellarUpload, bareUpload, "MiB/s")],

@@ -19,14 +19,12 @@ import {
   BIG_MIB,
   CONNECTIONS,
   FILES,
-  load,
-  median,
+  interleavedGetRounds,
   pairedRatio,
   ROUNDS,
   rounds,
   SECONDS,
   sequentialMedian,
-  WARM_UP_SECONDS,
 } from "./load.js";
 import { BARE_MAIN, BARE_S3_MAIN, CELLAR_MAIN, repositoryRoot, startProcess, stopProcess } from "./processes.js";
 import { download, makeFile, peakRssDuring, upload } from "./transfer.js";
@@ -88,20 +86,9 @@ async function main() {
     // Authenticated GET /v1/files/:id against the bare JSON route, interleaved.
     const alice = await signIn(cellar, "alice@example.com");
     const small = await uploadSmallCsv(cellar, alice.jwt);
-    const auth = { authorization: `Bearer ${alice.jwt}` };
-    const bareRps: number[] = [];
-    const cellarRps: number[] = [];
-    const cellarP99: number[] = [];
-    await load(`${bare.url}/json`, {}, WARM_UP_SECONDS);
-    await load(`${cellar.url}/v1/files/${small.id}`, auth, WARM_UP_SECONDS);
-    for (let round = 0; round < ROUNDS; round++) {
-      bareRps.push((await load(`${bare.url}/json`)).rps);
-      const measured = await load(`${cellar.url}/v1/files/${small.id}`, auth);
-      cellarRps.push(measured.rps);
-      cellarP99.push(measured.p99);
-    }
-    results.pg_get_file_rps_ratio = pairedRatio(cellarRps, bareRps);
-    results.pg_get_file_p99_ms = median(cellarP99);
+    const get = await interleavedGetRounds(`${bare.url}/json`, `${cellar.url}/v1/files/${small.id}`, alice.jwt);
+    results.pg_get_file_rps_ratio = get.ratio;
+    results.pg_get_file_p99_ms = get.p99;
 
     // Listing a user with FILES files.
     const bob = await signIn(cellar, "bob@example.com");
@@ -189,12 +176,8 @@ async function main() {
     await s3.stop();
 
     const table: [string, number, string][] = [
-      ["pg_get_file_rps_ratio", results.pg_get_file_rps_ratio, rounds(cellarRps, bareRps, "req/s")],
-      [
-        "pg_get_file_p99_ms",
-        results.pg_get_file_p99_ms,
-        `${CONNECTIONS} connections, median of ${cellarP99.join(", ")}`,
-      ],
+      ["pg_get_file_rps_ratio", get.ratio, get.rounds],
+      ["pg_get_file_p99_ms", get.p99, get.p99Note],
       ["pg_list_first_page_ms", results.pg_list_first_page_ms, `${FILES} files, per_page 25`],
       ["pg_list_last_page_ms", results.pg_list_last_page_ms, `page ${lastPage}`],
       ["s3_upload_ratio", results.s3_upload_ratio, `${rounds(cellarUpload, bareUpload, "MiB/s")}; ${BIG_MIB} MiB`],

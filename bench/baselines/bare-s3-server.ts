@@ -13,6 +13,7 @@ import { PassThrough } from "node:stream";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import Fastify from "fastify";
+import { listenAndAnnounce } from "./announce.js";
 
 const bucket = process.env.BUCKET ?? "";
 const client = new S3Client({
@@ -51,13 +52,4 @@ app.get("/download", async (_request, reply) => {
   return reply.send(object.Body as Readable);
 });
 
-await app.listen({ host: "127.0.0.1", port: 0 });
-const address = app.server.address();
-if (address !== null && typeof address === "object") {
-  process.stdout.write(
-    `${JSON.stringify({ msg: "bare server listening", url: `http://127.0.0.1:${address.port}` })}\n`,
-  );
-}
-process.once("SIGTERM", () => {
-  void app.close().then(() => process.exit(0));
-});
+await listenAndAnnounce(app);

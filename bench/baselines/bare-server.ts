@@ -12,6 +12,7 @@ import { createReadStream, statSync } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import Fastify from "fastify";
+import { listenAndAnnounce } from "./announce.js";
 
 const dir = process.env.DIR ?? ".";
 const file = process.env.FILE ?? "";
@@ -56,14 +57,4 @@ app.get("/download", async (_request, reply) => {
   return reply.send(createReadStream(file));
 });
 
-await app.listen({ host: "127.0.0.1", port: 0 });
-const address = app.server.address();
-if (address !== null && typeof address === "object") {
-  process.stdout.write(
-    `${JSON.stringify({ msg: "bare server listening", url: `http://127.0.0.1:${address.port}` })}\n`,
-  );
-}
-// Stopped like Cellar, so that `--cpu-prof` can write its profile on the way out.
-process.once("SIGTERM", () => {
-  void app.close().then(() => process.exit(0));
-});
+await listenAndAnnounce(app);
