@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createTestBucket } from "@cellar/test-engines";
+import { DeleteBucketCommand } from "@aws-sdk/client-s3";
+import { createTestBucket, s3ClientFor } from "@cellar/test-engines";
 import { describe, expect, inject, it } from "vitest";
 import { download, type FileJson, listAll, sha256, signIn, sleep, upload } from "../support/cellar-http.js";
 import { multipartUpload, RawConnection, requestHead } from "../support/raw-http.js";
@@ -90,5 +91,24 @@ describe("an upload to S3 whose client goes away", () => {
     expect((await objectsIn(store, bucket)).map((object) => object.sha256)).toEqual([
       sha256(Buffer.from("a,b\n1,2\n")),
     ]);
+  }, 60_000);
+});
+
+describe("readiness with the bytes in a bucket", () => {
+  it("reports 503 with Retry-After once the bucket can no longer be used, and 200 while it can", async () => {
+    const store = inject("s3");
+    const bucket = await createTestBucket(store, "ready");
+    const server = await scratch.startProcess({ DATA_DIR: scratch.dataDir(), ...s3Env(store, `s3://${bucket}`) });
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    const client = s3ClientFor(store);
+    try {
+      await client.send(new DeleteBucketCommand({ Bucket: bucket }));
+    } finally {
+      client.destroy();
+    }
+    const gone = await fetch(`${server.url}/readyz`);
+    expect(gone.status).toBe(503);
+    expect(gone.headers.get("retry-after")).toBe("5");
+    expect(await gone.json()).toMatchObject({ error: { code: "unavailable" } });
   }, 60_000);
 });
