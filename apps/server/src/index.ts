@@ -15,5 +15,5 @@ export {
   openPostgresStorage,
   openStorage,
   type Storage,
-  StorageUnreachableError,
 } from "./storage.js";
+export { StorageUnreachableError } from "./storage-errors.js";

@@ -1,7 +1,7 @@
 import { createLogger } from "./logger.js";
 import { startServer } from "./server.js";
 import { readSettings, SettingsError } from "./settings.js";
-import { StorageUnreachableError } from "./storage.js";
+import { StorageUnreachableError } from "./storage-errors.js";
 
 let logger = createLogger();
 

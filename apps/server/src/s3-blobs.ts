@@ -1,7 +1,8 @@
 import { HeadBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { createS3BlobStore } from "@cellar/adapter-s3-storage";
 import type { BlobStoreSetting } from "./settings.js";
-import { describe, type OpenedBlobs, StorageUnreachableError } from "./storage.js";
+import type { OpenedBlobs } from "./storage.js";
+import { reasonOf, StorageUnreachableError } from "./storage-errors.js";
 
 // This module is imported by storage.ts only when BLOB_STORE names a bucket. Its imports
 // are static: on Node 22, a dynamic import() of the SDK's CommonJS build straight from
@@ -33,7 +34,7 @@ export async function openS3Blobs(setting: Extract<BlobStoreSetting, { kind: "s3
     await ping();
   } catch (error) {
     client.destroy();
-    throw new StorageUnreachableError(`cannot use the bucket ${setting.bucket}: ${describe(error)}`);
+    throw new StorageUnreachableError(`cannot use the bucket ${setting.bucket}: ${reasonOf(error)}`);
   }
   return {
     store: createS3BlobStore({ client, bucket: setting.bucket, prefix: setting.prefix }),

@@ -58,3 +58,16 @@ export function isStorageUnavailable(error: unknown): boolean {
     SQLITE_UNAVAILABLE.some((base) => code === base || code.startsWith(`${base}_`))
   );
 }
+
+/** The database of `DATABASE_URL` or the bucket of `BLOB_STORE` could not be used at start-up. */
+export class StorageUnreachableError extends Error {
+  override readonly name = "StorageUnreachableError";
+}
+
+/** What went wrong, in a few words, for the one line a failed start-up prints. */
+export function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0]);
+  // The AWS SDK's errors for a bare HTTP status carry only a name (NotFound, Forbidden).
+  if (error instanceof Error) return error.message || ("code" in error ? String(error.code) : error.name);
+  return String(error);
+}

@@ -20,6 +20,7 @@ import {
 } from "@cellar/core";
 import { loadJwtSecret } from "./jwt-secret.js";
 import type { BlobStoreSetting, Settings } from "./settings.js";
+import { reasonOf, StorageUnreachableError } from "./storage-errors.js";
 
 /** What the server keeps its data in, and how to let go of it. */
 export interface Storage {
@@ -44,11 +45,6 @@ export interface Storage {
 /** The embedded default's storage, whose SQLite database tests and tools may read directly. */
 export interface EmbeddedStorage extends Storage {
   readonly db: Database;
-}
-
-/** The database of `DATABASE_URL` or the bucket of `BLOB_STORE` could not be used at start-up. */
-export class StorageUnreachableError extends Error {
-  override readonly name = "StorageUnreachableError";
 }
 
 /** The storage the settings name: metadata in PostgreSQL or SQLite, bytes in S3 or under `DATA_DIR`. */
@@ -159,7 +155,7 @@ export async function openPostgresStorage(options: {
     await pool.end();
     const where = new URL(options.databaseUrl);
     throw new StorageUnreachableError(
-      `cannot use the database at ${where.hostname}:${where.port || "5432"}${where.pathname}: ${describe(error)}`,
+      `cannot use the database at ${where.hostname}:${where.port || "5432"}${where.pathname}: ${reasonOf(error)}`,
     );
   }
   try {
@@ -184,11 +180,4 @@ export async function openPostgresStorage(options: {
     await pool.end();
     throw error;
   }
-}
-
-export function describe(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return describe(error.errors[0]);
-  if (error instanceof Error) return error.message || ("code" in error ? String(error.code) : error.name);
-  // The AWS SDK's errors for a bare HTTP status carry only a name (NotFound, Forbidden).
-  return String(error);
 }
