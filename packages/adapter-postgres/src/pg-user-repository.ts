@@ -1,5 +1,7 @@
 import type { UserRecord, UserRepository } from "@cellar/core";
 import type { Pool } from "pg";
+import { NO_SHARED_ROW_CACHE, type SharedRowCache } from "./shared-row-cache.js";
+import { batchedLookupById } from "./statement-batches.js";
 
 interface UserRow {
   id: string;
@@ -19,14 +21,17 @@ const toUser = (row: UserRow): UserRecord => ({
   updatedAt: row.updated_at,
 });
 
-export function createPostgresUserRepository(pool: Pool): UserRepository {
+export function createPostgresUserRepository(pool: Pool, cache: SharedRowCache = NO_SHARED_ROW_CACHE): UserRepository {
+  const kept = cache.table<UserRecord>("users");
+  // Every authenticated request looks its user up: kept, or many to a statement.
+  const load = batchedLookupById(pool, `SELECT ${USER_COLUMNS} FROM users WHERE id = ANY($1::text[])`, toUser);
   const one = async (text: string, values: unknown[]) => {
     const { rows } = await pool.query<UserRow>(text, values);
     return rows[0] === undefined ? null : toUser(rows[0]);
   };
   const findByEmail = (email: string) => one(`SELECT ${USER_COLUMNS} FROM users WHERE email = $1`, [email]);
   return {
-    findById: (id) => one(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]),
+    findById: (id) => kept.get(id, load),
     findByEmail,
     async insertIfAbsent(user) {
       // An insert racing with another for the same email waits for it to commit, then
@@ -41,7 +46,15 @@ export function createPostgresUserRepository(pool: Pool): UserRepository {
       if (existing === null) throw new Error(`The user with email ${user.email} vanished while being inserted.`);
       return existing;
     },
-    updateName: ({ id, name, updatedAt }) =>
-      one(`UPDATE users SET name = $2, updated_at = $3 WHERE id = $1 RETURNING ${USER_COLUMNS}`, [id, name, updatedAt]),
+    async updateName({ id, name, updatedAt }) {
+      const updated = await one(`UPDATE users SET name = $2, updated_at = $3 WHERE id = $1 RETURNING ${USER_COLUMNS}`, [
+        id,
+        name,
+        updatedAt,
+      ]);
+      kept.forget(id);
+      if (updated !== null) await cache.settleWrite();
+      return updated;
+    },
   };
 }

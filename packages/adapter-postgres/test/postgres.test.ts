@@ -1,4 +1,5 @@
-import { aFile, aMagicLink, aTrashedFile, at, aUser } from "@cellar/core/testing";
+import type { RateLimitStore } from "@cellar/core";
+import { aFile, aMagicLink, aSession, aTrashedFile, at, aUser } from "@cellar/core/testing";
 import { createTestDatabase, type TestDatabase } from "@cellar/test-engines";
 import type { Pool } from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
@@ -6,9 +7,12 @@ import {
   createPostgresPool,
   createPostgresRateLimitStore,
   createPostgresRepositories,
+  createSharedRowCache,
   MIGRATIONS,
   migrate,
   SchemaTooNewError,
+  type SharedRowCache,
+  type SharedRowCacheOptions,
 } from "../src/index.js";
 
 // Several pools on one database stand for several Cellar instances: each has connections
@@ -22,6 +26,15 @@ async function freshDatabase(): Promise<TestDatabase> {
   const database = await createTestDatabase(inject("postgresUrl"), "adapter");
   cleanups.push(() => database.drop());
   return database;
+}
+
+type Repositories = ReturnType<typeof createPostgresRepositories>;
+
+/** Rows kept in memory for an instance's pool, stopped after the test. */
+function keptRows(pool: Pool, options?: SharedRowCacheOptions): SharedRowCache {
+  const cache = createSharedRowCache(pool, options);
+  cleanups.push(async () => cache.stop());
+  return cache;
 }
 
 function instances(database: TestDatabase, count: number, max = 5): Pool[] {
@@ -130,6 +143,95 @@ describe("across instances sharing one database", () => {
     expect(await late.deleteExpired(new Date(databaseNow + 86_400_000))).toBe(0);
   });
 
+  it("rate-limit hits gathered into one statement each get the count they would have had alone", async () => {
+    const pools = await migratedInstances(2);
+    const [one, other] = pools.map((pool) => createPostgresRateLimitStore(pool)) as [RateLimitStore, RateLimitStore];
+    const windowMs = 60_000;
+    const now = new Date();
+    const windows = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? one : other).hit({ key: "user:ada", windowMs, now })),
+    );
+    expect(windows.map((window) => window.count).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 60 }, (_, i) => i + 1),
+    );
+    // Several keys and sizes in one statement: each call counts after the calls made before it.
+    const mixed = await Promise.all([
+      one.hit({ key: "user:bo", windowMs, now, hits: 2 }),
+      one.hit({ key: "user:cy", windowMs, now }),
+      one.hit({ key: "user:bo", windowMs, now, hits: 3 }),
+      one.hit({ key: "user:bo", windowMs, now }),
+    ]);
+    expect(mixed.map((window) => window.count)).toEqual([2, 1, 5, 6]);
+  });
+
+  it("rate-limit hits at different times gathered into one batch keep the order they were made in", async () => {
+    const [pool] = await migratedInstances(1);
+    const store = createPostgresRateLimitStore(pool as Pool, { clock: "caller" });
+    const hits = await Promise.all([
+      store.hit({ key: "user:ada", windowMs: 60_000, now: at(0) }),
+      store.hit({ key: "user:ada", windowMs: 60_000, now: at(0), hits: 2 }),
+      store.hit({ key: "user:bo", windowMs: 60_000, now: at(5) }),
+      // The window of user:ada ends here: this hit opens the next one.
+      store.hit({ key: "user:ada", windowMs: 60_000, now: at(60_000) }),
+      store.hit({ key: "user:bo", windowMs: 60_000, now: at(5) }),
+      store.hit({ key: "user:ada", windowMs: 60_000, now: at(60_001), hits: 4 }),
+    ]);
+    expect(hits).toEqual([
+      { count: 1, resetAt: at(60_000) },
+      { count: 3, resetAt: at(60_000) },
+      { count: 1, resetAt: at(60_005) },
+      { count: 1, resetAt: at(120_000) },
+      { count: 2, resetAt: at(60_005) },
+      { count: 5, resetAt: at(120_000) },
+    ]);
+  });
+
+  it.each([
+    ["read from the database", false],
+    ["kept in memory", true],
+  ])(
+    "a lookup made after another instance's write sees it, even while a lookup of its kind is under way (%s)",
+    async (_, keep) => {
+      const pools = await migratedInstances(2);
+      const [writer, reader] = pools.map((pool) =>
+        createPostgresRepositories(pool, keep ? keptRows(pool) : undefined),
+      ) as [Repositories, Repositories];
+      const user = aUser();
+      await writer.users.insertIfAbsent(user);
+      const session = aSession(user.id);
+      await writer.sessions.insert(session);
+      const file = aFile(user.id);
+      await writer.files.insert(file);
+      for (let round = 0; round < 5; round++) {
+        const underWay = [reader.sessions.findById(session.id), reader.files.findById(file.id)];
+        const revokedAt = at(1_000 + round);
+        await writer.sessions.revoke({ id: session.id, at: revokedAt });
+        await writer.files.update({ id: file.id, changes: { name: `round-${round}.csv`, updatedAt: revokedAt } });
+        expect((await reader.sessions.findById(session.id))?.revokedAt).toEqual(revokedAt);
+        expect((await reader.files.findById(file.id))?.name).toBe(`round-${round}.csv`);
+        await Promise.all(underWay);
+        // The next round revokes again.
+        await (pools[0] as Pool).query("UPDATE sessions SET revoked_at = NULL WHERE id = $1", [session.id]);
+      }
+    },
+  );
+
+  it("lookups made together each get their own row, or null", async () => {
+    const [pool] = await migratedInstances(1);
+    const repos = createPostgresRepositories(pool as Pool);
+    const owner = aUser();
+    await repos.users.insertIfAbsent(owner);
+    const files = [aFile(owner.id), aFile(owner.id), aFile(owner.id)];
+    for (const file of files) await repos.files.insert(file);
+    const ids = [files[2], files[0], undefined, files[2], files[1]].map((file) => file?.id ?? "file_missing");
+    const found = await Promise.all(ids.map((id) => repos.files.findById(id)));
+    expect(found).toEqual([files[2], files[0], null, files[2], files[1]]);
+    // Two callers asking for one id share no object.
+    expect(found[0]).not.toBe(found[3]);
+    const users = await Promise.all([repos.users.findById(owner.id), repos.users.findById("user_missing")]);
+    expect(users).toEqual([owner, null]);
+  });
+
   it("a user signing in through several instances at once is created once", async () => {
     const pools = await migratedInstances(4);
     const candidates = Array.from({ length: 20 }, () => aUser({ email: "ada@example.com" }));
@@ -158,6 +260,136 @@ describe("across instances sharing one database", () => {
       expect(page?.items.length).toBe(page?.total);
     }
     await writes;
+  });
+});
+
+describe("rows kept in memory (shared-row-cache)", () => {
+  /** A user and one file of theirs, written through `repos`. */
+  async function aStoredFile(repos: Repositories) {
+    const owner = aUser();
+    await repos.users.insertIfAbsent(owner);
+    const file = aFile(owner.id);
+    await repos.files.insert(file);
+    return file;
+  }
+
+  /** A write no trigger notes (as a replica applying changes would): kept rows cannot learn of it. */
+  async function unnotedRename(pool: Pool, fileId: string, name: string) {
+    const client = await pool.connect();
+    try {
+      await client.query("SET session_replication_role = replica");
+      await client.query("UPDATE files SET name = $2 WHERE id = $1", [fileId, name]);
+      await client.query("RESET session_replication_role");
+    } finally {
+      client.release();
+    }
+  }
+
+  async function eventually(check: () => Promise<boolean>, withinMs = 2_000) {
+    const until = performance.now() + withinMs;
+    while (!(await check())) {
+      if (performance.now() > until) throw new Error(`not within ${withinMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  it("are served without reading the database, and dropped once another instance's change is noted", async () => {
+    const pools = await migratedInstances(2);
+    const cache = keptRows(pools[1] as Pool, { pollMs: 10, leaseMs: 5_000 });
+    const reader = createPostgresRepositories(pools[1] as Pool, cache);
+    const file = await aStoredFile(createPostgresRepositories(pools[0] as Pool));
+    await cache.ready();
+    expect((await reader.files.findById(file.id))?.name).toBe(file.name);
+    await unnotedRename(pools[0] as Pool, file.id, "unnoted.csv");
+    // The kept row: the database was not read.
+    expect((await reader.files.findById(file.id))?.name).toBe(file.name);
+    // A change noted by the trigger, by an instance that keeps nothing and does not wait.
+    await (pools[0] as Pool).query("UPDATE files SET name = 'noted.csv' WHERE id = $1", [file.id]);
+    await eventually(async () => (await reader.files.findById(file.id))?.name === "noted.csv");
+  });
+
+  it("are not trusted once changes have not been read for the lease: reads go to the database", async () => {
+    const pools = await migratedInstances(3);
+    const cache = keptRows(pools[1] as Pool, { pollMs: 10, leaseMs: 60 });
+    const reader = createPostgresRepositories(pools[1] as Pool, cache);
+    const file = await aStoredFile(createPostgresRepositories(pools[0] as Pool));
+    await cache.ready();
+    expect((await reader.files.findById(file.id))?.name).toBe(file.name);
+    // Reads of changes now wait behind a lock: no lease is renewed.
+    const blocker = await (pools[2] as Pool).connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("LOCK TABLE cellar_changes IN ACCESS EXCLUSIVE MODE");
+      await unnotedRename(pools[0] as Pool, file.id, "unnoted.csv");
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      expect((await reader.files.findById(file.id))?.name).toBe("unnoted.csv");
+    } finally {
+      await blocker.query("ROLLBACK");
+      blocker.release();
+    }
+  });
+
+  it("a row read while a change to it was noted is returned but not kept", async () => {
+    const pools = await migratedInstances(2);
+    const cache = keptRows(pools[1] as Pool, { pollMs: 10, leaseMs: 5_000 });
+    // The reader's lookups of files come back late: the row they read is older than a
+    // change noted (and read by the cache) in the meantime.
+    let delayFiles = true;
+    const slowReads = new Proxy(pools[1] as Pool, {
+      get(pool, property, receiver) {
+        if (property !== "query") return Reflect.get(pool, property, receiver);
+        return async (text: string, values: unknown[]) => {
+          const result = await pool.query(text, values);
+          if (delayFiles && text.includes("FROM files")) await new Promise((resolve) => setTimeout(resolve, 200));
+          return result;
+        };
+      },
+    });
+    const reader = createPostgresRepositories(slowReads, cache);
+    const file = await aStoredFile(createPostgresRepositories(pools[0] as Pool));
+    await cache.ready();
+    const late = reader.files.findById(file.id);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await (pools[0] as Pool).query("UPDATE files SET name = 'renamed.csv' WHERE id = $1", [file.id]);
+    expect((await late)?.name).toBe(file.name);
+    delayFiles = false;
+    expect((await reader.files.findById(file.id))?.name).toBe("renamed.csv");
+  });
+
+  it("a write is answered only once every instance has stopped serving the row as it was", async () => {
+    const pools = await migratedInstances(3);
+    const [writer, ...readers] = pools.map((pool) =>
+      createPostgresRepositories(pool, keptRows(pool, { pollMs: 10, leaseMs: 40 })),
+    ) as [Repositories, Repositories, Repositories];
+    const file = await aStoredFile(writer);
+    // Renames one after another; readers on the other instances read all the while, and
+    // every read that starts after a rename was answered must see it or a later one.
+    let answered = 0;
+    let stop = false;
+    const stale: string[] = [];
+    const read = async (reader: Repositories) => {
+      while (!stop) {
+        const atLeast = answered;
+        const name = (await reader.files.findById(file.id))?.name ?? "";
+        const seen = name.startsWith("rename-") ? Number(name.slice(7, -4)) : 0;
+        if (seen < atLeast) stale.push(`saw ${seen} after ${atLeast} was answered`);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const reading = readers.flatMap((reader) => [read(reader), read(reader)]);
+    for (let n = 1; n <= 15; n++) {
+      await writer.files.update({ id: file.id, changes: { name: `rename-${n}.csv`, updatedAt: at(n) } });
+      answered = n;
+      await new Promise((resolve) => setTimeout(resolve, n % 3 === 0 ? 0 : 15));
+    }
+    stop = true;
+    await Promise.all(reading);
+    expect(stale).toEqual([]);
+  });
+
+  it("refuse a lease no longer than the interval between reads of changes", async () => {
+    const [pool] = await migratedInstances(1);
+    expect(() => createSharedRowCache(pool as Pool, { pollMs: 50, leaseMs: 50 })).toThrow(RangeError);
   });
 });
 

@@ -61,6 +61,18 @@ export function rateLimitStoreContract(t: ContractTestApi, subject: ContractSubj
       expect(await rateLimits.peek({ key: "ip:1", now: at(1) })).toEqual({ count: 50, resetAt: at(60_000) });
     });
 
+    test("concurrent hits on one key each get a count of their own, as if taken one after another", async ({
+      rateLimits,
+    }) => {
+      const windows = await Promise.all(
+        Array.from({ length: 30 }, () => rateLimits.hit({ key: "ip:1", windowMs, now: at(0) })),
+      );
+      // What X-RateLimit-Remaining is made of: no two requests may be told the same.
+      expect(windows.map((window) => window.count).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 30 }, (_, i) => i + 1),
+      );
+    });
+
     test("peek reports the live window without counting, and null when there is none", async ({ rateLimits }) => {
       expect(await rateLimits.peek({ key: "user:a", now: at(0) })).toBeNull();
       await rateLimits.hit({ key: "user:a", windowMs, now: at(0) });
