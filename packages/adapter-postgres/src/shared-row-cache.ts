@@ -68,6 +68,12 @@ const CHANGES_KEPT_MS = 10 * 60_000;
 const FORGET_ALL_AFTER_MS = CHANGES_KEPT_MS / 2;
 /** How often an instance deletes changes older than CHANGES_KEPT_MS. */
 const PRUNE_EVERY_MS = 60_000;
+/**
+ * An instance that has read no row for this long stops reading changes: an idle server
+ * sends PostgreSQL nothing. Its next read goes to the database (the lease has run out)
+ * and starts reading changes again, from where it left off.
+ */
+const IDLE_AFTER_MS = 1_000;
 
 interface ChangesRow {
   /** The oldest transaction id still running when the changes were read: the next read's start. */
@@ -99,16 +105,16 @@ export function createSharedRowCache(pool: Pool, options: SharedRowCacheOptions 
   };
   // Bumped whenever a row may have been dropped: a read that spans a bump is not kept.
   let epoch = 0;
-  let horizon: string | null = null;
+  let horizon: bigint | null = null;
   let lastReadStartedAt = Number.NEGATIVE_INFINITY;
   let lastPrunedAt = performance.now();
   // Changes already applied that the next read may return again (their transaction is at
   // or after the horizon), by change id, with their transaction id.
   const applied = new Map<string, bigint>();
   let stopped = false;
+  let polling = false;
+  let lastUsedAt = performance.now();
   let timer: NodeJS.Timeout | undefined;
-
-  const trusted = () => !stopped && performance.now() - lastReadStartedAt < leaseMs;
 
   const forgetAll = () => {
     for (const rows of tables.values()) rows.clear();
@@ -118,10 +124,13 @@ export function createSharedRowCache(pool: Pool, options: SharedRowCacheOptions 
 
   async function readChanges(): Promise<void> {
     const startedAt = performance.now();
-    const { rows } = await pool.query<ChangesRow>(READ_CHANGES, [horizon]);
+    const { rows } = await pool.query<ChangesRow>(READ_CHANGES, [horizon?.toString() ?? null]);
     const read = rows[0] as ChangesRow;
-    if (horizon === null || startedAt - lastReadStartedAt > FORGET_ALL_AFTER_MS) {
-      // The first read, or one after so long that changes may have been pruned unseen.
+    const next = BigInt(read.horizon);
+    if (horizon === null || next < horizon || startedAt - lastReadStartedAt > FORGET_ALL_AFTER_MS) {
+      // The first read; a database whose transaction ids went back (another database
+      // behind the same address); or a read after so long that changes may have been
+      // pruned unseen.
       forgetAll();
     } else {
       let dropped = false;
@@ -133,9 +142,8 @@ export function createSharedRowCache(pool: Pool, options: SharedRowCacheOptions 
       }
       if (dropped) epoch++;
     }
-    const next = BigInt(read.horizon);
     for (const [changeId, xid] of applied) if (xid < next) applied.delete(changeId);
-    horizon = read.horizon;
+    horizon = next;
     lastReadStartedAt = startedAt;
     markReady();
     if (startedAt - lastPrunedAt > PRUNE_EVERY_MS) {
@@ -150,28 +158,33 @@ export function createSharedRowCache(pool: Pool, options: SharedRowCacheOptions 
   const ready = new Promise<void>((resolve) => {
     markReady = resolve;
   });
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      readChanges()
-        .catch(() => {
-          // The lease runs out and reads go to the database until a read of changes succeeds.
-        })
-        .finally(schedule);
-    }, pollMs);
-    timer.unref();
+  /** Reads changes now, then every `pollMs` while rows are being read. */
+  const poll = () => {
+    polling = true;
+    readChanges()
+      .catch(() => {
+        // The lease runs out and reads go to the database until a read of changes succeeds.
+      })
+      .finally(() => {
+        if (stopped || performance.now() - lastUsedAt > IDLE_AFTER_MS) {
+          polling = false;
+          return;
+        }
+        timer = setTimeout(poll, pollMs);
+        timer.unref();
+      });
   };
-  // The first read at once: rows are kept from its start.
-  readChanges()
-    .catch(() => {})
-    .finally(schedule);
+  poll();
 
   return {
     table<T extends object>(name: CachedTableName): CachedRows<T> {
       const rows = rowsOf(name) as Map<string, T>;
       return {
         async get(id, load) {
-          if (trusted()) {
+          const now = performance.now();
+          lastUsedAt = now;
+          if (!polling && !stopped) poll();
+          if (now - lastReadStartedAt < leaseMs && !stopped) {
             const kept = rows.get(id);
             if (kept !== undefined) return kept;
           }

@@ -387,6 +387,33 @@ describe("rows kept in memory (shared-row-cache)", () => {
     expect(stale).toEqual([]);
   });
 
+  it("are not watched by an instance that reads none: it stops reading changes, and starts again on its next read", async () => {
+    const pools = await migratedInstances(2);
+    let readsOfChanges = 0;
+    const counted = new Proxy(pools[1] as Pool, {
+      get(pool, property, receiver) {
+        if (property !== "query") return Reflect.get(pool, property, receiver);
+        return (text: string, values: unknown[]) => {
+          if (text.includes("FROM cellar_changes")) readsOfChanges++;
+          return pool.query(text, values);
+        };
+      },
+    });
+    const cache = keptRows(counted, { pollMs: 10, leaseMs: 50 });
+    const reader = createPostgresRepositories(pools[1] as Pool, cache);
+    const file = await aStoredFile(createPostgresRepositories(pools[0] as Pool));
+    await cache.ready();
+    expect((await reader.files.findById(file.id))?.name).toBe(file.name);
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    const whileIdle = readsOfChanges;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(readsOfChanges).toBe(whileIdle);
+    await (pools[0] as Pool).query("UPDATE files SET name = 'renamed.csv' WHERE id = $1", [file.id]);
+    expect((await reader.files.findById(file.id))?.name).toBe("renamed.csv");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readsOfChanges).toBeGreaterThan(whileIdle);
+  });
+
   it("refuse a lease no longer than the interval between reads of changes", async () => {
     const [pool] = await migratedInstances(1);
     expect(() => createSharedRowCache(pool as Pool, { pollMs: 50, leaseMs: 50 })).toThrow(RangeError);
