@@ -30,8 +30,11 @@ export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
   }
   if (options.schema !== undefined) settings.push(`-c search_path=${options.schema}`);
   const statementTimeoutMs = Math.trunc(options.statementTimeoutMs ?? 10_000);
+  const { connectionString, optionsInUrl } = withoutOptions(options.connectionString);
+  // After Cellar's own, so that an operator's `-c` wins.
+  if (optionsInUrl !== undefined) settings.push(optionsInUrl);
   const pool = new pg.Pool({
-    connectionString: options.connectionString,
+    connectionString,
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
     options: settings.join(" "),
@@ -46,4 +49,23 @@ export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
   // would stop the process.
   pool.on("error", () => {});
   return pool;
+}
+
+/**
+ * The connection string without its `options` parameter, and that parameter. pg lets a
+ * connection string's values override the ones given beside it, so an `options` in the
+ * URL would silently drop the statement timeout; Cellar passes both, joined, instead.
+ * A string without `options` is passed on untouched.
+ */
+function withoutOptions(connectionString: string): { connectionString: string; optionsInUrl?: string } {
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    return { connectionString };
+  }
+  const optionsInUrl = url.searchParams.get("options");
+  if (optionsInUrl === null) return { connectionString };
+  url.searchParams.delete("options");
+  return { connectionString: url.toString(), optionsInUrl };
 }

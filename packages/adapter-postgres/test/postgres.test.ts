@@ -420,6 +420,32 @@ describe("rows kept in memory (shared-row-cache)", () => {
   });
 });
 
+describe("connection settings", () => {
+  async function show(pool: Pool, setting: string): Promise<string> {
+    const { rows } = await pool.query(`SHOW ${setting}`);
+    return (rows[0] as Record<string, string>)[setting] as string;
+  }
+
+  it("give every connection the statement timeout and planning mode", async () => {
+    const database = await freshDatabase();
+    const pool = createPostgresPool({ connectionString: database.url, statementTimeoutMs: 2_500 });
+    cleanups.push(() => pool.end());
+    expect(await show(pool, "statement_timeout")).toBe("2500ms");
+    expect(await show(pool, "plan_cache_mode")).toBe("force_generic_plan");
+  });
+
+  it("keep them when the URL brings options of its own, and let the URL's win where both set one", async () => {
+    const database = await freshDatabase();
+    const url = new URL(database.url);
+    url.searchParams.set("options", "-c statement_timeout=1234 -c application_name=from-url");
+    const pool = createPostgresPool({ connectionString: url.toString() });
+    cleanups.push(() => pool.end());
+    expect(await show(pool, "statement_timeout")).toBe("1234ms");
+    expect(await show(pool, "application_name")).toBe("from-url");
+    expect(await show(pool, "plan_cache_mode")).toBe("force_generic_plan");
+  });
+});
+
 describe("a database that cannot be reached", () => {
   it("fails a query with an error within the connection timeout instead of waiting", async () => {
     const pool = createPostgresPool({
