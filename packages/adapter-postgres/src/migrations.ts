@@ -133,9 +133,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE rate_windows SET UNLOGGED;
 
   -- Which sessions, users and files each transaction updated or deleted, so that every
-  -- instance can drop the rows it keeps in memory (shared-row-cache.ts). Kept for ten
-  -- minutes; each instance reads the changes of transactions at or after the oldest one
-  -- still running at its last read, by transaction id.
+  -- instance can drop the rows it keeps in memory (shared-row-cache.ts). Each instance
+  -- reads the changes of transactions at or after the oldest one still running at its
+  -- last read, by transaction id; those of transactions that ended ten minutes ago or
+  -- more are deleted, by transaction id too.
   CREATE TABLE cellar_changes (
     id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     xid         xid8 NOT NULL DEFAULT pg_current_xact_id(),
@@ -144,7 +145,6 @@ export const MIGRATIONS: readonly string[] = [
     noted_at    timestamptz NOT NULL DEFAULT now()
   );
   CREATE INDEX cellar_changes_by_xid ON cellar_changes (xid);
-  CREATE INDEX cellar_changes_by_age ON cellar_changes (noted_at);
 
   -- Once per statement, over the rows it changed: a bulk purge notes its files in one insert.
   CREATE FUNCTION cellar_note_changes() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -44,10 +44,10 @@ export function createPostgresSessionRepository(
         [id, at],
       );
       kept.forget(id);
-      const revoked = (rowCount ?? 0) > 0;
-      // Answered only once no instance would still take the session.
-      if (revoked) await cache.settleWrite();
-      return revoked;
+      // Answered only once no instance would still take the session; a revocation that
+      // found it revoked already too, since the one that did may still be waiting.
+      await cache.settleWrite();
+      return (rowCount ?? 0) > 0;
     },
     async deleteExpired(now) {
       const { rowCount } = await pool.query("DELETE FROM sessions WHERE expires_at <= $1", [now]);

@@ -147,10 +147,11 @@ export function createPostgresFileRepository(pool: Pool, cache: SharedRowCache =
         ],
       );
       kept.forget(id);
-      if (rows[0] === undefined) return null;
-      // Answered only once no instance would still show the file as it was.
+      // Answered only once no instance would still show the file as it was; an update
+      // that changed nothing too, since it may have lost a race with one that did and
+      // is still waiting (two trashes of one file at once).
       await cache.settleWrite();
-      return toRecord(rows[0]);
+      return rows[0] === undefined ? null : toRecord(rows[0]);
     },
     async removeDueForPurge({ now, limit }) {
       // The rows are claimed with SKIP LOCKED: instances purging at once each take rows

@@ -40,7 +40,8 @@ export function createPostgresRateLimitStore(pool: Pool, options: PostgresRateLi
   const hit = `
     INSERT INTO rate_windows AS w (key, count, reset_at)
     SELECT key, hits, ${hitNow} + window_ms * interval '1 millisecond'
-    FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS t(key, window_ms, hits)
+    FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS t(key, window_ms, hits, n)
+    ORDER BY n
     ON CONFLICT (key) DO UPDATE SET
       count    = CASE WHEN w.reset_at <= ${hitNow} THEN excluded.count ELSE w.count + excluded.count END,
       reset_at = CASE WHEN w.reset_at <= ${hitNow} THEN excluded.reset_at ELSE w.reset_at END
@@ -48,8 +49,14 @@ export function createPostgresRateLimitStore(pool: Pool, options: PostgresRateLi
   const peek = `SELECT count, reset_at FROM rate_windows WHERE key = $1 AND reset_at > ${timeOf(2)}`;
   const deleteExpired = `DELETE FROM rate_windows WHERE reset_at <= ${timeOf(1)}`;
 
-  /** One upsert for keys that each appear once, at one time. */
-  async function upsert(keys: readonly KeyHits[], now: Date): Promise<Map<string, WindowRow>> {
+  /**
+   * One upsert for keys that each appear once, at one time. The rows are locked in the
+   * keys' order, the same in every statement of every instance: two upserts sharing keys
+   * would otherwise each hold a row the other waits for, a deadlock PostgreSQL breaks by
+   * failing one of them.
+   */
+  async function upsert(unordered: readonly KeyHits[], now: Date): Promise<Map<string, WindowRow>> {
+    const keys = [...unordered].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const { rows } = await pool.query<WindowRow & { key: string }>(
       hit,
       withTime([keys.map((k) => k.key), keys.map((k) => k.windowMs), keys.map((k) => k.hits)], now),

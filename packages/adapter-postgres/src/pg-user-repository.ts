@@ -53,7 +53,7 @@ export function createPostgresUserRepository(pool: Pool, cache: SharedRowCache =
         updatedAt,
       ]);
       kept.forget(id);
-      if (updated !== null) await cache.settleWrite();
+      await cache.settleWrite();
       return updated;
     },
   };

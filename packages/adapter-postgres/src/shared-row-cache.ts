@@ -47,7 +47,7 @@ export interface SharedRowCacheOptions {
  */
 export interface SharedRowCache {
   table<T extends object>(name: CachedTableName): CachedRows<T>;
-  /** Resolves once changes have been read a first time: rows are kept from then on. */
+  /** Resolves once changes have been read a first time (rows are kept from then on), or once stopped. */
   ready(): Promise<void>;
   /** Waits until no instance trusts a kept row older than a write that has committed. */
   settleWrite(): Promise<void>;
@@ -62,11 +62,15 @@ export interface CachedRows<T extends object> {
   forget(id: string): void;
 }
 
-/** Changes are kept this long for instances that fall behind (migration 2 says the same). */
+/**
+ * Changes are kept at least this long after their transaction ended: each instance
+ * deletes those of transactions below a horizon it read this long ago. Horizons only
+ * grow, so an instance that has read changes since then asks for none of them.
+ */
 const CHANGES_KEPT_MS = 10 * 60_000;
 /** An instance that has not read changes for this long may have missed some deleted since: it drops every row. */
 const FORGET_ALL_AFTER_MS = CHANGES_KEPT_MS / 2;
-/** How often an instance deletes changes older than CHANGES_KEPT_MS. */
+/** How often an instance notes the horizon it read, for the deletion CHANGES_KEPT_MS later. */
 const PRUNE_EVERY_MS = 60_000;
 /**
  * An instance that has read no row for this long stops reading changes: an idle server
@@ -107,7 +111,8 @@ export function createSharedRowCache(pool: Pool, options: SharedRowCacheOptions 
   let epoch = 0;
   let horizon: bigint | null = null;
   let lastReadStartedAt = Number.NEGATIVE_INFINITY;
-  let lastPrunedAt = performance.now();
+  // Horizons read, one a PRUNE_EVERY_MS, oldest first: deletion's watermarks.
+  const horizonsRead: { at: number; horizon: bigint }[] = [];
   // Changes already applied that the next read may return again (their transaction is at
   // or after the horizon), by change id, with their transaction id.
   const applied = new Map<string, bigint>();
@@ -124,10 +129,12 @@ export function createSharedRowCache(pool: Pool, options: SharedRowCacheOptions 
 
   async function readChanges(): Promise<void> {
     const startedAt = performance.now();
-    const { rows } = await pool.query<ChangesRow>(READ_CHANGES, [horizon?.toString() ?? null]);
+    // After so long, changes may have been deleted unseen: start afresh, asking for none.
+    const behind = startedAt - lastReadStartedAt > FORGET_ALL_AFTER_MS;
+    const { rows } = await pool.query<ChangesRow>(READ_CHANGES, [behind ? null : (horizon?.toString() ?? null)]);
     const read = rows[0] as ChangesRow;
     const next = BigInt(read.horizon);
-    if (horizon === null || next < horizon || startedAt - lastReadStartedAt > FORGET_ALL_AFTER_MS) {
+    if (horizon === null || next < horizon || behind) {
       // The first read; a database whose transaction ids went back (another database
       // behind the same address); or a read after so long that changes may have been
       // pruned unseen.
@@ -146,11 +153,18 @@ export function createSharedRowCache(pool: Pool, options: SharedRowCacheOptions 
     horizon = next;
     lastReadStartedAt = startedAt;
     markReady();
-    if (startedAt - lastPrunedAt > PRUNE_EVERY_MS) {
-      lastPrunedAt = startedAt;
-      await pool.query("DELETE FROM cellar_changes WHERE noted_at < now() - $1 * interval '1 millisecond'", [
-        CHANGES_KEPT_MS,
-      ]);
+    const latest = horizonsRead.at(-1);
+    if (latest === undefined || startedAt - latest.at >= PRUNE_EVERY_MS)
+      horizonsRead.push({ at: startedAt, horizon: next });
+    let watermark: bigint | undefined;
+    while (horizonsRead[0] !== undefined && startedAt - horizonsRead[0].at >= CHANGES_KEPT_MS) {
+      watermark = horizonsRead.shift()?.horizon;
+    }
+    if (watermark !== undefined) {
+      // Not awaited: a slow deletion must not hold up the next read of changes.
+      pool.query("DELETE FROM cellar_changes WHERE xid < $1::xid8", [watermark.toString()]).catch(() => {
+        // The next watermark deletes these too.
+      });
     }
   }
 
@@ -206,9 +220,11 @@ export function createSharedRowCache(pool: Pool, options: SharedRowCacheOptions 
       };
     },
     ready: () => ready,
-    settleWrite: () => new Promise((resolve) => setTimeout(resolve, leaseMs)),
+    // A little over the lease: timers count whole milliseconds and may fire a fraction early.
+    settleWrite: () => new Promise((resolve) => setTimeout(resolve, leaseMs + 2)),
     stop() {
       stopped = true;
+      markReady();
       clearTimeout(timer);
       forgetAll();
     },

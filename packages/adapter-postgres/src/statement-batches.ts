@@ -82,7 +82,9 @@ export function batchedLookupById<Row extends { id: string }, Value>(
   options?: StatementBatchOptions,
 ): (id: string) => Promise<Value | null> {
   return statementBatches<string, Value | null>(async (ids) => {
-    const { rows } = await pool.query<Row>(select, [[...new Set(ids)]]);
+    // PostgreSQL's text cannot hold a NUL: such an id names no row, and sent, it would
+    // fail the statement for every other caller in it.
+    const { rows } = await pool.query<Row>(select, [[...new Set(ids.filter((id) => !id.includes("\0")))]]);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => {
       const row = byId.get(id);

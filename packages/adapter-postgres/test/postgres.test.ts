@@ -164,6 +164,34 @@ describe("across instances sharing one database", () => {
     expect(mixed.map((window) => window.count)).toEqual([2, 1, 5, 6]);
   });
 
+  it("rate-limit statements sharing keys in different orders never deadlock", async () => {
+    const pools = await migratedInstances(2);
+    const [one, other] = pools.map((pool) => createPostgresRateLimitStore(pool)) as [RateLimitStore, RateLimitStore];
+    const windowMs = 60_000;
+    const now = new Date();
+    const keys = ["ip:10.0.0.1", "user:ada", "user:bo", "ip:10.0.0.2"];
+    for (let round = 0; round < 40; round++) {
+      await Promise.all([
+        ...keys.map((key) => one.hit({ key, windowMs, now })),
+        ...[...keys].reverse().map((key) => other.hit({ key, windowMs, now })),
+      ]);
+    }
+    for (const key of keys) expect((await one.peek({ key, now }))?.count).toBe(80);
+  });
+
+  it("a lookup by an id PostgreSQL cannot hold answers null, and fails no other lookup made with it", async () => {
+    const [pool] = await migratedInstances(1);
+    const repos = createPostgresRepositories(pool as Pool);
+    const owner = aUser();
+    await repos.users.insertIfAbsent(owner);
+    const file = aFile(owner.id);
+    await repos.files.insert(file);
+    expect(await Promise.all([repos.files.findById("file_\u0000x"), repos.files.findById(file.id)])).toEqual([
+      null,
+      file,
+    ]);
+  });
+
   it("rate-limit hits at different times gathered into one batch keep the order they were made in", async () => {
     const [pool] = await migratedInstances(1);
     const store = createPostgresRateLimitStore(pool as Pool, { clock: "caller" });
@@ -412,6 +440,35 @@ describe("rows kept in memory (shared-row-cache)", () => {
     expect((await reader.files.findById(file.id))?.name).toBe("renamed.csv");
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(readsOfChanges).toBeGreaterThan(whileIdle);
+  });
+
+  it("a write that changed nothing waits the lease too: it may have lost a race with one still waiting", async () => {
+    const [pool] = await migratedInstances(1);
+    const cache = keptRows(pool as Pool, { pollMs: 10, leaseMs: 150 });
+    const repos = createPostgresRepositories(pool as Pool, cache);
+    const owner = aUser();
+    await repos.users.insertIfAbsent(owner);
+    const session = aSession(owner.id);
+    await repos.sessions.insert(session);
+    const file = await aStoredFile(repos);
+    const timed = async (write: () => Promise<unknown>) => {
+      const started = performance.now();
+      const result = await write();
+      return { result, ms: performance.now() - started };
+    };
+    const revokes = await Promise.all(
+      [1, 2].map(() => timed(() => repos.sessions.revoke({ id: session.id, at: at(1) }))),
+    );
+    expect(revokes.map((r) => r.result).sort()).toEqual([false, true]);
+    const trashes = await Promise.all(
+      [1, 2].map(() =>
+        timed(() =>
+          repos.files.update({ id: file.id, changes: { state: "trashed", updatedAt: at(2) }, onlyIfState: "active" }),
+        ),
+      ),
+    );
+    expect(trashes.filter((t) => t.result === null)).toHaveLength(1);
+    for (const { ms } of [...revokes, ...trashes]) expect(ms).toBeGreaterThanOrEqual(150);
   });
 
   it("refuse a lease no longer than the interval between reads of changes", async () => {
