@@ -164,6 +164,13 @@ export const MIGRATIONS: readonly string[] = [
     FOR EACH STATEMENT EXECUTE FUNCTION cellar_note_changes();
   CREATE TRIGGER files_noted_delete AFTER DELETE ON files REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION cellar_note_changes();
+
+  -- What a spreadsheet reader found in a file's cells (core's SheetIndex): one per file,
+  -- gone with it.
+  CREATE TABLE sheet_indexes (
+    file_id  text PRIMARY KEY REFERENCES files (id) ON DELETE CASCADE,
+    body     jsonb NOT NULL
+  );
   `,
 ];
 

@@ -1,4 +1,4 @@
-import type { FileRecord, FileRepository } from "@cellar/core";
+import type { FileRecord, FileRepository, SheetIndex } from "@cellar/core";
 import type { Pool } from "pg";
 import { NO_SHARED_ROW_CACHE, type SharedRowCache } from "./shared-row-cache.js";
 import { batchedLookupById } from "./statement-batches.js";
@@ -167,6 +167,20 @@ export function createPostgresFileRepository(pool: Pool, cache: SharedRowCache =
       for (const row of rows) kept.forget(row.id);
       if (rows.length > 0) await cache.settleWrite();
       return rows.map(toRecord).sort(byPurgeAt);
+    },
+    async findSheetIndex(fileId) {
+      const { rows } = await pool.query<{ body: SheetIndex }>("SELECT body FROM sheet_indexes WHERE file_id = $1", [
+        fileId,
+      ]);
+      return rows[0]?.body ?? null;
+    },
+    async saveSheetIndex({ fileId, index }) {
+      // Only for a file that exists: the SELECT finds no row otherwise.
+      await pool.query(
+        `INSERT INTO sheet_indexes (file_id, body) SELECT id, $2::jsonb FROM files WHERE id = $1
+         ON CONFLICT (file_id) DO UPDATE SET body = excluded.body`,
+        [fileId, JSON.stringify(index)],
+      );
     },
     async findReferencedBlobKeys(keys) {
       if (keys.length === 0) return new Set();

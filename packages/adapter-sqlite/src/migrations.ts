@@ -85,6 +85,14 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT, WITHOUT ROWID;
   CREATE INDEX rate_windows_by_reset ON rate_windows (reset_at);
   `,
+  /* 2 */ `
+  -- What a spreadsheet reader found in a file's cells (core's SheetIndex, as JSON): one
+  -- per file, gone with it.
+  CREATE TABLE sheet_indexes (
+    file_id  TEXT PRIMARY KEY REFERENCES files (id) ON DELETE CASCADE,
+    body     TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 export class SchemaTooNewError extends Error {

@@ -1,4 +1,4 @@
-import type { FileRecord, FileRepository } from "@cellar/core";
+import type { FileRecord, FileRepository, SheetIndex } from "@cellar/core";
 import type { Database } from "better-sqlite3";
 import { NO_READ_CACHE, type ReadCache } from "./read-cache.js";
 import { fromMillis, fromNullableMillis, toNullableMillis } from "./sqlite-time.js";
@@ -101,6 +101,13 @@ export function createSqliteFileRepository(db: Database, cache: ReadCache = NO_R
     .prepare<[string], string>("SELECT blob_key FROM files WHERE blob_key IN (SELECT value FROM json_each(?))")
     .pluck();
 
+  const findSheetIndex = db.prepare<[string], string>("SELECT body FROM sheet_indexes WHERE file_id = ?").pluck();
+  // Only for a file that exists: the SELECT finds no row otherwise.
+  const saveSheetIndex = db.prepare<[{ fileId: string; body: string }]>(
+    `INSERT INTO sheet_indexes (file_id, body) SELECT id, @body FROM files WHERE id = @fileId
+     ON CONFLICT (file_id) DO UPDATE SET body = excluded.body`,
+  );
+
   // Count and page read in one transaction, so they describe the same moment.
   const listPage = db.transaction((ownerId: string, state: string, offset: number, limit: number) => {
     const total = count.get(ownerId, state) ?? 0;
@@ -171,6 +178,13 @@ export function createSqliteFileRepository(db: Database, cache: ReadCache = NO_R
     async findReferencedBlobKeys(keys) {
       if (keys.length === 0) return new Set();
       return new Set(referencedKeys.all(JSON.stringify(keys)));
+    },
+    async findSheetIndex(fileId) {
+      const body = findSheetIndex.get(fileId);
+      return body === undefined ? null : (JSON.parse(body) as SheetIndex);
+    },
+    async saveSheetIndex({ fileId, index }) {
+      saveSheetIndex.run({ fileId, body: JSON.stringify(index) });
     },
   };
 }

@@ -91,6 +91,46 @@ export {
   pageLinks,
 } from "./shared/pagination.js";
 export { cryptoRandom, type RandomSource } from "./shared/random.port.js";
+export {
+  type A1Range,
+  columnLetters,
+  columnNumber,
+  formatA1Range,
+  MAX_COLUMNS,
+  MAX_ROW,
+  parseA1Range,
+  quoteSheetName,
+} from "./sheets/a1-range.js";
+export {
+  type CellWindow,
+  type Conversion,
+  clip,
+  createSheetService,
+  MAX_WINDOW_CELLS,
+  type SheetDescription,
+  type SheetService,
+} from "./sheets/sheet.service.js";
+export {
+  type CellType,
+  type CellValue,
+  type CsvDelimiter,
+  type CsvEncoding,
+  owningBlobKey,
+  type ReadableSheetIndex,
+  type RowCheckpoints,
+  SHEET_ROWS_SUFFIX,
+  type SheetIndex,
+  type SheetSummary,
+  sheetRowsBlobKey,
+  type UnreadableSheetIndex,
+} from "./sheets/sheet-index.js";
+export {
+  type CellGrid,
+  type CellRectangle,
+  type OpenBytes,
+  type SpreadsheetReader,
+  SpreadsheetUnreadableError,
+} from "./sheets/spreadsheet-reader.port.js";
 // Users.
 export type { UserRecord } from "./users/user.entity.js";
 export type { UserService } from "./users/user.service.js";

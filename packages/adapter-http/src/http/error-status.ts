@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   file_in_trash: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  unreadable_spreadsheet: 422,
   range_not_satisfiable: 416,
   request_timeout: 408,
   rate_limited: 429,

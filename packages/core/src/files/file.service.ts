@@ -4,6 +4,7 @@ import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { type Page, toPage, toPageRequest } from "../shared/pagination.js";
 import type { RandomSource } from "../shared/random.port.js";
+import { owningBlobKey, sheetRowsBlobKey } from "../sheets/sheet-index.js";
 import type { BlobStore, ByteRange, StoredBlob } from "./blob-store.port.js";
 import { type RangeRequest, resolveByteRange } from "./byte-range.js";
 import { createContentCheck } from "./content-check.js";
@@ -285,8 +286,9 @@ export function createFileService(deps: FileServiceDeps) {
 
     /**
      * Permanently deletes every file whose `purge_at` has passed, `batchSize` at a time.
-     * Rows go first, in one atomic step per batch, then their blobs: a crash in between
-     * leaves orphan blobs, which no one can see and the orphan sweep removes.
+     * Rows go first (the sheet index with them), in one atomic step per batch, then their
+     * blobs and any rows blob a reader wrote for them: a crash in between leaves orphan
+     * blobs, which no one can see and the orphan sweep removes.
      */
     async purgeDue(input: { batchSize?: number } = {}): Promise<{ purged: number; blobsLeft: number }> {
       const batchSize = input.batchSize ?? 1000;
@@ -294,7 +296,10 @@ export function createFileService(deps: FileServiceDeps) {
       let blobsLeft = 0;
       for (;;) {
         const batch = await files.removeDueForPurge({ now: clock.now(), limit: batchSize });
-        const deletions = await Promise.allSettled(batch.map((file) => blobs.delete(file.blobKey)));
+        // Counted per file: its bytes, and the rows blob a reader may have written.
+        const deletions = await Promise.allSettled(
+          batch.map((file) => Promise.all([blobs.delete(file.blobKey), blobs.delete(sheetRowsBlobKey(file.blobKey))])),
+        );
         blobsLeft += deletions.filter((result) => result.status === "rejected").length;
         purged += batch.length;
         if (batch.length < batchSize) return { purged, blobsLeft };
@@ -305,16 +310,19 @@ export function createFileService(deps: FileServiceDeps) {
     /**
      * Removes blobs that no file refers to and that are older than `graceMs`: what a
      * crash between a blob write and its row, or between a purge and its blob deletes,
-     * left behind. The grace keeps uploads in flight safe.
+     * left behind. A file's rows blob (sheet-index.ts) belongs to the file's own key. The
+     * grace keeps uploads in flight safe.
      */
     async sweepOrphanBlobs(input: { graceMs: number }): Promise<{ removed: number }> {
       const cutoff = clock.now().getTime() - input.graceMs;
       let removed = 0;
       let batch: StoredBlob[] = [];
       const flush = async () => {
-        const referenced = await files.findReferencedBlobKeys(batch.map((blob) => blob.key));
+        const referenced = await files.findReferencedBlobKeys([
+          ...new Set(batch.map((blob) => owningBlobKey(blob.key))),
+        ]);
         for (const blob of batch) {
-          if (!referenced.has(blob.key)) {
+          if (!referenced.has(owningBlobKey(blob.key))) {
             await blobs.delete(blob.key);
             removed++;
           }

@@ -1,5 +1,6 @@
 import type { FileRecord } from "../files/file.entity.js";
 import type { FileRepository } from "../files/file-repository.port.js";
+import type { SheetIndex } from "../sheets/sheet-index.js";
 
 /** Newest first: `createdAt` descending, then `id` descending. */
 export function newestFirst(a: FileRecord, b: FileRecord): number {
@@ -9,6 +10,7 @@ export function newestFirst(a: FileRecord, b: FileRecord): number {
 /** The file repository in memory: for tests and embedding. Records are copied in and out. */
 export function createMemoryFileRepository(): FileRepository {
   const records = new Map<string, FileRecord>();
+  const sheetIndexes = new Map<string, SheetIndex>();
   const copy = (record: FileRecord): FileRecord => structuredClone(record);
 
   return {
@@ -37,7 +39,10 @@ export function createMemoryFileRepository(): FileRepository {
         .filter((r) => r.state === "trashed" && r.purgeAt !== null && r.purgeAt.getTime() <= now.getTime())
         .sort((a, b) => (a.purgeAt as Date).getTime() - (b.purgeAt as Date).getTime())
         .slice(0, limit);
-      for (const record of due) records.delete(record.id);
+      for (const record of due) {
+        records.delete(record.id);
+        sheetIndexes.delete(record.id);
+      }
       return due;
     },
     async findReferencedBlobKeys(keys) {
@@ -45,6 +50,13 @@ export function createMemoryFileRepository(): FileRepository {
       const found = new Set<string>();
       for (const record of records.values()) if (wanted.has(record.blobKey)) found.add(record.blobKey);
       return found;
+    },
+    async findSheetIndex(fileId) {
+      const index = sheetIndexes.get(fileId);
+      return index === undefined ? null : structuredClone(index);
+    },
+    async saveSheetIndex({ fileId, index }) {
+      if (records.has(fileId)) sheetIndexes.set(fileId, structuredClone(index));
     },
   };
 }

@@ -13,6 +13,7 @@ export const ErrorCode = {
   payload_too_large: "payload_too_large",
   range_not_satisfiable: "range_not_satisfiable",
   unsupported_media_type: "unsupported_media_type",
+  unreadable_spreadsheet: "unreadable_spreadsheet",
   request_timeout: "request_timeout",
   rate_limited: "rate_limited",
   internal_error: "internal_error",

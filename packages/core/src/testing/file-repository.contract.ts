@@ -1,3 +1,4 @@
+import type { SheetIndex } from "../sheets/sheet-index.js";
 import { type ContractSubject, type ContractTestApi, fresh } from "./contract-api.js";
 import { aFile, aTrashedFile, at, aUser, T0 } from "./fixtures.js";
 import type { RepositoryFixture } from "./repository-fixture.js";
@@ -234,6 +235,53 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const found = await repos.files.findReferencedBlobKeys([active.blobKey, trashed.blobKey, "file_orphan"]);
       expect([...found].sort()).toEqual([active.blobKey, trashed.blobKey].sort());
       expect((await repos.files.findReferencedBlobKeys([])).size).toBe(0);
+    });
+
+    const anIndex = (rows: number): SheetIndex => ({
+      readable: true,
+      version: 1,
+      sheets: [
+        {
+          index: 0,
+          name: "Données 'Q1'",
+          rowCount: rows,
+          columnCount: 3,
+          headerRow: true,
+          columnTypes: ["string", "number", null],
+          formulaLikeCells: 2,
+        },
+      ],
+      checkpoints: [{ every: 1024, offsets: [0, 123_456_789_012] }],
+      csv: { encoding: "windows-1252", delimiter: ";", bom: false },
+    });
+
+    test("saveSheetIndex keeps one index per file, the latest, and findSheetIndex returns it as saved", async (repos) => {
+      const [owner] = await withOwners(repos);
+      const file = aFile(owner);
+      await repos.files.insert(file);
+      expect(await repos.files.findSheetIndex(file.id)).toBeNull();
+      await repos.files.saveSheetIndex({ fileId: file.id, index: anIndex(10) });
+      expect(await repos.files.findSheetIndex(file.id)).toEqual(anIndex(10));
+      const unreadable: SheetIndex = { readable: false, version: 2, reason: "the workbook's sheet part is missing" };
+      await repos.files.saveSheetIndex({ fileId: file.id, index: unreadable });
+      expect(await repos.files.findSheetIndex(file.id)).toEqual(unreadable);
+    });
+
+    test("saveSheetIndex stores nothing for a file that does not exist", async (repos) => {
+      await repos.files.saveSheetIndex({ fileId: "file_doesnotexistanywhere00", index: anIndex(1) });
+      expect(await repos.files.findSheetIndex("file_doesnotexistanywhere00")).toBeNull();
+    });
+
+    test("a file's sheet index goes when the purge removes the file", async (repos) => {
+      const [owner] = await withOwners(repos);
+      const due = aTrashedFile(owner, at(1000));
+      await repos.files.insert(due);
+      await repos.files.saveSheetIndex({ fileId: due.id, index: anIndex(5) });
+      expect(await repos.files.removeDueForPurge({ now: at(1000), limit: 10 })).toHaveLength(1);
+      expect(await repos.files.findSheetIndex(due.id)).toBeNull();
+      // A file inserted again under the same id starts without one.
+      await repos.files.insert(due);
+      expect(await repos.files.findSheetIndex(due.id)).toBeNull();
     });
   });
 }

@@ -1,0 +1,255 @@
+import type { BlobStore } from "../files/blob-store.port.js";
+import type { FileRecord } from "../files/file.entity.js";
+import { authorizeFileAction } from "../files/file-access.js";
+import type { FileRepository } from "../files/file-repository.port.js";
+import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
+import { type A1Range, formatA1Range, parseA1Range } from "./a1-range.js";
+import {
+  type CellType,
+  type CellValue,
+  type ReadableSheetIndex,
+  type SheetIndex,
+  type SheetSummary,
+  sheetRowsBlobKey,
+} from "./sheet-index.js";
+import { type OpenBytes, type SpreadsheetReader, SpreadsheetUnreadableError } from "./spreadsheet-reader.port.js";
+
+/** The most cells one window may hold (after clipping to the sheet). */
+export const MAX_WINDOW_CELLS = 50_000;
+
+export interface SheetServiceDeps {
+  readonly files: FileRepository;
+  readonly blobs: BlobStore;
+  readonly reader: SpreadsheetReader;
+}
+
+/** A sheet as the API describes it, with the CSV's dialect where there is one. */
+export interface SheetDescription extends SheetSummary {
+  readonly csv?: ReadableSheetIndex["csv"];
+}
+
+export interface CellWindow {
+  /** The range answered, with its sheet: the request clipped to the sheet's extent. */
+  readonly range: string;
+  readonly values: CellValue[][];
+  /** Only when asked for. */
+  readonly types?: (CellType | null)[][];
+}
+
+export interface Conversion {
+  readonly file: FileRecord;
+  readonly format: "csv" | "xlsx";
+  /** The sheet converted (for a workbook to CSV), else null. */
+  readonly sheet: string | null;
+  open(): AsyncIterable<Uint8Array>;
+}
+
+export type SheetService = ReturnType<typeof createSheetService>;
+
+function unreadable(reason: string): CellarError {
+  return new CellarError(ErrorCode.unreadable_spreadsheet, `Cellar cannot read this file's cells: ${reason}`);
+}
+
+/**
+ * What is inside a spreadsheet: its sheets, any window of its cells, conversion between
+ * CSV and XLSX. The access rules are the download's (file-access.ts): the owner, or anyone
+ * signed in for a public, active file; the owner's trashed file is 409.
+ *
+ * Each file is read through once (`SpreadsheetReader.analyse`), and the index kept beside
+ * it; windows read from the index's checkpoints. An index is made after the upload
+ * (`analyseSoon`) or, for a file uploaded before or whose index is of another reader
+ * version, on first use. Requests for a file being analysed wait for that analysis
+ * instead of starting their own.
+ */
+export function createSheetService(deps: SheetServiceDeps) {
+  const { files, blobs, reader } = deps;
+  const analysing = new Map<string, Promise<SheetIndex>>();
+  const opener =
+    (key: string): OpenBytes =>
+    (range) =>
+      blobs.read(range === undefined ? { key } : { key, range });
+
+  async function analyse(file: FileRecord): Promise<SheetIndex> {
+    const running = analysing.get(file.id);
+    if (running !== undefined) return running;
+    const started = (async () => {
+      if (file.kind === "sheet") throw new Error("unreachable: .sheet files are never analysed");
+      let index: SheetIndex;
+      try {
+        index = await reader.analyse({
+          kind: file.kind,
+          size: file.size,
+          openFile: opener(file.blobKey),
+          writeRows: (rows) => blobs.write({ key: sheetRowsBlobKey(file.blobKey), source: rows }),
+        });
+      } catch (error) {
+        if (!(error instanceof SpreadsheetUnreadableError)) throw error;
+        index = { readable: false, version: reader.version, reason: error.message };
+      }
+      await files.saveSheetIndex({ fileId: file.id, index });
+      return index;
+    })();
+    analysing.set(file.id, started);
+    try {
+      return await started;
+    } finally {
+      analysing.delete(file.id);
+    }
+  }
+
+  async function readableIndex(file: FileRecord): Promise<ReadableSheetIndex> {
+    if (file.kind === "sheet") throw unreadable("a .sheet file is stored as it is, not read.");
+    let index = await files.findSheetIndex(file.id);
+    if (index === null || index.version !== reader.version) index = await analyse(file);
+    if (!index.readable) throw unreadable(index.reason);
+    return index;
+  }
+
+  async function load(callerId: string, fileId: string): Promise<FileRecord> {
+    return authorizeFileAction("download", await files.findById(fileId), callerId);
+  }
+
+  /** The sheet a range names, or the first; an unknown name is a validation error. */
+  function sheetOf(index: ReadableSheetIndex, name: string | null, field: string): SheetSummary {
+    const sheet = name === null ? index.sheets[0] : index.sheets.find((candidate) => candidate.name === name);
+    if (sheet === undefined) {
+      throw invalidField(field, name === null ? "the file has no sheet" : `no sheet is named ${JSON.stringify(name)}`);
+    }
+    return sheet;
+  }
+
+  return {
+    /**
+     * Reads a newly uploaded file's cells in the background, so its first window need not
+     * wait. Failures are left for the first request to meet again.
+     */
+    analyseSoon(file: FileRecord): Promise<void> {
+      if (file.kind === "sheet") return Promise.resolve();
+      return analyse(file).then(
+        () => {},
+        () => {},
+      );
+    },
+
+    async sheets(input: {
+      callerId: string;
+      fileId: string;
+    }): Promise<{ file: FileRecord; sheets: SheetDescription[] }> {
+      const file = await load(input.callerId, input.fileId);
+      const index = await readableIndex(file);
+      return {
+        file,
+        sheets: index.sheets.map((sheet) => (index.csv === undefined ? sheet : { ...sheet, csv: index.csv })),
+      };
+    },
+
+    async values(input: {
+      callerId: string;
+      fileId: string;
+      range: unknown;
+      types?: boolean;
+    }): Promise<{ file: FileRecord; window: CellWindow }> {
+      if (typeof input.range !== "string") throw invalidField("range", "is required: an A1 range such as A1:D10");
+      const asked = parseA1Range(input.range);
+      const file = await load(input.callerId, input.fileId);
+      const index = await readableIndex(file);
+      const sheet = sheetOf(index, asked.sheet, "range");
+      const rectangle = clip(asked, sheet);
+      if (rectangle === null) {
+        return {
+          file,
+          window: {
+            range: formatA1Range({ ...asked, sheet: sheet.name }),
+            values: [],
+            ...(input.types ? { types: [] } : {}),
+          },
+        };
+      }
+      const cells = (rectangle.lastRow - rectangle.firstRow + 1) * (rectangle.lastColumn - rectangle.firstColumn + 1);
+      if (cells > MAX_WINDOW_CELLS) {
+        throw invalidField(
+          "range",
+          `covers ${cells} cells of the sheet; at most ${MAX_WINDOW_CELLS} are answered at once`,
+        );
+      }
+      if (file.kind === "sheet") throw unreadable("a .sheet file is stored as it is, not read.");
+      const grid = await readOrUnreadable(() =>
+        reader.window({
+          kind: file.kind as "csv" | "xlsx",
+          index,
+          sheet: sheet.index,
+          rectangle,
+          openFile: opener(file.blobKey),
+          openRows: opener(sheetRowsBlobKey(file.blobKey)),
+        }),
+      );
+      return {
+        file,
+        window: {
+          range: formatA1Range({ ...rectangle, sheet: sheet.name }),
+          values: grid.values,
+          ...(input.types ? { types: grid.types } : {}),
+        },
+      };
+    },
+
+    /**
+     * Converts a workbook's sheet (`sheet`, default the first) to CSV, or a CSV to XLSX.
+     * The stored file is never changed; the bytes flow when `open` is called.
+     */
+    async convert(input: {
+      callerId: string;
+      fileId: string;
+      format: "csv" | "xlsx";
+      sheet?: string;
+    }): Promise<Conversion> {
+      const file = await load(input.callerId, input.fileId);
+      const wanted = file.kind === "xlsx" ? "csv" : "xlsx";
+      if (file.kind === "sheet" || input.format !== wanted) {
+        throw invalidField(
+          "format",
+          file.kind === "sheet"
+            ? "a .sheet file is only downloaded as it is"
+            : `a ${file.kind.toUpperCase()} file converts to ${wanted} only`,
+        );
+      }
+      if (input.sheet !== undefined && file.kind === "csv") throw invalidField("sheet", "a CSV file has one sheet");
+      const index = await readableIndex(file);
+      const sheet = sheetOf(index, input.sheet ?? null, "sheet");
+      return {
+        file,
+        format: input.format,
+        sheet: file.kind === "xlsx" ? sheet.name : null,
+        open: () =>
+          reader.convert({
+            kind: file.kind as "csv" | "xlsx",
+            index,
+            sheet: sheet.index,
+            to: input.format,
+            openFile: opener(file.blobKey),
+            openRows: opener(sheetRowsBlobKey(file.blobKey)),
+          }),
+      };
+    },
+  };
+}
+
+/** The part of `range` inside the sheet's extent, or null when none is. */
+export function clip(
+  range: A1Range,
+  sheet: Pick<SheetSummary, "rowCount" | "columnCount">,
+): { firstRow: number; lastRow: number; firstColumn: number; lastColumn: number } | null {
+  const lastRow = Math.min(range.lastRow ?? sheet.rowCount, sheet.rowCount);
+  const lastColumn = Math.min(range.lastColumn ?? sheet.columnCount, sheet.columnCount);
+  if (range.firstRow > lastRow || range.firstColumn > lastColumn) return null;
+  return { firstRow: range.firstRow, lastRow, firstColumn: range.firstColumn, lastColumn };
+}
+
+async function readOrUnreadable<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof SpreadsheetUnreadableError) throw unreadable(error.message);
+    throw error;
+  }
+}

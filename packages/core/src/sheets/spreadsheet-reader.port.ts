@@ -1,0 +1,68 @@
+import type { ByteRange } from "../files/blob-store.port.js";
+import type { FileKind } from "../files/file.entity.js";
+import type { CellType, CellValue, ReadableSheetIndex, SheetIndex } from "./sheet-index.js";
+
+/** Opens the bytes of a stored blob, or an inclusive range of them. */
+export type OpenBytes = (range?: ByteRange) => Promise<AsyncIterable<Uint8Array>>;
+
+/** A rectangle of cells, rows and columns counted from 1, both ends included. */
+export interface CellRectangle {
+  readonly firstRow: number;
+  readonly lastRow: number;
+  readonly firstColumn: number;
+  readonly lastColumn: number;
+}
+
+/** The cells of a rectangle, row by row; a cell without a value is null. */
+export interface CellGrid {
+  readonly values: CellValue[][];
+  /** The same shape: each cell's type, or null where there is no value. */
+  readonly types: (CellType | null)[][];
+}
+
+/**
+ * Reads the cells of CSV and XLSX files. Every byte it is given is untrusted: a file it
+ * cannot read safely, within bounded memory and time, gives an unreadable index (or a
+ * `SpreadsheetUnreadableError` from `window` and `convert`), never a crash or a hang.
+ *
+ * Guarantees an implementation owes (checked by `spreadsheetReaderContract`):
+ * - `analyse` reads the file once, as a stream or by ranges, and returns its index; for
+ *   a workbook it writes, through `writeRows`, the rows blob its windows are read from;
+ * - `window` answers exactly the cells of `rectangle` (which lies within the sheet's
+ *   extent), reading only what the index points it to, never the file from the top;
+ * - `convert` streams one sheet as CSV (RFC 4180, UTF-8) or a CSV as XLSX, with text
+ *   cells a spreadsheet would run as a formula neutralised;
+ * - the index's `version` says which reader made it: an index of another version is
+ *   made again, never misread.
+ */
+export interface SpreadsheetReader {
+  /** The version of the indexes this reader makes. */
+  readonly version: number;
+  analyse(input: {
+    kind: Exclude<FileKind, "sheet">;
+    size: number;
+    openFile: OpenBytes;
+    writeRows: (rows: AsyncIterable<Uint8Array>) => Promise<{ size: number }>;
+  }): Promise<SheetIndex>;
+  window(input: {
+    kind: Exclude<FileKind, "sheet">;
+    index: ReadableSheetIndex;
+    sheet: number;
+    rectangle: CellRectangle;
+    openFile: OpenBytes;
+    openRows: OpenBytes;
+  }): Promise<CellGrid>;
+  convert(input: {
+    kind: Exclude<FileKind, "sheet">;
+    index: ReadableSheetIndex;
+    sheet: number;
+    to: "csv" | "xlsx";
+    openFile: OpenBytes;
+    openRows: OpenBytes;
+  }): AsyncIterable<Uint8Array>;
+}
+
+/** A file whose cells cannot be read; the message says why, safely. */
+export class SpreadsheetUnreadableError extends Error {
+  override readonly name = "SpreadsheetUnreadableError";
+}
