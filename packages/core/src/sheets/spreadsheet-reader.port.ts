@@ -49,6 +49,8 @@ export interface SpreadsheetReader {
     index: ReadableSheetIndex;
     sheet: number;
     rectangle: CellRectangle;
+    /** The stored file's size in bytes. */
+    size: number;
     openFile: OpenBytes;
     openRows: OpenBytes;
   }): Promise<CellGrid>;
@@ -57,6 +59,7 @@ export interface SpreadsheetReader {
     index: ReadableSheetIndex;
     sheet: number;
     to: "csv" | "xlsx";
+    size: number;
     openFile: OpenBytes;
     openRows: OpenBytes;
   }): AsyncIterable<Uint8Array>;
