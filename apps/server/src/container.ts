@@ -1,6 +1,7 @@
 import "reflect-metadata";
 import { join } from "node:path";
 import { createOutboxMailer, createSmtpMailer } from "@cellar/adapter-mail";
+import { createSpreadsheetReader } from "@cellar/adapter-sheets";
 import { createCellar } from "@cellar/core";
 import type { Logger } from "pino";
 import { container, type DependencyContainer, instanceCachingFactory } from "tsyringe";
@@ -54,6 +55,7 @@ export function createServerContainer(input: {
         magicLinks: storage.magicLinks,
         blobs: storage.blobs,
         rateLimits: storage.rateLimits,
+        spreadsheets: createSpreadsheetReader(),
         mailer: c.resolve(Tokens.Mailer),
         config: {
           publicUrl: c.resolve(Tokens.PublicUrl),

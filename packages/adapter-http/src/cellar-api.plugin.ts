@@ -9,6 +9,8 @@ import { addRequestGuards } from "./http/request-guards.js";
 import { createValidatorCompiler } from "./http/validator-compiler.js";
 import { registerSessionRoutes } from "./sessions/session.routes.js";
 import { errorSchema } from "./shared/error.schemas.js";
+import { registerSheetRoutes } from "./sheets/sheet.routes.js";
+import { cellWindowSchema, sheetSchema } from "./sheets/sheet.schemas.js";
 import { registerUserRoutes } from "./users/user.routes.js";
 import { userSchema, userSummarySchema } from "./users/user.schemas.js";
 
@@ -68,7 +70,9 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   });
 
   useJsonBodyParser(app);
-  for (const schema of [errorSchema, fileSchema, userSchema, userSummarySchema]) app.addSchema(schema);
+  for (const schema of [errorSchema, fileSchema, userSchema, userSummarySchema, sheetSchema, cellWindowSchema]) {
+    app.addSchema(schema);
+  }
 
   addRequestGuards(app, { cellar, acceptingRequests: options.acceptingRequests ?? (() => true) });
 
@@ -92,6 +96,7 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
 
     registerUploadRoute(uploads, { cellar, publicBase });
   });
+  registerSheetRoutes(app, { cellar });
   registerUserRoutes(app, { cellar });
   registerSessionRoutes(app, { cellar });
 };

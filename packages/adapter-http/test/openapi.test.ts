@@ -56,6 +56,8 @@ describe("GET /openapi.json", () => {
         "DELETE /files/{id}",
         "POST /files/{id}/restore",
         "GET /files/{id}/download",
+        "GET /files/{id}/sheets",
+        "GET /files/{id}/values",
         "GET /users/me",
         "PATCH /users/me",
         "POST /sessions",

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { ByteRange, OpenBytes, ReadableSheetIndex } from "@cellar/core";
 import { SpreadsheetUnreadableError } from "@cellar/core";
 import iconv from "iconv-lite";
@@ -58,6 +59,27 @@ async function cells(
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const withBom = (bom: readonly number[], body: Uint8Array) => Uint8Array.from([...bom, ...body]);
+
+const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`fixtures/${name}`, import.meta.url)));
+
+describe("CSV files saved by LibreOffice (test/fixtures)", () => {
+  it.each([
+    ["libreoffice-utf-8-comma.csv", { encoding: "utf-8", delimiter: ",", bom: false }],
+    ["utf-8-bom-comma.csv", { encoding: "utf-8", delimiter: ",", bom: true }],
+    ["libreoffice-windows-1252-semicolon.csv", { encoding: "windows-1252", delimiter: ";", bom: false }],
+    ["libreoffice-utf-16le-tab.csv", { encoding: "utf-16le", delimiter: "\t", bom: true }],
+  ])("%s: its dialect, extent and cells, a quoted line break included", async (name, csv) => {
+    const bytes = fixture(name);
+    const { values, index } = await cells(bytes, { firstRow: 1, lastRow: 3, firstColumn: 1, lastColumn: 3 });
+    expect(index.csv).toEqual(csv);
+    expect(index.sheets[0]).toMatchObject({ rowCount: 3, columnCount: 3, headerRow: true });
+    expect(values).toEqual([
+      ["Article", "Prix", "Note"],
+      ["Café crème", "3,50 €", 'ligne 1\nligne 2; avec "guillemets"'],
+      ["Thé", "2,00 €", null],
+    ]);
+  });
+});
 
 describe("CSV analysis", () => {
   it("reads UTF-8 with a byte-order mark, a header row and column types", async () => {

@@ -10,6 +10,8 @@ import type { RateLimitStore } from "./rate-limit/rate-limit-store.port.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit/rate-limiter.js";
 import { type Clock, systemClock } from "./shared/clock.port.js";
 import { cryptoRandom, type RandomSource } from "./shared/random.port.js";
+import { createSheetService, type SheetService } from "./sheets/sheet.service.js";
+import type { SpreadsheetReader } from "./sheets/spreadsheet-reader.port.js";
 import { createUserService, type UserService } from "./users/user.service.js";
 import type { UserRepository } from "./users/user-repository.port.js";
 
@@ -51,6 +53,11 @@ export interface CellarDeps {
   readonly blobs: BlobStore;
   readonly mailer: Mailer;
   readonly rateLimits: RateLimitStore;
+  /**
+   * Reads the cells of CSV and XLSX files (`@cellar/adapter-sheets`). Without one, the
+   * sheet routes answer `unreadable_spreadsheet` for every file.
+   */
+  readonly spreadsheets?: SpreadsheetReader;
   readonly clock?: Clock;
   readonly random?: RandomSource;
   readonly config: CellarConfig;
@@ -58,6 +65,7 @@ export interface CellarDeps {
 
 export interface Cellar {
   readonly files: FileService;
+  readonly sheets: SheetService;
   readonly auth: AuthService;
   readonly users: UserService;
   readonly rateLimiter: RateLimiter;
@@ -99,6 +107,11 @@ export function createCellar(deps: CellarDeps): Cellar {
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? cryptoRandom;
   const jwt = createJwtCodec({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience });
+  const sheets = createSheetService({
+    files: deps.files,
+    blobs: deps.blobs,
+    ...(deps.spreadsheets === undefined ? {} : { reader: deps.spreadsheets }),
+  });
   return {
     config,
     files: createFileService({
@@ -108,7 +121,10 @@ export function createCellar(deps: CellarDeps): Cellar {
       random,
       maxUploadBytes: config.maxUploadBytes,
       trashRetentionDays: config.trashRetentionDays,
+      // Read through in the background, so the first window need not wait for it.
+      onCommitted: (file) => sheets.analyseSoon(file),
     }),
+    sheets,
     auth: createAuthService({
       users: deps.users,
       sessions: deps.sessions,

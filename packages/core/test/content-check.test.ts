@@ -24,6 +24,17 @@ describe("content checks", () => {
     expect(() => contentCheck.update(Buffer.from([0x31, 0x00]))).toThrow(refusedAs(/NUL/));
   });
 
+  it("accept UTF-16 CSV that starts with its byte-order mark, whatever the chunk size, and only then NUL bytes", () => {
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a\tb\n1\t2\n", "utf16le")]);
+    const be = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from("a\tb\n", "utf16le").swap16()]);
+    for (const size of [1, 2, 3, 64]) {
+      expect(() => check("csv", le, size)).not.toThrow();
+      expect(() => check("csv", be, size)).not.toThrow();
+    }
+    // Without the mark, UTF-16 is refused as it always was.
+    expect(() => check("csv", Buffer.from("a\tb\n", "utf16le"))).toThrow(refusedAs(/NUL/));
+  });
+
   it("store .sheet files as given", () => {
     expect(() => check("sheet", Buffer.from([0, 1, 2, 255]))).not.toThrow();
   });

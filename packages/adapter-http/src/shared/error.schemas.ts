@@ -55,6 +55,7 @@ const ERROR_DESCRIPTIONS = {
   413: "payload_too_large: the body or the uploaded file is too large.",
   415: "unsupported_media_type: the body has the wrong Content-Type, or the upload's type is not accepted.",
   416: "range_not_satisfiable: the requested range lies outside the file.",
+  422: "unreadable_spreadsheet: Cellar cannot read this file's cells (a .sheet file, a damaged or hostile workbook); its bytes still download.",
   429: "rate_limited: too many requests; wait for Retry-After seconds.",
   500: "internal_error: something unexpected went wrong; details are only in the server's log.",
   503: "unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail.",

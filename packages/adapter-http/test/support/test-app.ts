@@ -1,3 +1,4 @@
+import { createSpreadsheetReader } from "@cellar/adapter-sheets";
 import { type CellarConfig, createInMemoryCellar } from "@cellar/core";
 import { createFakeClock } from "@cellar/core/testing";
 import Fastify, { type InjectOptions, type LightMyRequestResponse } from "fastify";
@@ -28,6 +29,7 @@ export async function buildTestApp(options: TestAppOptions = {}) {
   const clock = createFakeClock(new Date("2026-11-21T10:00:00.000Z"));
   const cellar = createInMemoryCellar({
     clock,
+    spreadsheets: createSpreadsheetReader(),
     config: { publicUrl: PUBLIC_URL, maxUploadBytes: 64 * 1024, ...options.config },
   });
   const app = Fastify({ ...requestIdOptions, ...frameworkErrorOptionsFor({ cellar }), logger: false });

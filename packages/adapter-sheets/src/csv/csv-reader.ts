@@ -26,7 +26,7 @@ export const CSV_LIMITS = {
   /** Bytes in one cell. */
   maxCellBytes: 128 * 1024,
   /** Bytes in one row. */
-  maxRowBytes: 16 * 1024 ** 2,
+  maxRowBytes: 4 * 1024 ** 2,
 } as const;
 
 /** Bytes read before the delimiter is chosen. */

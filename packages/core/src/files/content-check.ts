@@ -27,11 +27,20 @@ function mismatch(message: string): CellarError {
   return new CellarError(ErrorCode.unsupported_media_type, message);
 }
 
-/** CSV is text: a NUL byte means it is not. */
+/**
+ * CSV is text: a NUL byte means it is not, except in UTF-16, whose byte-order mark
+ * (`FF FE` or `FE FF`) the file must then start with (decisions.md §6).
+ */
 function csvCheck(): ContentCheck {
+  const head: number[] = [];
+  let utf16: boolean | undefined;
   return {
     update(chunk) {
-      if (chunk.includes(0)) throw mismatch("The .csv file is not text: it holds a NUL byte.");
+      if (utf16 === undefined) {
+        for (const byte of chunk.subarray(0, 2 - head.length)) head.push(byte);
+        if (head.length === 2) utf16 = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
+      }
+      if (utf16 !== true && chunk.includes(0)) throw mismatch("The .csv file is not text: it holds a NUL byte.");
     },
     finish() {},
   };

@@ -31,6 +31,8 @@ export interface FileServiceDeps {
   readonly random: RandomSource;
   readonly maxUploadBytes: number;
   readonly trashRetentionDays: number;
+  /** Told of every file once its row is stored; it must not throw, and is not awaited. */
+  readonly onCommitted?: (file: FileRecord) => void;
 }
 
 /**
@@ -181,6 +183,7 @@ export function createFileService(deps: FileServiceDeps) {
           purgeAt: null,
         };
         await files.insert(record);
+        deps.onCommitted?.(record);
         return toMetadata(record);
       } catch (error) {
         await dropBlob(upload.blobKey);

@@ -3,6 +3,7 @@ import { type Cellar, type CellarConfig, createCellar } from "../cellar.js";
 import type { Clock } from "../shared/clock.port.js";
 import { systemClock } from "../shared/clock.port.js";
 import type { RandomSource } from "../shared/random.port.js";
+import type { SpreadsheetReader } from "../sheets/spreadsheet-reader.port.js";
 import { createMemoryMagicLinkRepository, createMemorySessionRepository } from "./memory-auth-repositories.js";
 import { createMemoryBlobStore } from "./memory-blob-store.js";
 import { createMemoryFileRepository } from "./memory-file-repository.js";
@@ -31,6 +32,8 @@ export interface InMemoryCellarOptions {
   readonly config?: Partial<CellarConfig>;
   readonly clock?: Clock;
   readonly random?: RandomSource;
+  /** The spreadsheet reader (`createSpreadsheetReader` of `@cellar/adapter-sheets`), for the sheet routes. */
+  readonly spreadsheets?: SpreadsheetReader;
 }
 
 /**
@@ -42,6 +45,7 @@ export function createInMemoryCellar(options: InMemoryCellarOptions = {}): Cella
   const cellar = createCellar({
     ...deps,
     ...(options.random === undefined ? {} : { random: options.random }),
+    ...(options.spreadsheets === undefined ? {} : { spreadsheets: options.spreadsheets }),
     config: {
       publicUrl: "http://127.0.0.1:3000",
       jwtSecret: randomBytes(32),

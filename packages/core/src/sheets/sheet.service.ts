@@ -17,10 +17,14 @@ import { type OpenBytes, type SpreadsheetReader, SpreadsheetUnreadableError } fr
 /** The most cells one window may hold (after clipping to the sheet). */
 export const MAX_WINDOW_CELLS = 50_000;
 
+/** Uploads waiting to be read through in the background, at most. */
+const MAX_QUEUED = 100;
+
 export interface SheetServiceDeps {
   readonly files: FileRepository;
   readonly blobs: BlobStore;
-  readonly reader: SpreadsheetReader;
+  /** Without one, no file's cells can be read (`unreadable_spreadsheet`). */
+  readonly reader?: SpreadsheetReader;
 }
 
 /** A sheet as the API describes it, with the CSV's dialect where there is one. */
@@ -62,14 +66,18 @@ function unreadable(reason: string): CellarError {
  * instead of starting their own.
  */
 export function createSheetService(deps: SheetServiceDeps) {
-  const { files, blobs, reader } = deps;
+  const { files, blobs } = deps;
   const analysing = new Map<string, Promise<SheetIndex>>();
+  // Uploads are read through one at a time, in the order they came, so a burst of them
+  // takes one core's share at most; past MAX_QUEUED, a file is read on first use.
+  let queued = 0;
+  let queue: Promise<void> = Promise.resolve();
   const opener =
     (key: string): OpenBytes =>
     (range) =>
       blobs.read(range === undefined ? { key } : { key, range });
 
-  async function analyse(file: FileRecord): Promise<SheetIndex> {
+  async function analyse(file: FileRecord, reader: SpreadsheetReader): Promise<SheetIndex> {
     const running = analysing.get(file.id);
     if (running !== undefined) return running;
     const started = (async () => {
@@ -97,10 +105,17 @@ export function createSheetService(deps: SheetServiceDeps) {
     }
   }
 
+  /** The reader, or the 422 a server without one answers. */
+  function readerOrRefuse(): SpreadsheetReader {
+    if (deps.reader === undefined) throw unreadable("this server reads no spreadsheet's cells.");
+    return deps.reader;
+  }
+
   async function readableIndex(file: FileRecord): Promise<ReadableSheetIndex> {
     if (file.kind === "sheet") throw unreadable("a .sheet file is stored as it is, not read.");
+    const reader = readerOrRefuse();
     let index = await files.findSheetIndex(file.id);
-    if (index === null || index.version !== reader.version) index = await analyse(file);
+    if (index === null || index.version !== reader.version) index = await analyse(file, reader);
     if (!index.readable) throw unreadable(index.reason);
     return index;
   }
@@ -120,14 +135,31 @@ export function createSheetService(deps: SheetServiceDeps) {
 
   return {
     /**
+     * The version of the reader's indexes, or null without a reader: what an answer of
+     * these routes depends on besides the file's bytes (its entity tag, say).
+     */
+    readerVersion: deps.reader?.version ?? null,
+
+    /** The file, when the caller may read its cells; the error the routes answer otherwise. */
+    authorize: (input: { callerId: string; fileId: string }) => load(input.callerId, input.fileId),
+
+    /**
      * Reads a newly uploaded file's cells in the background, so its first window need not
      * wait. Failures are left for the first request to meet again.
      */
-    analyseSoon(file: FileRecord): Promise<void> {
-      if (file.kind === "sheet") return Promise.resolve();
-      return analyse(file).then(
-        () => {},
-        () => {},
+    analyseSoon(file: FileRecord): void {
+      const reader = deps.reader;
+      if (reader === undefined || file.kind === "sheet" || queued >= MAX_QUEUED) return;
+      queued++;
+      queue = queue.then(() =>
+        analyse(file, reader).then(
+          () => {
+            queued--;
+          },
+          () => {
+            queued--;
+          },
+        ),
       );
     },
 
@@ -174,7 +206,7 @@ export function createSheetService(deps: SheetServiceDeps) {
       }
       if (file.kind === "sheet") throw unreadable("a .sheet file is stored as it is, not read.");
       const grid = await readOrUnreadable(() =>
-        reader.window({
+        readerOrRefuse().window({
           kind: file.kind as "csv" | "xlsx",
           index,
           sheet: sheet.index,
@@ -222,7 +254,7 @@ export function createSheetService(deps: SheetServiceDeps) {
         format: input.format,
         sheet: file.kind === "xlsx" ? sheet.name : null,
         open: () =>
-          reader.convert({
+          readerOrRefuse().convert({
             kind: file.kind as "csv" | "xlsx",
             index,
             sheet: sheet.index,

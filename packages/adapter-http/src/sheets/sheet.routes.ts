@@ -1,0 +1,128 @@
+import type { Cellar, FileRecord } from "@cellar/core";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { entityTag, ifNoneMatchMatches } from "../files/entity-tag.js";
+import { type FileIdParams, fileIdParamsSchema } from "../files/file.schemas.js";
+import { callerOf } from "../http/request-context.js";
+import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
+import { BEARER_SECURITY } from "../shared/openapi.js";
+import { type ValuesQuery, valuesQuerySchema } from "./sheet.schemas.js";
+
+const TAGS = ["Spreadsheets"];
+
+/** Revalidated on every use: the answer changes only with the file's bytes and Cellar's reader. */
+const CACHE_CONTROL = "private, no-cache";
+
+const revalidationHeaders = {
+  ETag: { type: "string", description: "Changes with the file's bytes and with Cellar's reader." },
+  "Cache-Control": { type: "string", enum: [CACHE_CONTROL] },
+} as const;
+
+const conditionalHeadersSchema = {
+  type: "object",
+  properties: {
+    "If-None-Match": { type: "string", description: "The ETag the client holds: when it matches, 304 without a body." },
+  },
+} as const;
+
+const notModified = {
+  description: "Not modified: the client's copy is current.",
+  headers: revalidationHeaders,
+  type: "null",
+} as const;
+
+const ACCESS_ERRORS = {
+  404: "not_found: no such file, or one the caller may not see (someone else's private or trashed file).",
+  409: "file_in_trash: your file is in the trash; restore it first.",
+} as const;
+
+export function registerSheetRoutes(app: FastifyInstance, { cellar }: { readonly cellar: Cellar }): void {
+  /**
+   * Authorises the request and answers 304 when the client's copy is current: returns
+   * true then. Otherwise sets the revalidation headers for the 200 to come.
+   */
+  async function revalidate(request: FastifyRequest<{ Params: FileIdParams }>, reply: FastifyReply): Promise<boolean> {
+    const file: FileRecord = await cellar.sheets.authorize({
+      callerId: callerOf(request).user.id,
+      fileId: request.params.id,
+    });
+    const etag = entityTag(`${file.sha256}.sheets.${cellar.sheets.readerVersion ?? 0}`);
+    reply.header("cache-control", CACHE_CONTROL);
+    if (ifNoneMatchMatches(request.headers["if-none-match"], etag)) {
+      reply.code(304).header("etag", etag);
+      return true;
+    }
+    // Set once the answer is ready: an error must not carry it.
+    reply.header("etag", etag);
+    return false;
+  }
+
+  app.get<{ Params: FileIdParams }>(
+    "/files/:id/sheets",
+    {
+      schema: {
+        operationId: "listSheets",
+        summary: "List a spreadsheet's sheets",
+        description:
+          "The sheets of a CSV or XLSX file, in workbook order, with their extents. Same access as the download: your own active file, or someone else's public, active file. Cellar reads each file once, after upload or on first use; a request that arrives while it reads waits for it.",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        params: fileIdParamsSchema,
+        headers: conditionalHeadersSchema,
+        response: {
+          200: { description: "The sheets.", headers: revalidationHeaders, type: "array", items: { $ref: "Sheet#" } },
+          304: notModified,
+          ...errorResponses([404, 409, 422, ...AUTHENTICATED], ACCESS_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (await revalidate(request, reply)) return undefined;
+      const { sheets } = await cellar.sheets.sheets({ callerId: callerOf(request).user.id, fileId: request.params.id });
+      return sheets.map((sheet) => ({
+        index: sheet.index,
+        name: sheet.name,
+        row_count: sheet.rowCount,
+        column_count: sheet.columnCount,
+        header_row: sheet.headerRow,
+        column_types: sheet.columnTypes,
+        formula_like_cells: sheet.formulaLikeCells,
+        ...(sheet.csv === undefined ? {} : { csv: sheet.csv }),
+      }));
+    },
+  );
+
+  app.get<{ Params: FileIdParams; Querystring: ValuesQuery }>(
+    "/files/:id/values",
+    {
+      schema: {
+        operationId: "getValues",
+        summary: "Read a window of cells",
+        description:
+          "The cells of an A1 range of a CSV or XLSX file, clipped to the sheet's extent: a rectangle, `null` where a cell has no value, `[]` when the range lies wholly outside the sheet. Any window is as quick as the first rows: Cellar reads from the nearest checkpoint it noted when it read the file through.",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        params: fileIdParamsSchema,
+        querystring: valuesQuerySchema,
+        headers: conditionalHeadersSchema,
+        response: {
+          200: { description: "The cells.", headers: revalidationHeaders, $ref: "CellWindow#" },
+          304: notModified,
+          ...errorResponses([400, 404, 409, 422, ...AUTHENTICATED], {
+            ...ACCESS_ERRORS,
+            400: "validation_error: `range` missing or malformed, an unknown sheet, or more cells than one answer holds.",
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (await revalidate(request, reply)) return undefined;
+      const { window } = await cellar.sheets.values({
+        callerId: callerOf(request).user.id,
+        fileId: request.params.id,
+        range: request.query.range,
+        types: request.query.types === "true",
+      });
+      return window;
+    },
+  );
+}

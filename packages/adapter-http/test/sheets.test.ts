@@ -1,0 +1,174 @@
+import { workbook } from "@cellar/core/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildTestApp, expectError, type FileBody, type TestApp } from "./support/test-app.js";
+
+const BUDGET = 'Item,Amount,Due\nRent,1200,2026-01-31\nFood,300.50,2026-02-01\n=HYPERLINK("x"),-5,\n';
+
+describe("the spreadsheet routes", () => {
+  let t: TestApp;
+  let alice: { authorization: string };
+  let bob: { authorization: string };
+  let budget: FileBody;
+  let big: FileBody;
+  const get = (url: string, headers: Record<string, string> = alice) => t.inject({ method: "GET", url, headers });
+  const values = (range: string, id = budget.id, extra = "") =>
+    get(`/v1/files/${id}/values?range=${encodeURIComponent(range)}${extra}`);
+
+  beforeAll(async () => {
+    t = await buildTestApp({ config: { maxUploadBytes: 1024 ** 2 } });
+    alice = (await t.signIn("alice@example.com")).headers;
+    bob = (await t.signIn("bob@example.com")).headers;
+    budget = await t.uploadCsv(alice, { filename: "budget.csv", content: BUDGET });
+    big = await t.uploadCsv(alice, { content: Array.from({ length: 25_001 }, (_, i) => `${i},x`).join("\n") });
+  });
+
+  describe("GET /v1/files/:id/sheets", () => {
+    it("lists a CSV's one sheet with its extent, guesses and dialect", async () => {
+      const response = await get(`/v1/files/${budget.id}/sheets`);
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual([
+        {
+          index: 0,
+          name: "Sheet1",
+          row_count: 4,
+          column_count: 3,
+          header_row: true,
+          column_types: ["string", "number", "date"],
+          formula_like_cells: 1,
+          csv: { encoding: "utf-8", delimiter: ",", bom: false },
+        },
+      ]);
+      expect(response.headers["cache-control"]).toBe("private, no-cache");
+      expect(response.headers.etag).toMatch(/^"[0-9a-f]{64}\.sheets\.\d+"$/);
+    });
+
+    it("answers 304 when the client holds the current answer", async () => {
+      const first = await get(`/v1/files/${budget.id}/sheets`);
+      const again = await get(`/v1/files/${budget.id}/sheets`, {
+        ...alice,
+        "if-none-match": String(first.headers.etag),
+      });
+      expect(again.statusCode).toBe(304);
+      expect(again.body).toBe("");
+      expect(again.headers.etag).toBe(first.headers.etag);
+    });
+
+    it("answers 422 unreadable_spreadsheet for a .sheet file, whose bytes still download", async () => {
+      const uploaded = await t.upload(alice, [
+        { name: "file", filename: "mine.sheet", content: Buffer.from([1, 2, 3]) },
+      ]);
+      const id = uploaded.json<FileBody>().id;
+      expectError(await get(`/v1/files/${id}/sheets`), 422, "unreadable_spreadsheet");
+      expectError(await values("A1", id), 422, "unreadable_spreadsheet");
+      expect((await get(`/v1/files/${id}/download`)).statusCode).toBe(200);
+    });
+  });
+
+  describe("GET /v1/files/:id/values", () => {
+    it("answers a range with its sheet, every cell as the file's text, empty ones null", async () => {
+      const response = await values("A2:C4");
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({
+        range: "Sheet1!A2:C4",
+        values: [
+          ["Rent", "1200", "2026-01-31"],
+          ["Food", "300.50", "2026-02-01"],
+          ['=HYPERLINK("x")', "-5", null],
+        ],
+      });
+      expect(response.headers.etag).toMatch(/^"[0-9a-f]{64}\.sheets\.\d+"$/);
+    });
+
+    it("clips a range to the sheet's extent, whole columns and rows included", async () => {
+      expect((await values("B3:Z100")).json()).toEqual({
+        range: "Sheet1!B3:C4",
+        values: [
+          ["300.50", "2026-02-01"],
+          ["-5", null],
+        ],
+      });
+      expect((await values("Sheet1!C:C")).json()).toEqual({
+        range: "Sheet1!C1:C4",
+        values: [["Due"], ["2026-01-31"], ["2026-02-01"], [null]],
+      });
+      expect((await values("'Sheet1'!2:2")).json()).toEqual({
+        range: "Sheet1!A2:C2",
+        values: [["Rent", "1200", "2026-01-31"]],
+      });
+    });
+
+    it("answers [] for a range wholly outside the sheet", async () => {
+      expect((await values("E1:F2")).json()).toEqual({ range: "Sheet1!E1:F2", values: [] });
+      expect((await values("10:12", budget.id, "&types=true")).json()).toEqual({
+        range: "Sheet1!10:12",
+        values: [],
+        types: [],
+      });
+    });
+
+    it("adds each cell's type with types=true", async () => {
+      expect((await values("B4:C4", budget.id, "&types=true")).json()).toEqual({
+        range: "Sheet1!B4:C4",
+        values: [["-5", null]],
+        types: [["string", null]],
+      });
+    });
+
+    it.each([
+      ["a missing range", ""],
+      ["a malformed range", "?range=A1%3AB2%3AC3"],
+      ["an unknown sheet", "?range=Nope!A1"],
+      ["an unknown parameter", "?range=A1&colour=red"],
+      ["more cells than one answer holds", "?range=A1:B25001"],
+    ])("refuses %s with 400 validation_error", async (_, query) => {
+      expectError(await get(`/v1/files/${big.id}/values${query}`), 400, "validation_error");
+    });
+
+    it("answers at most 50,000 cells, and exactly that many", async () => {
+      const response = await values("A1:B25000", big.id);
+      expect(response.statusCode).toBe(200);
+      expect(response.json<{ values: unknown[] }>().values).toHaveLength(25_000);
+    });
+  });
+
+  describe("who may read a file's cells (the download's rules)", () => {
+    it("someone else reads a public, active file; not a private one, nor a trashed one", async () => {
+      const shared = await t.uploadCsv(alice, { content: "a,b\n", visibility: "public" });
+      expect((await get(`/v1/files/${shared.id}/values?range=A1:B1`, bob)).json()).toEqual({
+        range: "Sheet1!A1:B1",
+        values: [["a", "b"]],
+      });
+      expectError(await get(`/v1/files/${budget.id}/sheets`, bob), 404, "not_found");
+      await t.inject({ method: "DELETE", url: `/v1/files/${shared.id}`, headers: alice });
+      expectError(await get(`/v1/files/${shared.id}/sheets`, bob), 404, "not_found");
+      expectError(await get(`/v1/files/${shared.id}/sheets`), 409, "file_in_trash");
+      expectError(await get(`/v1/files/${shared.id}/values?range=A1`), 409, "file_in_trash");
+    });
+
+    it("needs a token", async () => {
+      expectError(await t.inject({ method: "GET", url: `/v1/files/${budget.id}/sheets` }), 401, "unauthorized");
+    });
+  });
+
+  it("reads a UTF-16 CSV saved with its byte-order mark", async () => {
+    const bytes = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from("Ville\tPays\nKöln\tDeutschland\n", "utf16le"),
+    ]);
+    const uploaded = await t.upload(alice, [{ name: "file", filename: "villes.csv", content: bytes }]);
+    expect(uploaded.statusCode).toBe(201);
+    const id = uploaded.json<FileBody>().id;
+    expect((await values("A1:B2", id)).json()).toEqual({
+      range: "Sheet1!A1:B2",
+      values: [
+        ["Ville", "Pays"],
+        ["Köln", "Deutschland"],
+      ],
+    });
+  });
+
+  it("an .xlsx answers 422 until its reader is in place", async () => {
+    const uploaded = await t.upload(alice, [{ name: "file", filename: "book.xlsx", content: workbook() }]);
+    expectError(await get(`/v1/files/${uploaded.json<FileBody>().id}/sheets`), 422, "unreadable_spreadsheet");
+  });
+});
