@@ -1,4 +1,4 @@
-import { workbook } from "@cellar/core/testing";
+import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, expectError, type FileBody, type TestApp } from "./support/test-app.js";
 
@@ -167,8 +167,22 @@ describe("the spreadsheet routes", () => {
     });
   });
 
-  it("an .xlsx answers 422 until its reader is in place", async () => {
-    const uploaded = await t.upload(alice, [{ name: "file", filename: "book.xlsx", content: workbook() }]);
-    expectError(await get(`/v1/files/${uploaded.json<FileBody>().id}/sheets`), 422, "unreadable_spreadsheet");
+  it("reads a workbook's sheets and cells, a quoted sheet name in the range", async () => {
+    const bytes = readFileSync(new URL("../../adapter-sheets/test/fixtures/libreoffice-book.xlsx", import.meta.url));
+    const uploaded = await t.upload(alice, [{ name: "file", filename: "book.xlsx", content: bytes }]);
+    const id = uploaded.json<FileBody>().id;
+    const sheets = (await get(`/v1/files/${id}/sheets`)).json<{ name: string; row_count: number }[]>();
+    expect(sheets.map((sheet) => [sheet.name, sheet.row_count])).toEqual([
+      ["Budget", 4],
+      ["Données 'été' 📊", 100],
+      ["Empty", 0],
+    ]);
+    expect((await values("'Données ''été'' 📊'!A2:C2", id, "&types=true")).json()).toEqual({
+      range: "'Données ''été'' 📊'!A2:C2",
+      values: [["Zürich", "13:45:00", "2026-01-31T13:45:00"]],
+      types: [["string", "date", "date"]],
+    });
+    expect((await values("B2:C2", id)).json()).toEqual({ range: "Budget!B2:C2", values: [[1200, "2026-01-31"]] });
+    expect((await values("Empty!A1:C3", id)).json()).toEqual({ range: "Empty!A1:C3", values: [] });
   });
 });

@@ -47,6 +47,8 @@ export interface RowCheckpoints {
    * in the workbook's rows blob.
    */
   readonly offsets: readonly number[];
+  /** For a workbook's sheet: where its rows end in the rows blob. */
+  readonly end?: number;
 }
 
 /** A file Cellar has read through and can answer windows of. */

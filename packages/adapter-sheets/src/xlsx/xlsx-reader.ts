@@ -1,0 +1,340 @@
+import { once } from "node:events";
+import { PassThrough } from "node:stream";
+import {
+  type CellGrid,
+  type CellRectangle,
+  type CellType,
+  type CellValue,
+  MAX_COLUMNS,
+  type OpenBytes,
+  type ReadableSheetIndex,
+  type RowCheckpoints,
+  type SheetSummary,
+  SpreadsheetUnreadableError,
+} from "@cellar/core";
+import { GUESSED_COLUMNS, GUESSED_ROWS, guessColumns } from "../column-guess.js";
+import { looksLikeFormula } from "../csv/csv-fields.js";
+import { type NumberKind, readWorkbook, serialToIso, type Workbook } from "./workbook-parts.js";
+import { parseXmlPart } from "./xml-parts.js";
+import { openZipArchive, type ZipArchive } from "./zip-archive.js";
+
+/** The last row a worksheet can have. */
+export const MAX_XLSX_ROWS = 1_048_576;
+/** Rows per checkpoint at the least; sheets with many rows get fewer, wider ones (at most MAX_CHECKPOINTS). */
+const CHECKPOINT_EVERY = 256;
+const MAX_CHECKPOINTS = 1_024;
+/** Bytes of rows written to the rows blob at once. */
+const WRITE_BYTES = 64 * 1024;
+
+/**
+ * How a cell is kept in the rows blob: `[column, value, code]`, code `s` text, `n`
+ * number, `b` boolean, `d` date or time (an ISO 8601 string), `e` error. A row is one
+ * line, `[row, [cells…]]`, and only rows with a value are kept, in order.
+ */
+type StoredCell = [number, string | number | boolean, "s" | "n" | "b" | "d" | "e"];
+
+const TYPE_OF_CODE: Record<StoredCell[2], CellType> = { s: "string", n: "number", b: "boolean", d: "date", e: "error" };
+
+function unreadable(message: string): SpreadsheetUnreadableError {
+  return new SpreadsheetUnreadableError(message);
+}
+
+/** `B7` → column 2 (and the row, 7); null when the reference is not a cell's. */
+function cellReference(reference: string): { column: number; row: number } | null {
+  const match = /^([A-Z]{1,3})(\d{1,7})$/.exec(reference);
+  if (match === null) return null;
+  let column = 0;
+  for (const letter of match[1] as string) column = column * 26 + (letter.charCodeAt(0) - 64);
+  return { column, row: Number(match[2]) };
+}
+
+/** A number cell's value as its format shows it: a date or time as ISO 8601, else the number. */
+function numberCell(column: number, raw: string, kind: NumberKind, date1904: boolean): StoredCell | null {
+  const number = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(number)) return raw === "" ? null : [column, raw, "s"];
+  // Serial dates run from 0 to 9999-12-31; outside, the number is shown as a number.
+  if (kind !== "number" && number >= 0 && number < 2_958_466) return [column, serialToIso(number, kind, date1904), "d"];
+  return [column, number, "n"];
+}
+
+/**
+ * Reads one worksheet part as it streams in, handing each row with a value to `onRow`
+ * (in order, cells in order). Cells keep their stored results: a formula's cached value,
+ * an error's text; shared and inline strings are resolved.
+ */
+async function readSheetRows(
+  zip: ZipArchive,
+  part: string,
+  workbook: Workbook,
+  onRow: (row: number, cells: StoredCell[]) => void,
+  afterChunk: () => Promise<void>,
+): Promise<void> {
+  let row = 0;
+  let cells: StoredCell[] = [];
+  let column = 0;
+  let cellType = "n";
+  let cellStyle = 0;
+  let raw: string[] = [];
+  let inValue = false;
+  let inInline = false;
+  let inInlineText = false;
+  let phonetic = 0;
+  const finishRow = () => {
+    if (cells.length > 0) onRow(row, cells);
+    cells = [];
+  };
+  await parseXmlPart(await zip.open(part), part, {
+    open(name, attributes) {
+      switch (name) {
+        case "row": {
+          const next = attributes.r === undefined ? row + 1 : Number(attributes.r);
+          if (!Number.isInteger(next) || next <= row || next > MAX_XLSX_ROWS) {
+            throw unreadable(
+              `${part} has rows out of order or past row ${MAX_XLSX_ROWS} (row ${attributes.r ?? next}).`,
+            );
+          }
+          row = next;
+          column = 0;
+          return;
+        }
+        case "c": {
+          const reference = attributes.r === undefined ? null : cellReference(attributes.r);
+          if (attributes.r !== undefined && (reference === null || reference.row !== row)) {
+            throw unreadable(`${part} has a cell ${JSON.stringify(attributes.r.slice(0, 20))} outside its row ${row}.`);
+          }
+          const next = reference?.column ?? column + 1;
+          if (next <= column) throw unreadable(`${part} has cells out of order in row ${row}.`);
+          if (next > MAX_COLUMNS)
+            throw unreadable(`${part} has a cell past column XFD (${MAX_COLUMNS}) in row ${row}.`);
+          column = next;
+          cellType = attributes.t ?? "n";
+          cellStyle = Number(attributes.s ?? 0);
+          raw = [];
+          return;
+        }
+        case "v":
+          inValue = true;
+          return;
+        case "is":
+          inInline = true;
+          return;
+        case "rPh":
+          phonetic++;
+          return;
+        case "t":
+          if (inInline && phonetic === 0) inInlineText = true;
+          return;
+      }
+    },
+    close(name) {
+      switch (name) {
+        case "v":
+          inValue = false;
+          return;
+        case "t":
+          inInlineText = false;
+          return;
+        case "rPh":
+          phonetic--;
+          return;
+        case "is":
+          inInline = false;
+          return;
+        case "row":
+          finishRow();
+          return;
+        case "c": {
+          const cell = storedCell(column, cellType, cellStyle, raw.join(""), workbook, part);
+          if (cell !== null) cells.push(cell);
+          return;
+        }
+      }
+    },
+    text(text) {
+      if (inValue || inInlineText) raw.push(text);
+    },
+    afterChunk,
+  });
+}
+
+function storedCell(
+  column: number,
+  type: string,
+  style: number,
+  raw: string,
+  workbook: Workbook,
+  part: string,
+): StoredCell | null {
+  switch (type) {
+    case "s": {
+      if (raw === "") return null;
+      const text = workbook.sharedStrings[Number(raw)];
+      if (text === undefined)
+        throw unreadable(`${part} refers to shared string ${raw.slice(0, 20)}, which does not exist.`);
+      return text === "" ? null : [column, text, "s"];
+    }
+    case "str":
+    case "inlineStr":
+      return raw === "" ? null : [column, raw, "s"];
+    case "b":
+      return raw === "" ? null : [column, raw === "1" || raw.toLowerCase() === "true", "b"];
+    case "e":
+      return raw === "" ? null : [column, raw, "e"];
+    case "d":
+      return raw === "" ? null : [column, raw, "d"];
+    default:
+      return numberCell(column, raw, workbook.styleKinds[style] ?? "number", workbook.date1904);
+  }
+}
+
+/** Every MAX_CHECKPOINTS-th … mark, widening the interval until they fit. */
+function checkpointsOf(marks: readonly number[], end: number): RowCheckpoints {
+  let step = 1;
+  while (marks.length / step > MAX_CHECKPOINTS) step *= 2;
+  return { every: CHECKPOINT_EVERY * step, offsets: marks.filter((_, i) => i % step === 0), end };
+}
+
+/** Reads a workbook through: its sheets and their extents, and every row with a value written to the rows blob. */
+export async function analyseXlsx(
+  input: {
+    size: number;
+    openFile: OpenBytes;
+    writeRows: (rows: AsyncIterable<Uint8Array>) => Promise<{ size: number }>;
+  },
+  version: number,
+): Promise<ReadableSheetIndex> {
+  const zip = await openZipArchive(input.openFile, input.size);
+  try {
+    const workbook = await readWorkbook(zip);
+    if (workbook.sheets.length === 0) throw unreadable("it has no worksheet.");
+    const out = new PassThrough();
+    const written = input.writeRows(out);
+    // The rows blob's write ends with the stream; its own failure shows up here too.
+    written.catch(() => {});
+    const sheets: SheetSummary[] = [];
+    const checkpoints: RowCheckpoints[] = [];
+    let offset = 0;
+    let pending: string[] = [];
+    let pendingBytes = 0;
+    const flush = async () => {
+      if (pending.length === 0) return;
+      const chunk = Buffer.from(pending.join(""), "utf8");
+      pending = [];
+      pendingBytes = 0;
+      if (!out.write(chunk)) await Promise.race([once(out, "drain"), written]);
+    };
+    try {
+      for (const [index, sheet] of workbook.sheets.entries()) {
+        const marks: number[] = [];
+        let rowCount = 0;
+        let columnCount = 0;
+        let formulaLikeCells = 0;
+        const sampleTypes: (CellType | null)[][] = [];
+        const sampleTexts: (string | null)[][] = [];
+        await readSheetRows(
+          zip,
+          sheet.part,
+          workbook,
+          (row, cells) => {
+            const line = `${JSON.stringify([row, cells])}\n`;
+            const block = Math.floor((row - 1) / CHECKPOINT_EVERY);
+            while (marks.length <= block) marks.push(offset);
+            offset += Buffer.byteLength(line);
+            pending.push(line);
+            pendingBytes += line.length;
+            rowCount = row;
+            for (const [column, value, code] of cells) {
+              columnCount = Math.max(columnCount, column);
+              if (code === "s" && looksLikeFormula(value as string)) formulaLikeCells++;
+            }
+            if (row <= GUESSED_ROWS) {
+              const types: (CellType | null)[] = [];
+              const texts: (string | null)[] = [];
+              for (const [column, value, code] of cells) {
+                if (column > GUESSED_COLUMNS) break;
+                types[column - 1] = TYPE_OF_CODE[code];
+                texts[column - 1] = code === "s" ? (value as string) : String(value);
+              }
+              sampleTypes[row - 1] = Array.from(types, (type) => type ?? null);
+              sampleTexts[row - 1] = Array.from(texts, (text) => text ?? null);
+            }
+          },
+          async () => {
+            if (pendingBytes >= WRITE_BYTES) await flush();
+          },
+        );
+        await flush();
+        const rows = Array.from({ length: Math.min(rowCount, GUESSED_ROWS) }, (_, r) => sampleTypes[r] ?? []);
+        const columnsBelow = Array.from({ length: Math.min(columnCount, GUESSED_COLUMNS) }, (_, column) => {
+          const values = new Set<string>();
+          for (let r = 1; r < rows.length; r++) {
+            const text = sampleTexts[r]?.[column];
+            if (text !== null && text !== undefined) values.add(text);
+          }
+          return values;
+        });
+        const guess = guessColumns(rows, sampleTexts[0] ?? [], columnsBelow, columnCount);
+        sheets.push({
+          index,
+          name: sheet.name,
+          rowCount,
+          columnCount,
+          headerRow: guess.headerRow,
+          columnTypes: guess.columnTypes,
+          formulaLikeCells,
+        });
+        checkpoints.push(checkpointsOf(marks, offset));
+      }
+      out.end();
+    } catch (error) {
+      out.destroy(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
+    const { size } = await written;
+    return { readable: true, version, sheets, checkpoints, rowsBytes: size };
+  } finally {
+    zip.close();
+  }
+}
+
+/** The cells of a rectangle of a workbook's sheet, read from its rows blob from the checkpoint before it. */
+export async function xlsxWindow(input: {
+  index: ReadableSheetIndex;
+  sheet: number;
+  rectangle: CellRectangle;
+  openRows: OpenBytes;
+}): Promise<CellGrid> {
+  const { rectangle } = input;
+  const checkpoints = input.index.checkpoints[input.sheet];
+  if (checkpoints === undefined || checkpoints.end === undefined) throw new Error("not a workbook sheet's index");
+  const height = rectangle.lastRow - rectangle.firstRow + 1;
+  const width = rectangle.lastColumn - rectangle.firstColumn + 1;
+  const values: CellValue[][] = Array.from({ length: height }, () => new Array(width).fill(null));
+  const types: (CellType | null)[][] = Array.from({ length: height }, () => new Array(width).fill(null));
+  const start = checkpoints.offsets[Math.floor((rectangle.firstRow - 1) / checkpoints.every)] ?? checkpoints.end;
+  if (start >= checkpoints.end) return { values, types };
+  const decoder = new TextDecoder();
+  let carry = "";
+  const lines = await input.openRows({ start, end: checkpoints.end - 1 });
+  for await (const chunk of lines) {
+    const text = carry + decoder.decode(chunk, { stream: true });
+    const parts = text.split("\n");
+    carry = parts.pop() ?? "";
+    let done = false;
+    for (const line of parts) {
+      const [row, cells] = JSON.parse(line) as [number, StoredCell[]];
+      if (row > rectangle.lastRow) {
+        done = true;
+        break;
+      }
+      if (row < rectangle.firstRow) continue;
+      for (const [column, value, code] of cells) {
+        if (column < rectangle.firstColumn || column > rectangle.lastColumn) continue;
+        (values[row - rectangle.firstRow] as CellValue[])[column - rectangle.firstColumn] = value;
+        (types[row - rectangle.firstRow] as (CellType | null)[])[column - rectangle.firstColumn] = TYPE_OF_CODE[code];
+      }
+    }
+    if (done) break;
+  }
+  return { values, types };
+}
