@@ -12,13 +12,13 @@ const RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationship
 /** A workbook's parts, every one replaceable; `sheets` names the sheets, `sheetXml` their parts' contents. */
 function parts(options: { sheets?: string[]; sheetXml?: string[]; extra?: Record<string, string | Buffer> } = {}) {
   const sheets = options.sheets ?? ["Sheet1"];
-  const escape = (text: string) => text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;");
+  const attribute = (text: string) => text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;");
   const result: Record<string, string | Buffer> = {
     "[Content_Types].xml":
       '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
     "_rels/.rels": `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${RELS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
     "xl/workbook.xml": `<?xml version="1.0"?><workbook ${MAIN} xmlns:r="${RELS}"><sheets>${sheets
-      .map((name, i) => `<sheet name="${escape(name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`)
+      .map((name, i) => `<sheet name="${attribute(name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`)
       .join("")}</sheets></workbook>`,
     "xl/_rels/workbook.xml.rels": `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${sheets
       .map((_, i) => `<Relationship Id="rId${i + 1}" Type="${RELS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`)
