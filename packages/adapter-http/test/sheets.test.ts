@@ -167,6 +167,53 @@ describe("the spreadsheet routes", () => {
     });
   });
 
+  describe("GET /v1/files/:id/download?format=", () => {
+    it("converts a CSV to XLSX, and that workbook's cells are the CSV's", async () => {
+      const response = await get(`/v1/files/${budget.id}/download?format=xlsx`);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers).toMatchObject({
+        "content-type": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "content-disposition": `attachment; filename="budget.xlsx"; filename*=UTF-8''budget.xlsx`,
+        "cache-control": "private, no-cache",
+        "accept-ranges": "none",
+      });
+      expect(response.headers["content-length"]).toBeUndefined();
+      const uploaded = await t.upload(alice, [
+        { name: "file", filename: "converted.xlsx", content: response.rawPayload },
+      ]);
+      const id = uploaded.json<FileBody>().id;
+      expect((await values("A1:C4", id)).json<{ values: unknown }>().values).toEqual(
+        (await values("A1:C4")).json<{ values: unknown }>().values,
+      );
+      const again = await get(`/v1/files/${budget.id}/download?format=xlsx`, {
+        ...alice,
+        "if-none-match": String(response.headers.etag),
+      });
+      expect(again.statusCode).toBe(304);
+    });
+
+    it("converts a workbook's sheet, the first or a named one, to CSV with formula look-alikes neutralised", async () => {
+      const bytes = readFileSync(new URL("../../adapter-sheets/test/fixtures/libreoffice-book.xlsx", import.meta.url));
+      const id = (await t.upload(alice, [{ name: "file", filename: "book.xlsx", content: bytes }])).json<FileBody>().id;
+      const first = await get(`/v1/files/${id}/download?format=csv`);
+      expect(first.statusCode).toBe(200);
+      expect(first.headers["content-type"]).toBe("text/csv; charset=utf-8");
+      expect(first.headers["content-disposition"]).toContain('filename="book.csv"');
+      expect(first.body.split("\r\n")[3]).toBe("Merged total,,,'=not a formula,1500.5");
+      const named = await get(`/v1/files/${id}/download?format=csv&sheet=${encodeURIComponent("Données 'été' 📊")}`);
+      expect(named.body.split("\r\n")[1]).toBe(`Zürich,13:45:00,2026-01-31T13:45:00${",".repeat(23)}`);
+      expect(named.headers.etag).not.toBe(first.headers.etag);
+      expectError(await get(`/v1/files/${id}/download?format=xlsx`), 400, "validation_error");
+      expectError(await get(`/v1/files/${id}/download?format=csv&sheet=Nope`), 400, "validation_error");
+    });
+
+    it("refuses a conversion it cannot make, and still serves the stored bytes", async () => {
+      expectError(await get(`/v1/files/${budget.id}/download?format=csv`), 400, "validation_error");
+      expectError(await get(`/v1/files/${budget.id}/download?format=pdf`), 400, "validation_error");
+      expect((await get(`/v1/files/${budget.id}/download`)).body).toBe(BUDGET);
+    });
+  });
+
   it("reads a workbook's sheets and cells, a quoted sheet name in the range", async () => {
     const bytes = readFileSync(new URL("../../adapter-sheets/test/fixtures/libreoffice-book.xlsx", import.meta.url));
     const uploaded = await t.upload(alice, [{ name: "file", filename: "book.xlsx", content: bytes }]);

@@ -1,5 +1,5 @@
-import type { SpreadsheetReader } from "@cellar/core";
-import { SpreadsheetUnreadableError } from "@cellar/core";
+import { type SpreadsheetReader, SpreadsheetUnreadableError } from "@cellar/core";
+import { csvToWorkbook, workbookSheetToCsv } from "./convert/conversions.js";
 import { analyseCsv, csvWindow } from "./csv/csv-reader.js";
 import { analyseXlsx, xlsxWindow } from "./xlsx/xlsx-reader.js";
 
@@ -26,9 +26,10 @@ export function createSpreadsheetReader(): SpreadsheetReader {
       if (kind === "xlsx") return xlsxWindow({ index, sheet, rectangle, openRows });
       return csvWindow({ index, rectangle, size, openFile });
     },
-    // biome-ignore lint/correctness/useYield: conversion comes next.
-    async *convert() {
-      throw new SpreadsheetUnreadableError("conversion is not available yet.");
+    convert({ kind, index, sheet, to, size, openFile, openRows }) {
+      if (kind === "xlsx" && to === "csv") return workbookSheetToCsv(index, sheet, openRows);
+      if (kind === "csv" && to === "xlsx") return csvToWorkbook(index, size, openFile);
+      throw new SpreadsheetUnreadableError(`a ${kind} file does not convert to ${to}.`);
     },
   };
 }

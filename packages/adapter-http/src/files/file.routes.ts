@@ -6,6 +6,8 @@ import { callerOf } from "../http/request-context.js";
 import { MULTIPART_FORM_DATA } from "../http/validator-compiler.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
 import { BEARER_SECURITY } from "../shared/openapi.js";
+import { type ConversionQuery, conversionAnswer } from "../sheets/conversion-download.js";
+import { conversionQuerySchema } from "../sheets/sheet.schemas.js";
 import { toFileJson } from "./file.json.js";
 import {
   downloadContent,
@@ -181,17 +183,18 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
       toFileJson(await cellar.files.restore({ callerId: callerOf(request).user.id, fileId: request.params.id })),
   );
 
-  app.get<{ Params: FileIdParams }>(
+  app.get<{ Params: FileIdParams; Querystring: ConversionQuery }>(
     "/files/:id/download",
     {
       schema: {
         operationId: "downloadFile",
         summary: "Download a file",
         description:
-          "The file's bytes. Your own active file, or someone else's public, active file. Supports one byte range (`Range`) and revalidation (`If-None-Match`).",
+          "The file's bytes. Your own active file, or someone else's public, active file. Supports one byte range (`Range`) and revalidation (`If-None-Match`). With `format`, the file converted instead: a workbook's sheet (`sheet`, default the first) to CSV (RFC 4180, UTF-8), or a CSV to XLSX; text a spreadsheet would run as a formula is neutralised, and the stored file never changes. A conversion streams (no `Content-Length`) and ignores `Range`.",
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,
+        querystring: conversionQuerySchema,
         headers: downloadRequestHeadersSchema,
         response: {
           200: { description: "The whole file.", headers: downloadHeaders, content: downloadContent },
@@ -201,13 +204,20 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
             headers: notModifiedHeaders,
             type: "null",
           },
-          ...errorResponses([400, 404, 409, 416, ...AUTHENTICATED], {
+          ...errorResponses([400, 404, 409, 416, 422, ...AUTHENTICATED], {
+            400: "validation_error: a `format` the file does not convert to, a `sheet` for a CSV, or an unknown sheet.",
             409: "file_in_trash: your file is in the trash; restore it first.",
+            422: "unreadable_spreadsheet: with `format`, a file whose cells Cellar cannot read.",
           }),
         },
       },
     },
-    (request, reply) => downloadAnswer(cellar, request, reply),
+    (request, reply) => {
+      const { format } = request.query;
+      return format === undefined
+        ? downloadAnswer(cellar, request, reply)
+        : conversionAnswer(cellar, request, reply, format);
+    },
   );
 }
 

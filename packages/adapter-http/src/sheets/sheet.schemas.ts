@@ -90,3 +90,21 @@ export interface ValuesQuery {
   readonly range: string;
   readonly types?: "true" | "false";
 }
+
+/** The download's query: what to convert to, and which sheet. Other parameters are ignored, as before. */
+export const conversionQuerySchema = {
+  type: "object",
+  properties: {
+    format: {
+      type: "string",
+      enum: ["csv", "xlsx"],
+      description: "Convert instead of sending the stored bytes: `csv` for a workbook, `xlsx` for a CSV.",
+    },
+    sheet: {
+      type: "string",
+      minLength: 1,
+      maxLength: 300,
+      description: "With `format=csv`: the sheet to convert, by name (default the first).",
+    },
+  },
+} as const;

@@ -54,6 +54,19 @@ async function scan(
   skip: number,
   onBytes?: (bytes: Uint8Array) => void,
 ): Promise<void> {
+  for await (const _ of scanning(chunks, scanner, wide, skip, onBytes)) {
+    // Each step has fed the scanner one chunk.
+  }
+}
+
+/** `scan`, a chunk at a time: it yields after each chunk, so a consumer can take the records it produced. */
+async function* scanning(
+  chunks: AsyncIterable<Uint8Array>,
+  scanner: CsvRecordScanner,
+  wide: "le" | "be" | null,
+  skip: number,
+  onBytes?: (bytes: Uint8Array) => void,
+): AsyncGenerator<void> {
   let toSkip = skip;
   let odd: number | null = null;
   for await (const raw of chunks) {
@@ -67,6 +80,7 @@ async function scan(
     onBytes?.(chunk);
     if (wide === null) {
       scanner.push(chunk);
+      yield;
       continue;
     }
     const bytes: Uint8Array = odd === null ? chunk : Buffer.concat([Uint8Array.of(odd), chunk]);
@@ -79,6 +93,7 @@ async function scan(
     }
     odd = bytes.length % 2 === 1 ? (bytes[bytes.length - 1] as number) : null;
     scanner.push(units);
+    yield;
   }
   scanner.end();
 }
@@ -276,4 +291,50 @@ export async function csvWindow(input: {
     if (!(error instanceof WindowComplete)) throw error;
   }
   return { values, types };
+}
+
+/**
+ * Every row of a CSV from the top, as text (null where a cell is empty), each as wide as
+ * the sheet's extent and no further than its last row with a value: what a conversion
+ * writes out.
+ */
+export async function* csvRows(
+  index: ReadableSheetIndex,
+  size: number,
+  openFile: OpenBytes,
+): AsyncGenerator<[number, (string | null)[]]> {
+  const csv = index.csv;
+  const sheet = index.sheets[0];
+  if (csv === undefined || sheet === undefined) throw new Error("not a CSV's index");
+  const wide = wideness(csv.encoding);
+  const unitBytes = wide === null ? 1 : 2;
+  const decode = decoderFor(csv.encoding);
+  const bomBytes = csv.bom ? (csv.encoding === "utf-8" ? 3 : 2) : 0;
+  let row = 0;
+  let ready: [number, (string | null)[]][] = [];
+  const scanner = new CsvRecordScanner(
+    csv.delimiter.charCodeAt(0),
+    {
+      record(record: CsvRecord) {
+        row++;
+        if (row > sheet.rowCount) return;
+        const cells: (string | null)[] = [];
+        for (let field = 0; field < sheet.columnCount; field++) {
+          cells.push(
+            field >= record.fieldCount || fieldIsEmpty(record, field) ? null : decode(fieldBytes(record, field)),
+          );
+        }
+        ready.push([row, cells]);
+      },
+    },
+    limitsFor(unitBytes),
+    { startOffset: bomBytes, unitBytes },
+  );
+  const chunks = await openFile(size === 0 ? undefined : { start: 0, end: size - 1 });
+  for await (const _ of scanning(chunks, scanner, wide, bomBytes)) {
+    yield* ready;
+    ready = [];
+    if (row > sheet.rowCount) return;
+  }
+  yield* ready;
 }

@@ -189,7 +189,7 @@ async function readSharedStrings(zip: ZipArchive, part: string): Promise<string[
         if (strings.length >= WORKBOOK_LIMITS.maxSharedStrings) {
           throw unreadable(`it holds more than ${WORKBOOK_LIMITS.maxSharedStrings} shared strings.`);
         }
-        strings.push(current.join(""));
+        strings.push(unescapeXstring(current.join("")));
         current = null;
       }
     },
@@ -203,6 +203,15 @@ async function readSharedStrings(zip: ZipArchive, part: string): Promise<string[
     },
   });
   return strings;
+}
+
+/**
+ * A workbook string's text: `_xHHHH_` is the character HHHH (how workbooks write what XML
+ * cannot hold), and `_x005F_` an underscore, so `_x005F_x0041_` stays `_x0041_`.
+ */
+export function unescapeXstring(text: string): string {
+  if (!text.includes("_x")) return text;
+  return text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
 const DAY_MS = 86_400_000;

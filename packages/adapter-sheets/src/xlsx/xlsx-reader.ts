@@ -14,7 +14,7 @@ import {
 } from "@cellar/core";
 import { GUESSED_COLUMNS, GUESSED_ROWS, guessColumns } from "../column-guess.js";
 import { looksLikeFormula } from "../csv/csv-fields.js";
-import { type NumberKind, readWorkbook, serialToIso, type Workbook } from "./workbook-parts.js";
+import { type NumberKind, readWorkbook, serialToIso, unescapeXstring, type Workbook } from "./workbook-parts.js";
 import { parseXmlPart } from "./xml-parts.js";
 import { openZipArchive, type ZipArchive } from "./zip-archive.js";
 
@@ -31,7 +31,7 @@ const WRITE_BYTES = 64 * 1024;
  * number, `b` boolean, `d` date or time (an ISO 8601 string), `e` error. A row is one
  * line, `[row, [cells…]]`, and only rows with a value are kept, in order.
  */
-type StoredCell = [number, string | number | boolean, "s" | "n" | "b" | "d" | "e"];
+export type StoredCell = [number, string | number | boolean, "s" | "n" | "b" | "d" | "e"];
 
 const TYPE_OF_CODE: Record<StoredCell[2], CellType> = { s: "string", n: "number", b: "boolean", d: "date", e: "error" };
 
@@ -175,7 +175,7 @@ function storedCell(
     }
     case "str":
     case "inlineStr":
-      return raw === "" ? null : [column, raw, "s"];
+      return raw === "" ? null : [column, unescapeXstring(raw), "s"];
     case "b":
       return raw === "" ? null : [column, raw === "1" || raw.toLowerCase() === "true", "b"];
     case "e":
@@ -297,6 +297,30 @@ export async function analyseXlsx(
   }
 }
 
+/**
+ * The stored rows of a workbook's sheet from the checkpoint at or before `fromRow` to the
+ * sheet's end, in order: `[row, cells]` for each row with a value. Stop iterating to stop
+ * reading.
+ */
+export async function* storedRows(
+  index: ReadableSheetIndex,
+  sheet: number,
+  fromRow: number,
+  openRows: OpenBytes,
+): AsyncGenerator<[number, StoredCell[]]> {
+  const checkpoints = index.checkpoints[sheet];
+  if (checkpoints === undefined || checkpoints.end === undefined) throw new Error("not a workbook sheet's index");
+  const start = checkpoints.offsets[Math.floor((fromRow - 1) / checkpoints.every)] ?? checkpoints.end;
+  if (start >= checkpoints.end) return;
+  const decoder = new TextDecoder();
+  let carry = "";
+  for await (const chunk of await openRows({ start, end: checkpoints.end - 1 })) {
+    const lines = (carry + decoder.decode(chunk, { stream: true })).split("\n");
+    carry = lines.pop() ?? "";
+    for (const line of lines) yield JSON.parse(line) as [number, StoredCell[]];
+  }
+}
+
 /** The cells of a rectangle of a workbook's sheet, read from its rows blob from the checkpoint before it. */
 export async function xlsxWindow(input: {
   index: ReadableSheetIndex;
@@ -305,36 +329,18 @@ export async function xlsxWindow(input: {
   openRows: OpenBytes;
 }): Promise<CellGrid> {
   const { rectangle } = input;
-  const checkpoints = input.index.checkpoints[input.sheet];
-  if (checkpoints === undefined || checkpoints.end === undefined) throw new Error("not a workbook sheet's index");
   const height = rectangle.lastRow - rectangle.firstRow + 1;
   const width = rectangle.lastColumn - rectangle.firstColumn + 1;
   const values: CellValue[][] = Array.from({ length: height }, () => new Array(width).fill(null));
   const types: (CellType | null)[][] = Array.from({ length: height }, () => new Array(width).fill(null));
-  const start = checkpoints.offsets[Math.floor((rectangle.firstRow - 1) / checkpoints.every)] ?? checkpoints.end;
-  if (start >= checkpoints.end) return { values, types };
-  const decoder = new TextDecoder();
-  let carry = "";
-  const lines = await input.openRows({ start, end: checkpoints.end - 1 });
-  for await (const chunk of lines) {
-    const text = carry + decoder.decode(chunk, { stream: true });
-    const parts = text.split("\n");
-    carry = parts.pop() ?? "";
-    let done = false;
-    for (const line of parts) {
-      const [row, cells] = JSON.parse(line) as [number, StoredCell[]];
-      if (row > rectangle.lastRow) {
-        done = true;
-        break;
-      }
-      if (row < rectangle.firstRow) continue;
-      for (const [column, value, code] of cells) {
-        if (column < rectangle.firstColumn || column > rectangle.lastColumn) continue;
-        (values[row - rectangle.firstRow] as CellValue[])[column - rectangle.firstColumn] = value;
-        (types[row - rectangle.firstRow] as (CellType | null)[])[column - rectangle.firstColumn] = TYPE_OF_CODE[code];
-      }
+  for await (const [row, cells] of storedRows(input.index, input.sheet, rectangle.firstRow, input.openRows)) {
+    if (row > rectangle.lastRow) break;
+    if (row < rectangle.firstRow) continue;
+    for (const [column, value, code] of cells) {
+      if (column < rectangle.firstColumn || column > rectangle.lastColumn) continue;
+      (values[row - rectangle.firstRow] as CellValue[])[column - rectangle.firstColumn] = value;
+      (types[row - rectangle.firstRow] as (CellType | null)[])[column - rectangle.firstColumn] = TYPE_OF_CODE[code];
     }
-    if (done) break;
   }
   return { values, types };
 }

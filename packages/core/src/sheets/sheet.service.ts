@@ -1,5 +1,5 @@
 import type { BlobStore } from "../files/blob-store.port.js";
-import type { FileRecord } from "../files/file.entity.js";
+import { CONTENT_TYPES, type FileRecord } from "../files/file.entity.js";
 import { authorizeFileAction } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
@@ -42,6 +42,9 @@ export interface CellWindow {
 
 export interface Conversion {
   readonly file: FileRecord;
+  /** The name to offer: the display name with the new extension (and the sheet, when one was asked for). */
+  readonly fileName: string;
+  readonly contentType: string;
   readonly format: "csv" | "xlsx";
   /** The sheet converted (for a workbook to CSV), else null. */
   readonly sheet: string | null;
@@ -249,8 +252,13 @@ export function createSheetService(deps: SheetServiceDeps) {
       if (input.sheet !== undefined && file.kind === "csv") throw invalidField("sheet", "a CSV file has one sheet");
       const index = await readableIndex(file);
       const sheet = sheetOf(index, input.sheet ?? null, "sheet");
+      const base = file.name.toLowerCase().endsWith(`.${file.kind}`)
+        ? file.name.slice(0, -file.kind.length - 1)
+        : file.name;
       return {
         file,
+        fileName: `${base}${input.sheet === undefined ? "" : ` (${sheet.name})`}.${input.format}`,
+        contentType: input.format === "csv" ? "text/csv; charset=utf-8" : CONTENT_TYPES.xlsx,
         format: input.format,
         sheet: file.kind === "xlsx" ? sheet.name : null,
         open: () =>

@@ -1,0 +1,134 @@
+import { Readable } from "node:stream";
+import { type OpenBytes, type ReadableSheetIndex, SpreadsheetUnreadableError } from "@cellar/core";
+import { stringify } from "csv-stringify";
+import yazl from "yazl";
+import { looksLikeFormula } from "../csv/csv-fields.js";
+import { csvRows } from "../csv/csv-reader.js";
+import { type StoredCell, storedRows } from "../xlsx/xlsx-reader.js";
+
+/**
+ * What a spreadsheet would run as a formula, made inert for CSV output: a leading `'`,
+ * which spreadsheets take as "this is text" and hide (OWASP's advice for CSV injection).
+ */
+export function neutralised(text: string): string {
+  return looksLikeFormula(text) ? `'${text}` : text;
+}
+
+/** A workbook cell as CSV text: numbers as JavaScript writes them, booleans as TRUE/FALSE. */
+function cellText([, value, code]: StoredCell): string {
+  if (code === "b") return value ? "TRUE" : "FALSE";
+  if (code === "s") return neutralised(value as string);
+  return String(value);
+}
+
+/**
+ * One sheet of a workbook as CSV (RFC 4180: quotes where needed, CR LF between records,
+ * UTF-8), every row from 1 to the sheet's extent, each as wide as the sheet; text a
+ * spreadsheet would run as a formula neutralised.
+ */
+export function workbookSheetToCsv(
+  index: ReadableSheetIndex,
+  sheet: number,
+  openRows: OpenBytes,
+): AsyncIterable<Uint8Array> {
+  const summary = index.sheets[sheet];
+  if (summary === undefined) throw new SpreadsheetUnreadableError("no such sheet.");
+  const width = summary.columnCount;
+  const lastRow = summary.rowCount;
+  async function* records(): AsyncGenerator<string[]> {
+    let next = 1;
+    for await (const [row, cells] of storedRows(index, sheet, 1, openRows)) {
+      for (; next < row; next++) yield new Array(width).fill("");
+      const record: string[] = new Array(width).fill("");
+      for (const cell of cells) record[cell[0] - 1] = cellText(cell);
+      yield record;
+      next = row + 1;
+    }
+    for (; next <= lastRow; next++) yield new Array(width).fill("");
+  }
+  return Readable.from(records()).pipe(stringify({ record_delimiter: "windows" }));
+}
+
+const CONTENT_TYPES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`;
+const ROOT_RELS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>`;
+const WORKBOOK = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>`;
+const WORKBOOK_RELS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>`;
+// Style 1 marks text a spreadsheet must never run as a formula (quotePrefix): the cell
+// keeps its text as it was, and Excel shows it as typed after an apostrophe.
+const STYLES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border/></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="2"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0" quotePrefix="1"/></cellXfs></styleSheet>`;
+
+/**
+ * Text as an XML string of a workbook (ST_Xstring): markup escaped, characters XML cannot
+ * hold written `_xHHHH_`, and a literal `_xHHHH_` protected as `_x005F_xHHHH_`.
+ */
+export function xmlText(text: string): string {
+  return text
+    .replace(/_(x[0-9A-Fa-f]{4}_)/g, "_x005F_$1")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters XML 1.0 cannot hold are what this finds.
+      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g,
+      (c) => `_x${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}_`,
+    )
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+}
+
+function columnLetters(column: number): string {
+  let letters = "";
+  for (let rest = column; rest > 0; rest = Math.floor((rest - 1) / 26)) {
+    letters = String.fromCharCode(65 + ((rest - 1) % 26)) + letters;
+  }
+  return letters;
+}
+
+/**
+ * A CSV as a workbook of one sheet, `Sheet1`: every cell an inline string, as the CSV
+ * holds only text (so the workbook's cells read back equal the CSV's); text that looks
+ * like a formula is marked as text to keep (quotePrefix). Streamed: the sheet's XML is
+ * deflated into the ZIP as the CSV is read.
+ */
+export function csvToWorkbook(index: ReadableSheetIndex, size: number, openFile: OpenBytes): AsyncIterable<Uint8Array> {
+  async function* sheetXml(): AsyncGenerator<string> {
+    yield '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';
+    let batch: string[] = [];
+    for await (const [row, cells] of csvRows(index, size, openFile)) {
+      const xml: string[] = [];
+      cells.forEach((text, i) => {
+        if (text === null) return;
+        const style = looksLikeFormula(text) ? ' s="1"' : "";
+        xml.push(
+          `<c r="${columnLetters(i + 1)}${row}" t="inlineStr"${style}><is><t xml:space="preserve">${xmlText(text)}</t></is></c>`,
+        );
+      });
+      if (xml.length > 0) batch.push(`<row r="${row}">${xml.join("")}</row>`);
+      if (batch.length >= 256) {
+        yield batch.join("");
+        batch = [];
+      }
+    }
+    yield `${batch.join("")}</sheetData></worksheet>`;
+  }
+  const zip = new yazl.ZipFile();
+  const fixed = new Date(Date.UTC(2026, 0, 1));
+  for (const [name, content] of [
+    ["[Content_Types].xml", CONTENT_TYPES],
+    ["_rels/.rels", ROOT_RELS],
+    ["xl/workbook.xml", WORKBOOK],
+    ["xl/_rels/workbook.xml.rels", WORKBOOK_RELS],
+    ["xl/styles.xml", STYLES],
+  ] as const) {
+    zip.addBuffer(Buffer.from(content), name, { mtime: fixed });
+  }
+  zip.addReadStreamLazy("xl/worksheets/sheet1.xml", { mtime: fixed }, (callback) =>
+    callback(null, Readable.from(sheetXml())),
+  );
+  zip.end();
+  return zip.outputStream as unknown as AsyncIterable<Uint8Array>;
+}
