@@ -23,10 +23,10 @@ export async function peakRssDuring<T>(
 }
 
 /** Sends `path` as a multipart upload (or a plain body to the bare route), streamed from disk. */
-export function upload(url: string, path: string, size: number, jwt?: string): Promise<number> {
+export function upload(url: string, path: string, size: number, jwt?: string, fileName = "big.sheet"): Promise<number> {
   const boundary = "cellar-bench-boundary";
   const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.sheet"\r\n\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\n\r\n`,
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return new Promise((resolve, reject) => {

@@ -1,10 +1,9 @@
 import { Readable } from "node:stream";
 import { type OpenBytes, type ReadableSheetIndex, SpreadsheetUnreadableError } from "@cellar/core";
-import { stringify } from "csv-stringify";
 import yazl from "yazl";
 import { looksLikeFormula } from "../csv/csv-fields.js";
 import { csvRows } from "../csv/csv-reader.js";
-import { type StoredCell, storedRows } from "../xlsx/xlsx-reader.js";
+import { storedRows } from "../xlsx/stored-rows.js";
 
 /**
  * What a spreadsheet would run as a formula, made inert for CSV output: a leading `'`,
@@ -14,39 +13,41 @@ export function neutralised(text: string): string {
   return looksLikeFormula(text) ? `'${text}` : text;
 }
 
-/** A workbook cell as CSV text: numbers as JavaScript writes them, booleans as TRUE/FALSE. */
-function cellText([, value, code]: StoredCell): string {
-  if (code === "b") return value ? "TRUE" : "FALSE";
-  if (code === "s") return neutralised(value as string);
-  return String(value);
-}
-
 /**
  * One sheet of a workbook as CSV (RFC 4180: quotes where needed, CR LF between records,
  * UTF-8), every row from 1 to the sheet's extent, each as wide as the sheet; text a
  * spreadsheet would run as a formula neutralised.
+ *
+ * The rows blob holds each row as its CSV record already (stored-rows.ts): converting
+ * copies them, padded to the sheet's width. (Through csv-stringify, a sheet of 250,000
+ * rows × 10 converted at 4–6 MiB/s of workbook against a target of 30.)
  */
-export function workbookSheetToCsv(
+export async function* workbookSheetToCsv(
   index: ReadableSheetIndex,
   sheet: number,
   openRows: OpenBytes,
-): AsyncIterable<Uint8Array> {
+): AsyncGenerator<Uint8Array> {
   const summary = index.sheets[sheet];
   if (summary === undefined) throw new SpreadsheetUnreadableError("no such sheet.");
   const width = summary.columnCount;
-  const lastRow = summary.rowCount;
-  async function* records(): AsyncGenerator<string[]> {
-    let next = 1;
-    for await (const [row, cells] of storedRows(index, sheet, 1, openRows)) {
-      for (; next < row; next++) yield new Array(width).fill("");
-      const record: string[] = new Array(width).fill("");
-      for (const cell of cells) record[cell[0] - 1] = cellText(cell);
-      yield record;
+  const emptyRecord = `${",".repeat(Math.max(0, width - 1))}\r\n`;
+  const commas = Array.from({ length: width + 1 }, (_, n) => ",".repeat(n));
+  let next = 1;
+  for await (const rows of storedRows(index, sheet, 1, openRows)) {
+    const records: string[] = [];
+    for (const { row, types, record } of rows) {
+      for (; next < row; next++) records.push(emptyRecord);
+      records.push(`${record}${commas[width - types.length]}\r\n`);
       next = row + 1;
     }
-    for (; next <= lastRow; next++) yield new Array(width).fill("");
+    yield Buffer.from(records.join(""), "utf8");
   }
-  return Readable.from(records()).pipe(stringify({ record_delimiter: "windows" }));
+  const tail: string[] = [];
+  for (; next <= summary.rowCount; next++) {
+    tail.push(emptyRecord);
+    if (tail.length >= 4096) yield Buffer.from(tail.splice(0).join(""), "utf8");
+  }
+  if (tail.length > 0) yield Buffer.from(tail.join(""), "utf8");
 }
 
 const CONTENT_TYPES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>

@@ -14,6 +14,7 @@ import {
 } from "@cellar/core";
 import { GUESSED_COLUMNS, GUESSED_ROWS, guessColumns } from "../column-guess.js";
 import { looksLikeFormula } from "../csv/csv-fields.js";
+import { type FoundCell, storedCells, storedLine, storedRows } from "./stored-rows.js";
 import { type NumberKind, readWorkbook, serialToIso, unescapeXstring, type Workbook } from "./workbook-parts.js";
 import { parseXmlPart } from "./xml-parts.js";
 import { openZipArchive, type ZipArchive } from "./zip-archive.js";
@@ -26,14 +27,7 @@ const MAX_CHECKPOINTS = 1_024;
 /** Bytes of rows written to the rows blob at once. */
 const WRITE_BYTES = 64 * 1024;
 
-/**
- * How a cell is kept in the rows blob: `[column, value, code]`, code `s` text, `n`
- * number, `b` boolean, `d` date or time (an ISO 8601 string), `e` error. A row is one
- * line, `[row, [cells…]]`, and only rows with a value are kept, in order.
- */
-export type StoredCell = [number, string | number | boolean, "s" | "n" | "b" | "d" | "e"];
-
-const TYPE_OF_CODE: Record<StoredCell[2], CellType> = { s: "string", n: "number", b: "boolean", d: "date", e: "error" };
+const TYPE_OF_CODE: Record<FoundCell[2], CellType> = { s: "string", n: "number", b: "boolean", d: "date", e: "error" };
 
 function unreadable(message: string): SpreadsheetUnreadableError {
   return new SpreadsheetUnreadableError(message);
@@ -49,7 +43,7 @@ function cellReference(reference: string): { column: number; row: number } | nul
 }
 
 /** A number cell's value as its format shows it: a date or time as ISO 8601, else the number. */
-function numberCell(column: number, raw: string, kind: NumberKind, date1904: boolean): StoredCell | null {
+function numberCell(column: number, raw: string, kind: NumberKind, date1904: boolean): FoundCell | null {
   const number = Number(raw);
   if (raw.trim() === "" || !Number.isFinite(number)) return raw === "" ? null : [column, raw, "s"];
   // Serial dates run from 0 to 9999-12-31; outside, the number is shown as a number.
@@ -66,11 +60,11 @@ async function readSheetRows(
   zip: ZipArchive,
   part: string,
   workbook: Workbook,
-  onRow: (row: number, cells: StoredCell[]) => void,
+  onRow: (row: number, cells: FoundCell[]) => void,
   afterChunk: () => Promise<void>,
 ): Promise<void> {
   let row = 0;
-  let cells: StoredCell[] = [];
+  let cells: FoundCell[] = [];
   let column = 0;
   let cellType = "n";
   let cellStyle = 0;
@@ -164,7 +158,7 @@ function storedCell(
   raw: string,
   workbook: Workbook,
   part: string,
-): StoredCell | null {
+): FoundCell | null {
   switch (type) {
     case "s": {
       if (raw === "") return null;
@@ -236,7 +230,7 @@ export async function analyseXlsx(
           sheet.part,
           workbook,
           (row, cells) => {
-            const line = `${JSON.stringify([row, cells])}\n`;
+            const line = storedLine(row, cells);
             const block = Math.floor((row - 1) / CHECKPOINT_EVERY);
             while (marks.length <= block) marks.push(offset);
             offset += Buffer.byteLength(line);
@@ -297,30 +291,6 @@ export async function analyseXlsx(
   }
 }
 
-/**
- * The stored rows of a workbook's sheet from the checkpoint at or before `fromRow` to the
- * sheet's end, in order: `[row, cells]` for each row with a value. Stop iterating to stop
- * reading.
- */
-export async function* storedRows(
-  index: ReadableSheetIndex,
-  sheet: number,
-  fromRow: number,
-  openRows: OpenBytes,
-): AsyncGenerator<[number, StoredCell[]]> {
-  const checkpoints = index.checkpoints[sheet];
-  if (checkpoints === undefined || checkpoints.end === undefined) throw new Error("not a workbook sheet's index");
-  const start = checkpoints.offsets[Math.floor((fromRow - 1) / checkpoints.every)] ?? checkpoints.end;
-  if (start >= checkpoints.end) return;
-  const decoder = new TextDecoder();
-  let carry = "";
-  for await (const chunk of await openRows({ start, end: checkpoints.end - 1 })) {
-    const lines = (carry + decoder.decode(chunk, { stream: true })).split("\n");
-    carry = lines.pop() ?? "";
-    for (const line of lines) yield JSON.parse(line) as [number, StoredCell[]];
-  }
-}
-
 /** The cells of a rectangle of a workbook's sheet, read from its rows blob from the checkpoint before it. */
 export async function xlsxWindow(input: {
   index: ReadableSheetIndex;
@@ -333,13 +303,21 @@ export async function xlsxWindow(input: {
   const width = rectangle.lastColumn - rectangle.firstColumn + 1;
   const values: CellValue[][] = Array.from({ length: height }, () => new Array(width).fill(null));
   const types: (CellType | null)[][] = Array.from({ length: height }, () => new Array(width).fill(null));
-  for await (const [row, cells] of storedRows(input.index, input.sheet, rectangle.firstRow, input.openRows)) {
-    if (row > rectangle.lastRow) break;
-    if (row < rectangle.firstRow) continue;
-    for (const [column, value, code] of cells) {
-      if (column < rectangle.firstColumn || column > rectangle.lastColumn) continue;
-      (values[row - rectangle.firstRow] as CellValue[])[column - rectangle.firstColumn] = value;
-      (types[row - rectangle.firstRow] as (CellType | null)[])[column - rectangle.firstColumn] = TYPE_OF_CODE[code];
+  for await (const rows of storedRows(input.index, input.sheet, rectangle.firstRow, input.openRows)) {
+    for (const stored of rows) {
+      if (stored.row > rectangle.lastRow) return { values, types };
+      if (stored.row < rectangle.firstRow) continue;
+      const cells = storedCells(stored);
+      const rowValues = values[stored.row - rectangle.firstRow] as CellValue[];
+      const rowTypes = types[stored.row - rectangle.firstRow] as (CellType | null)[];
+      for (
+        let column = rectangle.firstColumn;
+        column <= Math.min(rectangle.lastColumn, cells.values.length);
+        column++
+      ) {
+        rowValues[column - rectangle.firstColumn] = cells.values[column - 1] ?? null;
+        rowTypes[column - rectangle.firstColumn] = cells.types[column - 1] ?? null;
+      }
     }
   }
   return { values, types };

@@ -1,0 +1,68 @@
+import { readFileSync } from "node:fs";
+import { createPostgresPool } from "@cellar/adapter-postgres";
+import { createTestBucket, createTestDatabase } from "@cellar/test-engines";
+import { describe, expect, inject, it } from "vitest";
+import { eventually, type FileJson, signIn, upload } from "../support/cellar-http.js";
+import { objectsIn, s3Env } from "../support/s3.js";
+import { useScratch } from "../support/scratch.js";
+
+const scratch = useScratch("spreadsheets");
+
+const workbook = readFileSync(
+  new URL("../../../../packages/adapter-sheets/test/fixtures/libreoffice-book.xlsx", import.meta.url),
+);
+
+describe("spreadsheets on PostgreSQL and S3, two server processes", () => {
+  it("a workbook uploaded through one is read, windowed and converted through the other; its purge leaves nothing", async () => {
+    const database = await createTestDatabase(inject("postgresUrl"), "sheets");
+    scratch.onCleanup(() => database.drop());
+    const store = inject("s3");
+    const bucket = await createTestBucket(store, "sheets");
+    const env = { DATABASE_URL: database.url, ...s3Env(store, `s3://${bucket}/cellar`) };
+    const dataDir = scratch.dataDir();
+    const one = await scratch.startProcess({ DATA_DIR: dataDir, ...env });
+    const other = await scratch.startProcess({ DATA_DIR: scratch.dataDir(), ...env });
+    const ada = await signIn({ requestAt: one.url, dataDir }, "ada@example.com");
+    const auth = { authorization: `Bearer ${ada.jwt}` };
+
+    const answer = await upload(one.url, ada.jwt, "book.xlsx", workbook);
+    expect(answer.status).toBe(201);
+    const file = JSON.parse(answer.text) as FileJson;
+    const sheets = await (await fetch(`${other.url}/v1/files/${file.id}/sheets`, { headers: auth })).json();
+    expect((sheets as { name: string }[]).map((sheet) => sheet.name)).toEqual(["Budget", "Données 'été' 📊", "Empty"]);
+    const window = await fetch(`${other.url}/v1/files/${file.id}/values?range=${encodeURIComponent("Budget!A2:C3")}`, {
+      headers: auth,
+    });
+    expect(await window.json()).toEqual({
+      range: "Budget!A2:C3",
+      values: [
+        ["Rent", 1200, "2026-01-31"],
+        ["Food & “drinks”", 300.5, "1999-12-31"],
+      ],
+    });
+    const csv = await (await fetch(`${one.url}/v1/files/${file.id}/download?format=csv`, { headers: auth })).text();
+    expect(csv.split("\r\n")[0]).toBe("Item,Amount,Due,Paid,Double");
+
+    // The workbook's bytes and the rows its reader wrote sit side by side in the bucket.
+    const keys = (await objectsIn(store, bucket)).map((object) => object.key).sort();
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(`${keys[0]}_rows`);
+
+    // Trashed and due: the purge of a process starting now removes the row, the index and both objects.
+    expect((await fetch(`${one.url}/v1/files/${file.id}`, { method: "DELETE", headers: auth })).status).toBe(200);
+    const client = createPostgresPool({ connectionString: database.url, max: 1 });
+    try {
+      await client.query("UPDATE files SET purge_at = now() - interval '1 minute' WHERE id = $1", [file.id]);
+      const third = await scratch.startProcess({ DATA_DIR: scratch.dataDir(), ...env });
+      await eventually(
+        "the start-up purge",
+        () => third.logs().some((line) => line.msg === "maintenance done"),
+        20_000,
+      );
+      expect((await client.query("SELECT count(*)::int AS n FROM sheet_indexes")).rows[0].n).toBe(0);
+    } finally {
+      await client.end();
+    }
+    expect(await objectsIn(store, bucket)).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,162 @@
+import type { CellType, CellValue, OpenBytes, ReadableSheetIndex } from "@cellar/core";
+import { looksLikeFormula } from "../csv/csv-fields.js";
+
+/**
+ * A workbook's rows as the rows blob keeps them: one line per row with a value, in order,
+ *
+ *     <row> TAB <types> TAB <length> TAB <record> LF
+ *
+ * `types` has a letter per column from A to the row's last value: `s` text, `f` text
+ * that looks like a formula, `n` number, `b` boolean, `d` date or time, `e` error, `-` no
+ * value. `record` is the row as a CSV record (RFC 4180, `,`-separated, quoted where
+ * needed), exactly as a conversion to CSV writes it: numbers as JavaScript writes them,
+ * `TRUE`/`FALSE`, formula look-alikes after a `'`. `length` counts its characters (a
+ * record may hold line breaks inside quotes).
+ *
+ * Why this shape: a conversion to CSV copies the records, and a window splits the few
+ * rows it needs. Kept as JSON (`[row, [cells…]]`), parsing took most of a 250,000-row
+ * conversion's time: 4–6 MiB/s of workbook against a target of 30 (docs/performance.md).
+ */
+export interface StoredRow {
+  readonly row: number;
+  readonly types: string;
+  readonly record: string;
+}
+
+/** A cell as the reader finds it: `[column, value, code]`. */
+export type FoundCell = [number, string | number | boolean, "s" | "n" | "b" | "d" | "e"];
+
+/** An RFC 4180 field: quoted when it holds a quote, a comma or a line end. */
+export function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** The rows blob's line for a row of found cells (in column order). */
+export function storedLine(row: number, cells: readonly FoundCell[]): string {
+  let types = "";
+  let record = "";
+  for (const [column, value, code] of cells) {
+    while (types.length < column - 1) {
+      if (types.length > 0) record += ",";
+      types += "-";
+    }
+    if (types.length > 0) record += ",";
+    if (code === "s") {
+      const text = value as string;
+      const formulaLike = looksLikeFormula(text);
+      types += formulaLike ? "f" : "s";
+      record += csvField(formulaLike ? `'${text}` : text);
+    } else if (code === "b") {
+      types += "b";
+      record += value ? "TRUE" : "FALSE";
+    } else {
+      types += code;
+      record += code === "n" ? String(value) : csvField(value as string);
+    }
+  }
+  return `${row}\t${types}\t${record.length}\t${record}\n`;
+}
+
+const TYPE_OF_LETTER: Readonly<Record<string, CellType>> = {
+  s: "string",
+  f: "string",
+  n: "number",
+  b: "boolean",
+  d: "date",
+  e: "error",
+};
+
+/** A stored record's fields, quotes removed. */
+function splitRecord(record: string): string[] {
+  const fields: string[] = [];
+  let at = 0;
+  while (at <= record.length) {
+    if (record[at] === '"') {
+      let text = "";
+      let from = at + 1;
+      for (;;) {
+        const quote = record.indexOf('"', from);
+        text += record.slice(from, quote);
+        if (record[quote + 1] === '"') {
+          text += '"';
+          from = quote + 2;
+        } else {
+          at = quote + 2;
+          break;
+        }
+      }
+      fields.push(text);
+    } else {
+      const comma = record.indexOf(",", at);
+      const end = comma === -1 ? record.length : comma;
+      fields.push(record.slice(at, end));
+      at = end + 1;
+    }
+  }
+  return fields;
+}
+
+/** The values and types of a stored row's cells, by column from 1 (null where none). */
+export function storedCells(stored: StoredRow): { values: CellValue[]; types: (CellType | null)[] } {
+  const fields = splitRecord(stored.record);
+  const values: CellValue[] = [];
+  const types: (CellType | null)[] = [];
+  for (let column = 0; column < stored.types.length; column++) {
+    const letter = stored.types[column] as string;
+    const field = fields[column] ?? "";
+    types.push(TYPE_OF_LETTER[letter] ?? null);
+    values.push(
+      letter === "-"
+        ? null
+        : letter === "n"
+          ? Number(field)
+          : letter === "b"
+            ? field === "TRUE"
+            : letter === "f"
+              ? field.slice(1)
+              : field,
+    );
+  }
+  return { values, types };
+}
+
+/**
+ * The stored rows of a workbook's sheet from the checkpoint at or before `fromRow` to the
+ * sheet's end, in order, as many as a chunk of the rows blob holds at a time. Stop
+ * iterating to stop reading.
+ */
+export async function* storedRows(
+  index: ReadableSheetIndex,
+  sheet: number,
+  fromRow: number,
+  openRows: OpenBytes,
+): AsyncGenerator<StoredRow[]> {
+  const checkpoints = index.checkpoints[sheet];
+  if (checkpoints === undefined || checkpoints.end === undefined) throw new Error("not a workbook sheet's index");
+  const start = checkpoints.offsets[Math.floor((fromRow - 1) / checkpoints.every)] ?? checkpoints.end;
+  if (start >= checkpoints.end) return;
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of await openRows({ start, end: checkpoints.end - 1 })) {
+    text += decoder.decode(chunk, { stream: true });
+    const rows: StoredRow[] = [];
+    let at = 0;
+    for (;;) {
+      const first = text.indexOf("\t", at);
+      const second = first === -1 ? -1 : text.indexOf("\t", first + 1);
+      const third = second === -1 ? -1 : text.indexOf("\t", second + 1);
+      if (third === -1) break;
+      const end = third + 1 + Number(text.slice(second + 1, third));
+      // The record and its line end must both be here.
+      if (end >= text.length) break;
+      rows.push({
+        row: Number(text.slice(at, first)),
+        types: text.slice(first + 1, second),
+        record: text.slice(third + 1, end),
+      });
+      at = end + 1;
+    }
+    text = text.slice(at);
+    if (rows.length > 0) yield rows;
+  }
+}
