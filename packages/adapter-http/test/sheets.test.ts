@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { buildZip } from "@cellar/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, expectError, type FileBody, type TestApp } from "./support/test-app.js";
 
@@ -213,6 +214,46 @@ describe("the spreadsheet routes", () => {
       expect((await get(`/v1/files/${budget.id}/download`)).body).toBe(BUDGET);
     });
   });
+
+  it("a hostile workbook gets 422 within seconds, and other requests are answered meanwhile", async () => {
+    const big = await buildTestApp({ config: { maxUploadBytes: 64 * 1024 ** 2 } });
+    const owner = (await big.signIn("carol@example.com")).headers;
+    const rels = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+    const strings = Array.from({ length: 1_000_001 }, (_, i) => `<si><t>${i.toString(36)}</t></si>`).join("");
+    const bomb = buildZip([
+      { name: "[Content_Types].xml", data: "<Types/>" },
+      {
+        name: "_rels/.rels",
+        data: `<Relationships><Relationship Id="r" Type="${rels}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+      },
+      {
+        name: "xl/workbook.xml",
+        data: `<workbook xmlns:r="${rels}"><sheets><sheet name="S" sheetId="1" r:id="r1"/></sheets></workbook>`,
+      },
+      {
+        name: "xl/_rels/workbook.xml.rels",
+        data: `<Relationships><Relationship Id="r1" Type="${rels}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="r2" Type="${rels}/sharedStrings" Target="sharedStrings.xml"/></Relationships>`,
+      },
+      { name: "xl/worksheets/sheet1.xml", data: "<worksheet><sheetData/></worksheet>" },
+      { name: "xl/sharedStrings.xml", data: `<sst>${strings}</sst>` },
+    ]);
+    const uploaded = await big.upload(owner, [{ name: "file", filename: "bomb.xlsx", content: bomb }]);
+    expect(uploaded.statusCode).toBe(201);
+    const id = uploaded.json<FileBody>().id;
+    const started = performance.now();
+    const sheets = big.inject({ method: "GET", url: `/v1/files/${id}/sheets`, headers: owner });
+    let slowest = 0;
+    for (let i = 0; i < 5; i++) {
+      const asked = performance.now();
+      expect((await big.inject({ method: "GET", url: "/v1/users/me", headers: owner })).statusCode).toBe(200);
+      slowest = Math.max(slowest, performance.now() - asked);
+    }
+    const refused = expectError(await sheets, 422, "unreadable_spreadsheet");
+    expect(refused.error.message).toMatch(/shared strings/);
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(slowest).toBeLessThan(1_000);
+    await big.app.close();
+  }, 60_000);
 
   it("reads a workbook's sheets and cells, a quoted sheet name in the range", async () => {
     const bytes = readFileSync(new URL("../../adapter-sheets/test/fixtures/libreoffice-book.xlsx", import.meta.url));

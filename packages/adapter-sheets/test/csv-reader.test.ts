@@ -194,8 +194,8 @@ describe("CSV analysis", () => {
     await expect(
       reader.analyse({ kind: "csv", size: 100 * mib.length, openFile: open, writeRows: async () => ({ size: 0 }) }),
     ).rejects.toThrow(SpreadsheetUnreadableError);
-    expect(performance.now() - started).toBeLessThan(10_000);
-  });
+    expect(performance.now() - started).toBeLessThan(15_000);
+  }, 60_000);
 
   it("refuses a cell longer than it reads", async () => {
     await expect(analyse(utf8(`a,${"x".repeat(200 * 1024)}\n`))).rejects.toThrow(/more than 131072 bytes/);

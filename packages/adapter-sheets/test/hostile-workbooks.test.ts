@@ -72,11 +72,12 @@ async function expectRefused(bytes: Uint8Array, reason: RegExp) {
   const before = process.memoryUsage().rss;
   const started = performance.now();
   await expect(analyse(bytes)).rejects.toThrow(reason);
-  expect(performance.now() - started).toBeLessThan(10_000);
+  // Seconds, even with the whole suite running beside it on two cores.
+  expect(performance.now() - started).toBeLessThan(15_000);
   expect(process.memoryUsage().rss - before).toBeLessThan(256 * 1024 ** 2);
 }
 
-describe("hostile workbooks are refused cleanly", () => {
+describe("hostile workbooks are refused cleanly", { timeout: 60_000 }, () => {
   it("a ZIP bomb: a part that would inflate hundreds of times its size", async () => {
     const bomb = await zipOf(
       parts({ sheetXml: [`<worksheet ${MAIN}><sheetData>${"<row/>".repeat(4 * 1024 ** 2)}</sheetData></worksheet>`] }),
