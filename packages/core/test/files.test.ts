@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createFileService } from "../src/files/file.service.js";
 import type { BlobStore } from "../src/index.js";
-import { createMemoryBlobStore, createMemoryFileRepository } from "../src/index.js";
+import { createMemoryBlobStore, createMemoryFileRepository, sheetRowsBlobKey } from "../src/index.js";
 import { buildZip, byteStream, collect, createFakeClock, workbook } from "../src/testing/index.js";
 import { aCellar, bytesOf, signIn, uploadCsv } from "./support/helpers.js";
 
@@ -498,6 +498,23 @@ describe("trash, restore and purge", () => {
     const keys = [];
     for await (const blob of cellar.deps.blobs.list()) keys.push(blob.key);
     expect(keys.sort()).toEqual([file.id, "file_orphannew"].sort());
+  });
+
+  it("treats the rows blob a spreadsheet reader wrote as part of its file: kept with it, purged with it, swept without it", async () => {
+    const { cellar, clock } = aCellar();
+    const kept = await uploadCsv(cellar, ALICE);
+    const purged = await uploadCsv(cellar, ALICE);
+    for (const file of [kept, purged]) {
+      await cellar.deps.blobs.write({ key: sheetRowsBlobKey(file.id), source: bytesOf("1\ts\t1\tx\n") });
+    }
+    await cellar.deps.blobs.write({ key: sheetRowsBlobKey("file_nolongerthere"), source: bytesOf("rows") });
+    await cellar.files.trash({ callerId: ALICE, fileId: purged.id });
+    clock.advance(31 * DAY);
+    expect(await cellar.files.purgeDue()).toEqual({ purged: 1, blobsLeft: 0 });
+    expect(await cellar.files.sweepOrphanBlobs({ graceMs: 3_600_000 })).toEqual({ removed: 1 });
+    const keys = [];
+    for await (const blob of cellar.deps.blobs.list()) keys.push(blob.key);
+    expect(keys.sort()).toEqual([kept.id, sheetRowsBlobKey(kept.id)].sort());
   });
 });
 
