@@ -1,12 +1,13 @@
 import { type SpreadsheetReader, SpreadsheetUnreadableError } from "@cellar/core";
-import { csvToWorkbook, workbookSheetToCsv } from "./convert/conversions.js";
-import { analyseCsv, csvWindow } from "./csv/csv-reader.js";
-import { analyseXlsx, xlsxWindow } from "./xlsx/xlsx-reader.js";
 
-export { CSV_CHECKPOINT_EVERY, CSV_LIMITS, CSV_SHEET_NAME } from "./csv/csv-reader.js";
-export { WORKBOOK_LIMITS } from "./xlsx/workbook-parts.js";
-export { MAX_XML_RUN } from "./xlsx/xml-parts.js";
-export { ZIP_LIMITS } from "./xlsx/zip-archive.js";
+export {
+  CSV_CHECKPOINT_EVERY,
+  CSV_LIMITS,
+  CSV_SHEET_NAME,
+  MAX_XML_RUN,
+  WORKBOOK_LIMITS,
+  ZIP_LIMITS,
+} from "./limits.js";
 
 /**
  * The version of the indexes this reader makes: raise it whenever what an index holds or
@@ -14,22 +15,40 @@ export { ZIP_LIMITS } from "./xlsx/zip-archive.js";
  */
 export const SHEET_READER_VERSION = 2;
 
+/**
+ * The parsers (yauzl, saxes, yazl, iconv-lite and Cellar's own) are loaded on first use:
+ * a server that is never asked about a spreadsheet's cells never holds them in memory.
+ */
+let reading: Promise<typeof import("./reading.js")> | undefined;
+const load = () => {
+  reading ??= import("./reading.js");
+  return reading;
+};
+
 /** Cellar's spreadsheet reader: CSV and XLSX. */
 export function createSpreadsheetReader(): SpreadsheetReader {
   return {
     version: SHEET_READER_VERSION,
     async analyse({ kind, size, openFile, writeRows }) {
-      if (kind === "xlsx") return analyseXlsx({ size, openFile, writeRows }, SHEET_READER_VERSION);
-      return analyseCsv(openFile, SHEET_READER_VERSION);
+      const parsers = await load();
+      if (kind === "xlsx") return parsers.analyseXlsx({ size, openFile, writeRows }, SHEET_READER_VERSION);
+      return parsers.analyseCsv(openFile, SHEET_READER_VERSION);
     },
     async window({ kind, index, sheet, rectangle, size, openFile, openRows }) {
-      if (kind === "xlsx") return xlsxWindow({ index, sheet, rectangle, openRows });
-      return csvWindow({ index, rectangle, size, openFile });
+      const parsers = await load();
+      if (kind === "xlsx") return parsers.xlsxWindow({ index, sheet, rectangle, openRows });
+      return parsers.csvWindow({ index, rectangle, size, openFile });
     },
     convert({ kind, index, sheet, to, size, openFile, openRows }) {
-      if (kind === "xlsx" && to === "csv") return workbookSheetToCsv(index, sheet, openRows);
-      if (kind === "csv" && to === "xlsx") return csvToWorkbook(index, size, openFile);
-      throw new SpreadsheetUnreadableError(`a ${kind} file does not convert to ${to}.`);
+      if (!((kind === "xlsx" && to === "csv") || (kind === "csv" && to === "xlsx"))) {
+        throw new SpreadsheetUnreadableError(`a ${kind} file does not convert to ${to}.`);
+      }
+      return (async function* () {
+        const parsers = await load();
+        yield* kind === "xlsx"
+          ? parsers.workbookSheetToCsv(index, sheet, openRows)
+          : parsers.csvToWorkbook(index, size, openFile);
+      })();
     },
   };
 }

@@ -10,24 +10,10 @@ import {
   SpreadsheetUnreadableError,
 } from "@cellar/core";
 import { GUESSED_COLUMNS, GUESSED_ROWS, guessColumns, typeOfText } from "../column-guess.js";
+import { CSV_CHECKPOINT_EVERY, CSV_LIMITS, CSV_SHEET_NAME } from "../limits.js";
 import { decoderFor, detectDelimiter, encodingFromBom, Utf8Check } from "./csv-dialect.js";
 import { fieldBytes, fieldIsEmpty, firstUnit, looksLikeFormula, mayLookLikeFormula } from "./csv-fields.js";
 import { type CsvRecord, CsvRecordScanner } from "./csv-records.js";
-
-/** A CSV's one sheet is called this: a name that does not change when the file is renamed. */
-export const CSV_SHEET_NAME = "Sheet1";
-/** Rows between two checkpoints: a window reads at most this many rows before its first. */
-export const CSV_CHECKPOINT_EVERY = 1_024;
-
-/** Bounds on what Cellar reads of a CSV; beyond them the file is unreadable (422). */
-export const CSV_LIMITS = {
-  /** Columns in a row: a workbook's limit (XFD). */
-  maxColumns: 16_384,
-  /** Bytes in one cell. */
-  maxCellBytes: 128 * 1024,
-  /** Bytes in one row. */
-  maxRowBytes: 4 * 1024 ** 2,
-} as const;
 
 /** Bytes read before the delimiter is chosen. */
 const SAMPLE_BYTES = 64 * 1024;

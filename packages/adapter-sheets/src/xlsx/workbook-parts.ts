@@ -1,14 +1,7 @@
 import { SpreadsheetUnreadableError } from "@cellar/core";
+import { WORKBOOK_LIMITS } from "../limits.js";
 import { parseXmlPart } from "./xml-parts.js";
 import type { ZipArchive } from "./zip-archive.js";
-
-/** Bounds on a workbook's parts; beyond them it is unreadable (422). */
-export const WORKBOOK_LIMITS = {
-  maxSheets: 256,
-  /** Shared strings, and their characters together: they are held in memory while the sheets are read. */
-  maxSharedStrings: 1_000_000,
-  maxSharedStringChars: 16 * 1024 ** 2,
-} as const;
 
 export interface WorkbookSheet {
   readonly name: string;

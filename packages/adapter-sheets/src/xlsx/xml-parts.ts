@@ -1,12 +1,6 @@
 import { SpreadsheetUnreadableError } from "@cellar/core";
 import { SaxesParser, type SaxesTagPlain } from "saxes";
-
-/**
- * The longest run of characters allowed between two `<` or two `>`: a text node or a
- * tag. A cell holds at most 32,767 characters; escaped (`&amp;` is five), that is under
- * 164 Ki characters. Without the bound, a single text node of 500 MiB would be held whole.
- */
-export const MAX_XML_RUN = 1024 * 1024;
+import { MAX_XML_RUN } from "../limits.js";
 
 export interface XmlHandlers {
   open(name: string, attributes: Readonly<Record<string, string>>): void;

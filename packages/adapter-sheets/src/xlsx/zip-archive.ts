@@ -1,17 +1,7 @@
 import { Readable } from "node:stream";
 import { type OpenBytes, SpreadsheetUnreadableError } from "@cellar/core";
 import yauzl from "yauzl";
-
-/** Bounds on what Cellar inflates of a workbook; beyond them it is unreadable (422). */
-export const ZIP_LIMITS = {
-  /** Entries in the archive. */
-  maxEntries: 10_000,
-  /** Bytes one part may inflate to. */
-  maxPartBytes: 1024 ** 3,
-  /** How many times its stored size a part larger than `ratioFromBytes` may inflate to. */
-  maxRatio: 200,
-  ratioFromBytes: 8 * 1024 ** 2,
-} as const;
+import { ZIP_LIMITS } from "../limits.js";
 
 /**
  * The stored file, read by ranges as yauzl asks for them: the central directory from
