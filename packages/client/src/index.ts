@@ -1,0 +1,80 @@
+import createClient, { type Client } from "openapi-fetch";
+import type { components, paths } from "./generated/openapi.js";
+
+export type { components, operations, paths } from "./generated/openapi.js";
+
+/** A file as the API answers it. */
+export type CellarFile = components["schemas"]["File"];
+
+/** An error answer of the API, as a typed error: `code` is the API's stable code. */
+export class CellarApiError extends Error {
+  override readonly name = "CellarApiError";
+
+  constructor(
+    /** The HTTP status. */
+    readonly status: number,
+    /** The API's error code (`not_found`, `rate_limited`, …); `http_<status>` when the body was not the API's. */
+    readonly code: string,
+    message: string,
+    /** For `validation_error`: which fields were wrong and why. */
+    readonly details: readonly { field: string; message: string }[] = [],
+    /** For 429 and 503: the seconds the server asked to wait (`Retry-After`). */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface CellarClientOptions {
+  /** Where the server is, without `/v1`: `https://files.example.org`. */
+  readonly baseUrl: string;
+  /** The JWT from a sign-in, sent as a bearer token. */
+  readonly token?: string;
+  /** Another `fetch` (a test's, or one with a proxy). */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+export interface CellarClient {
+  /** Every /v1 route, typed from the server's OpenAPI document (openapi-fetch). */
+  readonly api: Client<paths>;
+}
+
+/** Reads an error answer into a `CellarApiError`. */
+export async function apiError(response: Response, body?: unknown): Promise<CellarApiError> {
+  let parsed = body;
+  if (parsed === undefined) {
+    try {
+      parsed = await response.clone().json();
+    } catch {
+      parsed = undefined;
+    }
+  }
+  const error = (parsed as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)?.error;
+  const retryAfter = Number(response.headers.get("retry-after"));
+  return new CellarApiError(
+    response.status,
+    typeof error?.code === "string" ? error.code : `http_${response.status}`,
+    typeof error?.message === "string" ? error.message : `The server answered ${response.status}.`,
+    Array.isArray(error?.details) ? (error.details as { field: string; message: string }[]) : [],
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+  );
+}
+
+/**
+ * The data of an openapi-fetch answer, or its error thrown as a `CellarApiError`:
+ * `const me = await unwrap(client.api.GET("/users/me"))`.
+ */
+export async function unwrap<T>(answer: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await answer;
+  if (!response.ok) throw await apiError(response, error);
+  return data as T;
+}
+
+export function createCellarClient(options: CellarClientOptions): CellarClient {
+  const api = createClient<paths>({
+    baseUrl: `${options.baseUrl.replace(/\/+$/, "")}/v1`,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...(options.token === undefined ? {} : { headers: { authorization: `Bearer ${options.token}` } }),
+  });
+  return { api };
+}
