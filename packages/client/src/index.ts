@@ -32,11 +32,19 @@ export interface CellarClientOptions {
   readonly token?: string;
   /** Another `fetch` (a test's, or one with a proxy). */
   readonly fetch?: typeof globalThis.fetch;
+  /**
+   * How often a request answered 429 or 503 is sent again after the `Retry-After` the
+   * server gave (default 2), and the longest wait accepted (default 30 s): a longer one
+   * is answered as it came.
+   */
+  readonly retries?: { readonly max?: number; readonly maxWaitSeconds?: number };
 }
 
 export interface CellarClient {
   /** Every /v1 route, typed from the server's OpenAPI document (openapi-fetch). */
   readonly api: Client<paths>;
+  /** Your files, or your trash, page after page, as one sequence. */
+  files(options?: { trashed?: boolean; perPage?: number }): AsyncIterable<CellarFile>;
 }
 
 /** Reads an error answer into a `CellarApiError`. */
@@ -70,11 +78,60 @@ export async function unwrap<T>(answer: Promise<{ data?: T; error?: unknown; res
   return data as T;
 }
 
+/**
+ * `fetch` that sends a request again when the server answers 429 or 503 with a
+ * `Retry-After` it can wait for, at most `max` times. Only requests without a body or
+ * with a JSON one are retried.
+ */
+export function retryingFetch(
+  fetch: typeof globalThis.fetch,
+  options: { max?: number; maxWaitSeconds?: number } = {},
+): typeof globalThis.fetch {
+  const max = options.max ?? 2;
+  const maxWait = options.maxWaitSeconds ?? 30;
+  return async (input, init) => {
+    const request = new Request(input, init);
+    // No body, or a JSON one (small, held in memory): a clone can be sent again. Any
+    // other body may be a stream that a clone would buffer whole.
+    const replayable =
+      request.body === null || (request.headers.get("content-type") ?? "").startsWith("application/json");
+    for (let attempt = 0; ; attempt++) {
+      const response = await fetch(replayable ? request.clone() : request);
+      const wait = Number(response.headers.get("retry-after"));
+      const retry =
+        (response.status === 429 || response.status === 503) &&
+        replayable &&
+        attempt < max &&
+        Number.isFinite(wait) &&
+        wait >= 0 &&
+        wait <= maxWait;
+      if (!retry) return response;
+      await response.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+    }
+  };
+}
+
 export function createCellarClient(options: CellarClientOptions): CellarClient {
   const api = createClient<paths>({
     baseUrl: `${options.baseUrl.replace(/\/+$/, "")}/v1`,
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    fetch: retryingFetch(options.fetch ?? globalThis.fetch, options.retries),
     ...(options.token === undefined ? {} : { headers: { authorization: `Bearer ${options.token}` } }),
   });
-  return { api };
+  return {
+    api,
+    async *files({ trashed = false, perPage = 100 } = {}) {
+      for (let page = 1; ; page++) {
+        const { data, error, response } = await api.GET("/files", {
+          params: {
+            query: { page: String(page), per_page: String(perPage), ...(trashed ? { trashed: "true" } : {}) },
+          },
+        });
+        if (!response.ok || data === undefined) throw await apiError(response, error);
+        yield* data;
+        const pages = Number(response.headers.get("x-total-pages"));
+        if (data.length === 0 || !(page < pages)) return;
+      }
+    },
+  };
 }

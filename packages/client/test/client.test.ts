@@ -42,6 +42,29 @@ describe("the client against a real server", () => {
     expect(files).toEqual([]);
   });
 
+  it("lists every file page after page as one sequence", async () => {
+    const client = await signedIn("cy@example.com");
+    const owner = await unwrap(client.api.GET("/users/me"));
+    for (let i = 0; i < 7; i++) {
+      await cellar.files.upload({
+        ownerId: owner.id,
+        clientFileName: `f${i}.csv`,
+        content: (async function* () {
+          yield new TextEncoder().encode("a,b\n");
+        })(),
+      });
+    }
+    const names: string[] = [];
+    for await (const file of client.files({ perPage: 3 })) names.push(file.name);
+    // The same files in the same order as one page of all of them.
+    const onePage = await unwrap(client.api.GET("/files", { params: { query: { per_page: "100" } } }));
+    expect(names).toEqual(onePage.map((file) => file.name));
+    expect([...names].sort()).toEqual(["f0.csv", "f1.csv", "f2.csv", "f3.csv", "f4.csv", "f5.csv", "f6.csv"]);
+    const trashed: string[] = [];
+    for await (const file of client.files({ trashed: true })) trashed.push(file.name);
+    expect(trashed).toEqual([]);
+  });
+
   it("throws the API's errors as CellarApiError with their code, status and details", async () => {
     const client = await signedIn("bo@example.com");
     const missing = await unwrap(
@@ -56,5 +79,39 @@ describe("the client against a real server", () => {
     expect((invalid as CellarApiError).details[0]?.field).toBe("name");
     const anonymous = createCellarClient({ baseUrl });
     await expect(unwrap(anonymous.api.GET("/users/me"))).rejects.toMatchObject({ status: 401, code: "unauthorized" });
+  });
+});
+
+describe("retries", () => {
+  it("sends a request again after the Retry-After of a 429, at most `max` times", async () => {
+    const publicUrl = "http://127.0.0.1";
+    const limited = createInMemoryCellar({ config: { publicUrl, rateLimitMax: 2, rateLimitWindowSeconds: 1 } });
+    const server = Fastify({ logger: false });
+    await server.register(cellarApi, { prefix: "/v1", cellar: limited, publicUrl });
+    const url = await server.listen({ host: "127.0.0.1", port: 0 });
+    try {
+      let sent = 0;
+      const counting: typeof fetch = (input, init) => {
+        sent++;
+        return fetch(input, init);
+      };
+      const client = createCellarClient({ baseUrl: url, fetch: counting, retries: { max: 2 } });
+      const started = performance.now();
+      for (let i = 0; i < 4; i++) {
+        const { response } = await client.api.GET("/files/{id}", { params: { path: { id: "file_x" } } });
+        // Each answer is the route's own (401: no token), never a 429.
+        expect(response.status).toBe(401);
+      }
+      expect(sent).toBeGreaterThan(4);
+      expect(performance.now() - started).toBeGreaterThan(500);
+      const impatient = createCellarClient({ baseUrl: url, retries: { max: 0 } });
+      await impatient.api.GET("/users/me");
+      await impatient.api.GET("/users/me");
+      const refused = await unwrap(impatient.api.GET("/users/me")).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ status: 429, code: "rate_limited" });
+      expect((refused as CellarApiError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    } finally {
+      await server.close();
+    }
   });
 });
