@@ -40,9 +40,32 @@ export interface CellarClientOptions {
   readonly retries?: { readonly max?: number; readonly maxWaitSeconds?: number };
 }
 
+/** What to upload: bytes in memory, or a stream of them with its size when known. */
+export interface UploadSource {
+  /** The file's name on the client: its extension (.csv, .xlsx, .sheet) decides its type. */
+  readonly fileName: string;
+  readonly content: Uint8Array | AsyncIterable<Uint8Array>;
+  /** Bytes in `content`, for `Content-Length` and progress (known for bytes in memory). */
+  readonly size?: number;
+}
+
+export interface UploadOptions {
+  /** The display name (default: the file's name). */
+  readonly name?: string;
+  readonly visibility?: "private" | "public";
+  /** Called as bytes of the file go out: those sent so far, and the total when known. */
+  readonly onProgress?: (sent: number, total: number | undefined) => void;
+  readonly signal?: AbortSignal;
+}
+
 export interface CellarClient {
   /** Every /v1 route, typed from the server's OpenAPI document (openapi-fetch). */
   readonly api: Client<paths>;
+  /**
+   * Uploads a file as it streams (never whole in memory when given a stream), reporting
+   * progress as its bytes are handed to the connection. Not retried: a stream is sent once.
+   */
+  upload(source: UploadSource, options?: UploadOptions): Promise<CellarFile>;
   /** Your files, or your trash, page after page, as one sequence. */
   files(options?: { trashed?: boolean; perPage?: number }): AsyncIterable<CellarFile>;
 }
@@ -112,14 +135,86 @@ export function retryingFetch(
   };
 }
 
+/** Quoted for a multipart header: quotes and line breaks cannot break out of it. */
+function quotedName(name: string): string {
+  return `"${name.replace(/["\r\n\\]/g, "_")}"`;
+}
+
+/** A multipart/form-data body streamed from its parts, counting the file's bytes as they are pulled. */
+function multipartBody(source: UploadSource, options: UploadOptions) {
+  const boundary = `cellar-${crypto.randomUUID()}`;
+  const encoder = new TextEncoder();
+  const fields = [
+    ...(options.name === undefined ? [] : [["name", options.name]]),
+    ...(options.visibility === undefined ? [] : [["visibility", options.visibility]]),
+  ]
+    .map(([field, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${field}"\r\n\r\n${value}\r\n`)
+    .join("");
+  const head = encoder.encode(
+    `${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=${quotedName(source.fileName)}\r\n` +
+      "Content-Type: application/octet-stream\r\n\r\n",
+  );
+  const tail = encoder.encode(`\r\n--${boundary}--\r\n`);
+  const total = source.content instanceof Uint8Array ? source.content.length : source.size;
+  let sent = 0;
+  const chunks = (async function* () {
+    yield head;
+    const content = source.content instanceof Uint8Array ? [source.content] : source.content;
+    for await (const chunk of content) {
+      // Sent in pieces of at most 64 KiB, so progress moves as the connection takes them.
+      for (let at = 0; at < chunk.length; at += 65_536) {
+        const piece = chunk.subarray(at, at + 65_536);
+        yield piece;
+        sent += piece.length;
+        options.onProgress?.(sent, total);
+      }
+    }
+    yield tail;
+  })();
+  const iterator = chunks[Symbol.asyncIterator]();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+  return {
+    body,
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    contentLength: total === undefined ? undefined : head.length + total + tail.length,
+  };
+}
+
 export function createCellarClient(options: CellarClientOptions): CellarClient {
   const api = createClient<paths>({
     baseUrl: `${options.baseUrl.replace(/\/+$/, "")}/v1`,
     fetch: retryingFetch(options.fetch ?? globalThis.fetch, options.retries),
     ...(options.token === undefined ? {} : { headers: { authorization: `Bearer ${options.token}` } }),
   });
+  const baseUrl = `${options.baseUrl.replace(/\/+$/, "")}/v1`;
+  const rawFetch = options.fetch ?? globalThis.fetch;
   return {
     api,
+    async upload(source, uploadOptions = {}) {
+      const multipart = multipartBody(source, uploadOptions);
+      const headers: Record<string, string> = { "content-type": multipart.contentType };
+      if (multipart.contentLength !== undefined) headers["content-length"] = String(multipart.contentLength);
+      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+      const response = await rawFetch(`${baseUrl}/files`, {
+        method: "POST",
+        headers,
+        body: multipart.body,
+        // A streamed request body (fetch's half-duplex mode, which Node requires for it).
+        duplex: "half",
+        ...(uploadOptions.signal === undefined ? {} : { signal: uploadOptions.signal }),
+      } as RequestInit);
+      if (!response.ok) throw await apiError(response);
+      return (await response.json()) as CellarFile;
+    },
     async *files({ trashed = false, perPage = 100 } = {}) {
       for (let page = 1; ; page++) {
         const { data, error, response } = await api.GET("/files", {

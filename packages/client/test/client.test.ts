@@ -65,6 +65,52 @@ describe("the client against a real server", () => {
     expect(trashed).toEqual([]);
   });
 
+  it("uploads a stream with progress as its bytes go out, byte for byte", async () => {
+    const client = await signedIn("dee@example.com");
+    const line = new TextEncoder().encode("id,amount,note\n");
+    const rows = Array.from({ length: 40 }, (_, i) =>
+      new TextEncoder().encode(`${i},${i * 3},"row ${i}"\n`.repeat(2000)),
+    );
+    const size = line.length + rows.reduce((sum, chunk) => sum + chunk.length, 0);
+    const progress: number[] = [];
+    const file = await client.upload(
+      {
+        fileName: "big.csv",
+        size,
+        content: (async function* () {
+          yield line;
+          yield* rows;
+        })(),
+      },
+      {
+        name: "Big one",
+        visibility: "public",
+        onProgress: (sent, total) => {
+          expect(total).toBe(size);
+          progress.push(sent);
+        },
+      },
+    );
+    expect(file).toMatchObject({ name: "Big one", visibility: "public", size });
+    expect(progress.at(-1)).toBe(size);
+    expect(progress.length).toBeGreaterThan(10);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    const download = await client.api.GET("/files/{id}/download", {
+      params: { path: { id: file.id } },
+      parseAs: "arrayBuffer",
+    });
+    const expected = Buffer.concat([line, ...rows]);
+    expect(Buffer.from(download.data as ArrayBuffer).equals(expected)).toBe(true);
+  });
+
+  it("reports a refused upload as the API's error", async () => {
+    const client = await signedIn("eve@example.com");
+    const refused = await client
+      .upload({ fileName: "notes.txt", content: new TextEncoder().encode("hello") })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 415, code: "unsupported_media_type" });
+  });
+
   it("throws the API's errors as CellarApiError with their code, status and details", async () => {
     const client = await signedIn("bo@example.com");
     const missing = await unwrap(
