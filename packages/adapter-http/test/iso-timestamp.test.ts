@@ -1,20 +1,10 @@
+import { seededRandom } from "@cellar/core/testing";
 import { describe, expect, it } from "vitest";
 import { isoTimestamp } from "../src/shared/iso-timestamp.js";
 
-/** A small seeded generator (mulberry32), so a failure can be run again. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 describe("isoTimestamp", () => {
   it("writes what toISOString writes, across the years 1970–9999", () => {
-    const random = seeded(20261122);
+    const random = seededRandom(20261122);
     const end = Date.UTC(10000, 0, 1);
     const mismatches: string[] = [];
     for (let i = 0; i < 200_000; i++) {

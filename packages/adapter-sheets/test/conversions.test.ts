@@ -1,27 +1,13 @@
 import { readFileSync } from "node:fs";
-import type { OpenBytes, ReadableSheetIndex } from "@cellar/core";
+import type { ReadableSheetIndex } from "@cellar/core";
+import { collect } from "@cellar/core/testing";
 import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
 import { xmlText } from "../src/convert/conversions.js";
 import { createSpreadsheetReader } from "../src/index.js";
+import { storedBytes } from "./support/stored-bytes.js";
 
 const reader = createSpreadsheetReader();
-
-function served(bytes: Uint8Array): OpenBytes {
-  return async (range) => {
-    const start = range?.start ?? 0;
-    const end = range === undefined ? bytes.length - 1 : range.end;
-    return (async function* () {
-      for (let at = start; at <= end; at += 1000) yield bytes.subarray(at, Math.min(end + 1, at + 1000));
-    })();
-  };
-}
-
-async function collect(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of source) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks);
-}
 
 /** Reads a file through, keeping its rows blob, and offers its conversion and windows. */
 async function read(kind: "csv" | "xlsx", bytes: Uint8Array) {
@@ -29,14 +15,20 @@ async function read(kind: "csv" | "xlsx", bytes: Uint8Array) {
   const index = (await reader.analyse({
     kind,
     size: bytes.length,
-    openFile: served(bytes),
+    openFile: storedBytes(bytes, () => 1000).open,
     writeRows: async (source) => {
       rows = await collect(source);
       return { size: rows.length };
     },
   })) as ReadableSheetIndex;
   if (!index.readable) throw new Error("unreadable");
-  const common = { kind, index, size: bytes.length, openFile: served(bytes), openRows: served(rows) };
+  const common = {
+    kind,
+    index,
+    size: bytes.length,
+    openFile: storedBytes(bytes, () => 1000).open,
+    openRows: storedBytes(rows, () => 1000).open,
+  };
   return {
     index,
     convert: (sheet: number, to: "csv" | "xlsx") => collect(reader.convert({ ...common, sheet, to })),

@@ -1,32 +1,15 @@
 import { readFileSync } from "node:fs";
-import type { ByteRange, OpenBytes, ReadableSheetIndex } from "@cellar/core";
+import type { OpenBytes, ReadableSheetIndex } from "@cellar/core";
 import { SpreadsheetUnreadableError } from "@cellar/core";
 import iconv from "iconv-lite";
 import { describe, expect, it } from "vitest";
 import { CSV_CHECKPOINT_EVERY, createSpreadsheetReader, SHEET_READER_VERSION } from "../src/index.js";
+import { storedBytes } from "./support/stored-bytes.js";
 
 const reader = createSpreadsheetReader();
 
-/** Stored bytes as a blob store serves them, in uneven chunks, noting what was read. */
-function stored(bytes: Uint8Array) {
-  const reads: { range: ByteRange | undefined; bytes: number }[] = [];
-  const open: OpenBytes = async (range) => {
-    const start = range?.start ?? 0;
-    const end = range === undefined ? bytes.length - 1 : range.end;
-    const read = { range, bytes: 0 };
-    reads.push(read);
-    return (async function* () {
-      for (let at = start; at <= end; ) {
-        const size = 1 + ((at * 7919) % 5_000);
-        const chunk = bytes.subarray(at, Math.min(end + 1, at + size));
-        read.bytes += chunk.length;
-        at += chunk.length;
-        yield chunk;
-      }
-    })();
-  };
-  return { open, reads, size: bytes.length };
-}
+/** Stored bytes in uneven chunks, noting what was read. */
+const stored = (bytes: Uint8Array) => storedBytes(bytes, (at) => 1 + ((at * 7919) % 5_000));
 
 async function analyse(bytes: Uint8Array): Promise<ReadableSheetIndex> {
   const index = await reader.analyse({

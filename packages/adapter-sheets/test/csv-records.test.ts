@@ -1,3 +1,4 @@
+import { seededRandom } from "@cellar/core/testing";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { fieldBytes } from "../src/csv/csv-fields.js";
@@ -30,22 +31,11 @@ function scanAll(bytes: Uint8Array, chunkSizes: () => number, delimiter = ","): 
   return records;
 }
 
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 const PIECES = ["a", "b", "7", " ", '"', ",", "\n", "\r\n", "é", "€", "📊", "=1+2", ";", "\t"];
 
 describe("CSV records", () => {
   it("agree with csv-parse field for field on generated files fed in any chunks, and resume at any record's offset", () => {
-    const random = seeded(20_261_123);
+    const random = seededRandom(20_261_123);
     for (let file = 0; file < 300; file++) {
       const rows = Array.from({ length: 1 + Math.floor(random() * 12) }, () =>
         Array.from({ length: 1 + Math.floor(random() * 5) }, () =>

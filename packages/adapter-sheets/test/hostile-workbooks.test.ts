@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { OpenBytes } from "@cellar/core";
 import { describe, expect, it } from "vitest";
 import yazl from "yazl";
 import { createSpreadsheetReader } from "../src/index.js";
+import { storedBytes } from "./support/stored-bytes.js";
 
 const reader = createSpreadsheetReader();
 
@@ -44,21 +44,11 @@ async function zipOf(entries: Record<string, string | Buffer | undefined>): Prom
   return Buffer.concat(chunks);
 }
 
-function served(bytes: Uint8Array): OpenBytes {
-  return async (range) => {
-    const start = range?.start ?? 0;
-    const end = range === undefined ? bytes.length - 1 : range.end;
-    return (async function* () {
-      for (let at = start; at <= end; at += 65_536) yield bytes.subarray(at, Math.min(end + 1, at + 65_536));
-    })();
-  };
-}
-
 async function analyse(bytes: Uint8Array) {
   return reader.analyse({
     kind: "xlsx",
     size: bytes.length,
-    openFile: served(bytes),
+    openFile: storedBytes(bytes).open,
     writeRows: async (source) => {
       let size = 0;
       for await (const chunk of source) size += chunk.length;

@@ -1,20 +1,11 @@
 import { readFileSync } from "node:fs";
-import type { OpenBytes, ReadableSheetIndex } from "@cellar/core";
+import type { ReadableSheetIndex } from "@cellar/core";
 import { describe, expect, it } from "vitest";
 import { createSpreadsheetReader } from "../src/index.js";
 import { kindOfFormat, serialToIso } from "../src/xlsx/workbook-parts.js";
+import { storedBytes } from "./support/stored-bytes.js";
 
 const reader = createSpreadsheetReader();
-
-function served(bytes: Uint8Array): OpenBytes {
-  return async (range) => {
-    const start = range?.start ?? 0;
-    const end = range === undefined ? bytes.length - 1 : range.end;
-    return (async function* () {
-      for (let at = start; at <= end; at += 4096) yield bytes.subarray(at, Math.min(end + 1, at + 4096));
-    })();
-  };
-}
 
 /** A workbook read through, with its rows blob kept in memory. */
 async function readWorkbook(bytes: Uint8Array) {
@@ -22,7 +13,7 @@ async function readWorkbook(bytes: Uint8Array) {
   const index = await reader.analyse({
     kind: "xlsx",
     size: bytes.length,
-    openFile: served(bytes),
+    openFile: storedBytes(bytes, () => 4096).open,
     writeRows: async (source) => {
       const chunks: Uint8Array[] = [];
       for await (const chunk of source) chunks.push(chunk);
@@ -38,8 +29,8 @@ async function readWorkbook(bytes: Uint8Array) {
       sheet,
       rectangle: { firstRow, lastRow, firstColumn, lastColumn },
       size: bytes.length,
-      openFile: served(bytes),
-      openRows: served(rows),
+      openFile: storedBytes(bytes, () => 4096).open,
+      openRows: storedBytes(rows, () => 4096).open,
     });
   return { index, window, rows };
 }

@@ -207,7 +207,6 @@ export function createSheetService(deps: SheetServiceDeps) {
           `covers ${cells} cells of the sheet; at most ${MAX_WINDOW_CELLS} are answered at once`,
         );
       }
-      if (file.kind === "sheet") throw unreadable("a .sheet file is stored as it is, not read.");
       const grid = await readOrUnreadable(() =>
         readerOrRefuse().window({
           kind: file.kind as "csv" | "xlsx",

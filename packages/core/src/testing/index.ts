@@ -16,6 +16,7 @@ export { aFile, aMagicLink, aSession, aTrashedFile, at, aUser, T0 } from "./fixt
 export { magicLinkRepositoryContract } from "./magic-link-repository.contract.js";
 export { type RateLimitStoreFixture, rateLimitStoreContract } from "./rate-limit-store.contract.js";
 export type { RepositoryFixture } from "./repository-fixture.js";
+export { seededRandom } from "./seeded.js";
 export { sessionRepositoryContract } from "./session-repository.contract.js";
 export { userRepositoryContract } from "./user-repository.contract.js";
 
