@@ -3,46 +3,9 @@ import { describe, expect, it } from "vitest";
 import yazl from "yazl";
 import { createSpreadsheetReader } from "../src/index.js";
 import { storedBytes } from "./support/stored-bytes.js";
+import { MAIN, parts, zipOf } from "./support/workbooks.js";
 
 const reader = createSpreadsheetReader();
-
-const MAIN = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
-const RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
-
-/** A workbook's parts, every one replaceable; `sheets` names the sheets, `sheetXml` their parts' contents. */
-function parts(options: { sheets?: string[]; sheetXml?: string[]; extra?: Record<string, string | Buffer> } = {}) {
-  const sheets = options.sheets ?? ["Sheet1"];
-  const attribute = (text: string) => text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;");
-  const result: Record<string, string | Buffer> = {
-    "[Content_Types].xml":
-      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
-    "_rels/.rels": `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${RELS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
-    "xl/workbook.xml": `<?xml version="1.0"?><workbook ${MAIN} xmlns:r="${RELS}"><sheets>${sheets
-      .map((name, i) => `<sheet name="${attribute(name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`)
-      .join("")}</sheets></workbook>`,
-    "xl/_rels/workbook.xml.rels": `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${sheets
-      .map((_, i) => `<Relationship Id="rId${i + 1}" Type="${RELS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`)
-      .join("")}<Relationship Id="rIdS" Type="${RELS}/sharedStrings" Target="sharedStrings.xml"/></Relationships>`,
-  };
-  sheets.forEach((_, i) => {
-    result[`xl/worksheets/sheet${i + 1}.xml`] =
-      options.sheetXml?.[i] ??
-      `<worksheet ${MAIN}><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>ok</t></is></c></row></sheetData></worksheet>`;
-  });
-  return { ...result, ...options.extra };
-}
-
-/** The parts zipped (deflated), as an upload would store them. */
-async function zipOf(entries: Record<string, string | Buffer | undefined>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(entries)) {
-    if (content !== undefined) zip.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name);
-  }
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 async function analyse(bytes: Uint8Array) {
   return reader.analyse({

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createSpreadsheetReader } from "../src/index.js";
 import { kindOfFormat, serialToIso } from "../src/xlsx/workbook-parts.js";
 import { storedBytes } from "./support/stored-bytes.js";
+import { MAIN, parts, zipOf } from "./support/workbooks.js";
 
 const reader = createSpreadsheetReader();
 
@@ -79,6 +80,23 @@ describe("a workbook saved by LibreOffice (test/fixtures/libreoffice-book.xlsx)"
     expect((await window(1, 99, 100, 25, 26)).values).toEqual([
       [null, null],
       [null, "far away"],
+    ]);
+  });
+});
+
+describe("cells of every stored type", () => {
+  it("reads booleans, formula strings, ISO dates, errors and escaped characters as §6 says", async () => {
+    const sheet = `<worksheet ${MAIN}><sheetData><row r="2"><c r="A2" t="b"><v>1</v></c><c r="B2" t="b"><v>0</v></c><c r="C2" t="str"><f>A1&amp;"x"</f><v>=x</v></c><c r="D2" t="d"><v>2026-01-31T13:45:00</v></c><c r="E2" t="e"><v>#N/A</v></c><c r="F2" t="inlineStr"><is><t>a_x000D_b _x005F_x0041_</t></is></c><c r="G2"><f>1/0</f></c></row></sheetData></worksheet>`;
+    const { index, window } = await readWorkbook(await zipOf(parts({ sheetXml: [sheet] })));
+    expect(index.sheets[0]).toMatchObject({ rowCount: 2, columnCount: 6, formulaLikeCells: 1 });
+    expect(await window(0, 2, 2, 1, 7)).toEqual({
+      values: [[true, false, "=x", "2026-01-31T13:45:00", "#N/A", "a\rb _x0041_", null]],
+      types: [["boolean", "boolean", "string", "date", "error", "string", null]],
+    });
+    // Row 1 holds nothing: a window over it answers null cells for it.
+    expect((await window(0, 1, 2, 1, 3)).values).toEqual([
+      [null, null, null],
+      [true, false, "=x"],
     ]);
   });
 });
