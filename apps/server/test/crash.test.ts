@@ -142,6 +142,10 @@ describe("crash safety of SQLite + file-system storage", () => {
     const owner = await setup.users.insertIfAbsent(aUser());
     setup.close();
     let interrupted = 0;
+    // How long after READY to kill: at first up to 40 ms, then, once a run has finished
+    // before its kill, up to that run's own length, so the kills keep landing mid-job
+    // however fast this machine purges.
+    let killWindowMs = 40;
 
     for (let round = 0; round < 12; round++) {
       // 60 files trashed long ago, so due now, and 15 active ones that must survive. Rows
@@ -173,10 +177,16 @@ describe("crash safety of SQLite + file-system storage", () => {
 
       const run = startChild("purge", dataDir, owner.id);
       await firstLine(run.child, "READY");
-      await sleep(Math.random() * 40);
+      const readyAt = performance.now();
+      const finishedAt = firstLine(run.child, "DONE").then(() => performance.now());
+      await sleep(Math.random() * killWindowMs);
       run.child.kill("SIGKILL");
       await run.exited;
-      if (!run.lines().some((line) => line.startsWith("DONE"))) interrupted++;
+      if (run.lines().some((line) => line.startsWith("DONE"))) {
+        killWindowMs = Math.min(killWindowMs, (await finishedAt) - readyAt);
+      } else {
+        interrupted++;
+      }
 
       const after = await openEmbeddedStorage(dataDir);
       try {
