@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { cellarApi, cellarOpenApi } from "@cellar/adapter-http";
+import { createSpreadsheetReader } from "@cellar/adapter-sheets";
 import { createInMemoryCellar } from "@cellar/core";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +16,7 @@ describe("the generated types", () => {
 
 describe("the client against a real server", () => {
   const publicUrl = "http://127.0.0.1";
-  const cellar = createInMemoryCellar({ config: { publicUrl } });
+  const cellar = createInMemoryCellar({ config: { publicUrl }, spreadsheets: createSpreadsheetReader() });
   const app = Fastify({ logger: false });
   let baseUrl = "";
 
@@ -125,6 +126,118 @@ describe("the client against a real server", () => {
     expect((invalid as CellarApiError).details[0]?.field).toBe("name");
     const anonymous = createCellarClient({ baseUrl });
     await expect(unwrap(anonymous.api.GET("/users/me"))).rejects.toMatchObject({ status: 401, code: "unauthorized" });
+  });
+});
+
+describe("downloads", () => {
+  const publicUrl = "http://127.0.0.1";
+  const cellar = createInMemoryCellar({ config: { publicUrl }, spreadsheets: createSpreadsheetReader() });
+  const app = Fastify({ logger: false });
+  let baseUrl = "";
+  let token = "";
+  // 3 MiB of rows, so that the body arrives in many chunks.
+  const bytes = new TextEncoder().encode(
+    `id,name\n${Array.from({ length: 150_000 }, (_, i) => `${i},"row ${i}"`).join("\n")}\n`,
+  );
+  let fileId = "";
+
+  beforeAll(async () => {
+    await app.register(cellarApi, { prefix: "/v1", cellar, publicUrl });
+    baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
+    const anonymous = createCellarClient({ baseUrl });
+    await unwrap(anonymous.api.POST("/sessions", { body: { email: "dl@example.com" } }));
+    const link = new URL(cellar.deps.mailer.sent.at(-1)?.link ?? "http://x/").searchParams.get("token") ?? "";
+    token = (await unwrap(anonymous.api.POST("/sessions/verify", { body: { token: link } }))).jwt;
+    const file = await createCellarClient({ baseUrl, token }).upload(
+      { fileName: "rows.csv", content: new Blob([bytes]) },
+      { name: "Rows — März" },
+    );
+    fileId = file.id;
+  });
+  afterAll(() => app.close());
+
+  async function received(body: AsyncIterable<Uint8Array>) {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of body) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  }
+
+  it("streams a file with its offered name, size, ETag and progress", async () => {
+    const progress: number[] = [];
+    const download = await createCellarClient({ baseUrl, token }).download(fileId, {
+      onProgress: (at, total) => {
+        expect(total).toBe(bytes.length);
+        progress.push(at);
+      },
+    });
+    expect(download).toMatchObject({ fileName: "Rows — März.csv", size: bytes.length, from: 0 });
+    expect(download.etag).toMatch(/^"[0-9a-f]{64}"$/);
+    expect((await received(download.body)).equals(bytes)).toBe(true);
+    expect(progress.length).toBeGreaterThan(3);
+    expect(progress.at(-1)).toBe(bytes.length);
+  });
+
+  it("resumes from a byte with a Range, and refuses to splice a file that changed", async () => {
+    const client = createCellarClient({ baseUrl, token });
+    const whole = await client.download(fileId);
+    await received(whole.body);
+    const rest = await client.download(fileId, { from: 1_000_000, etag: whole.etag });
+    expect(rest).toMatchObject({ from: 1_000_000, size: bytes.length });
+    expect((await received(rest.body)).equals(bytes.subarray(1_000_000))).toBe(true);
+    // Every byte already at hand: nothing more to send.
+    const done = await client.download(fileId, { from: bytes.length, etag: whole.etag });
+    expect(done.from).toBe(bytes.length);
+    expect((await received(done.body)).length).toBe(0);
+    const changed = await client.download(fileId, { from: 10, etag: '"0000"' }).catch((error: unknown) => error);
+    expect(changed).toMatchObject({ code: "file_changed" });
+  });
+
+  it("asks for the rest of the same version when the connection drops mid-body", async () => {
+    let requests = 0;
+    const ranges: (string | null)[] = [];
+    // The first answer's body fails after 200,000 bytes, as a dropped connection does.
+    const dropping: typeof fetch = async (input, init) => {
+      requests++;
+      ranges.push(new Headers(init?.headers).get("range"));
+      const response = await fetch(input, init);
+      if (requests > 1 || response.body === null) return response;
+      let passed = 0;
+      const reader = response.body.getReader();
+      const cut = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const next = await reader.read();
+          if (next.done) return controller.close();
+          passed += next.value.length;
+          if (passed > 200_000) {
+            await reader.cancel();
+            controller.error(new TypeError("terminated"));
+          } else controller.enqueue(next.value);
+        },
+      });
+      return new Response(cut, { status: response.status, headers: response.headers });
+    };
+    const download = await createCellarClient({ baseUrl, token, fetch: dropping }).download(fileId);
+    expect((await received(download.body)).equals(bytes)).toBe(true);
+    expect(requests).toBe(2);
+    expect(ranges[0]).toBeNull();
+    expect(ranges[1]).toMatch(/^bytes=\d+-$/);
+    // With no resumes allowed, the drop reaches the caller.
+    requests = 0;
+    const once = await createCellarClient({ baseUrl, token, fetch: dropping, retries: { max: 0 } }).download(fileId);
+    await expect(received(once.body)).rejects.toThrow("terminated");
+  });
+
+  it("downloads a conversion, and reports a missing file as the API's error", async () => {
+    const client = createCellarClient({ baseUrl, token });
+    const xlsx = await client.download(fileId, { format: "xlsx" });
+    expect(xlsx.fileName).toBe("Rows — März.xlsx");
+    expect(xlsx.size).toBeUndefined();
+    const zip = await received(xlsx.body);
+    expect(zip.subarray(0, 2).toString()).toBe("PK");
+    await expect(client.download("file_nosuchfileanywhere0000")).rejects.toMatchObject({
+      status: 404,
+      code: "not_found",
+    });
   });
 });
 
