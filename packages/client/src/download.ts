@@ -35,6 +35,8 @@ export interface Download {
    * code `file_changed`.
    */
   readonly body: AsyncIterable<Uint8Array>;
+  /** Lets go of the bytes not read yet, and of the connection (when `body` will not be read to the end). */
+  cancel(): Promise<void>;
 }
 
 export interface DownloadSource {
@@ -102,6 +104,7 @@ export async function download(source: DownloadSource, id: string, options: Down
         size,
         from,
         body: (async function* () {})(),
+        cancel: async () => {},
       };
     }
   }
@@ -116,8 +119,8 @@ export async function download(source: DownloadSource, id: string, options: Down
   const length = Number(first.headers.get("content-length"));
   const size = range?.size ?? (first.headers.has("content-length") && Number.isFinite(length) ? length : undefined);
 
+  let response = first;
   const body = async function* () {
-    let response = first;
     let received = start;
     let attempts = 0;
     for (;;) {
@@ -153,5 +156,8 @@ export async function download(source: DownloadSource, id: string, options: Down
     size,
     from: start,
     body: body(),
+    cancel: async () => {
+      await response.body?.cancel().catch(() => {});
+    },
   };
 }

@@ -1,0 +1,260 @@
+import { createHash } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
+import { open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { CellarApiError, type Download } from "@cellar/client";
+import { type Command, Option } from "commander";
+import type { CommandContext } from "../context.js";
+import { CliError, EXIT } from "../exit-codes.js";
+import { humanSize } from "../output.js";
+import { transferBars } from "../progress.js";
+import { requireToken } from "../session.js";
+import type { Act } from "./act.js";
+
+/** Uploads going at once: enough to keep a fast link busy with small files, few enough to show. */
+const UPLOADS_AT_ONCE = 3;
+
+/** Reads a file in 1 MiB pieces: fewer, larger writes to the connection than fs's 64 KiB. */
+const READ_PIECE = 1024 * 1024;
+
+async function uploadAll(context: CommandContext, paths: string[], options: { name?: string; public?: boolean }) {
+  if (options.name !== undefined && paths.length > 1) {
+    throw new CliError("--name names one file: upload the others separately.", EXIT.usage);
+  }
+  const session = await context.session();
+  requireToken(session);
+  const { output, io } = context;
+  const bars = transferBars(output);
+  const failures: { path: string; error: unknown }[] = [];
+  const queue = paths.map((path, index) => ({ path, index }));
+  const results: (string | undefined)[] = [];
+
+  const worker = async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      const { path } = next;
+      const absolute = resolve(io.cwd, path);
+      let size: number;
+      try {
+        const info = await stat(absolute);
+        if (!info.isFile()) throw new CliError(`${path} is not a file.`);
+        size = info.size;
+      } catch (error) {
+        failures.push({ path, error: error instanceof CliError ? error : new CliError(`Cannot read ${path}.`) });
+        continue;
+      }
+      const bar = bars.add(basename(path), size);
+      try {
+        const file = await session.client.upload(
+          {
+            fileName: basename(path),
+            size,
+            content: createReadStream(absolute, { highWaterMark: READ_PIECE, signal: io.signal }),
+          },
+          {
+            ...(options.name === undefined ? {} : { name: options.name }),
+            ...(options.public ? { visibility: "public" as const } : {}),
+            onProgress: (sent) => bar.update(sent, size),
+            signal: io.signal,
+          },
+        );
+        bar.finish("done");
+        results[next.index] = file.id;
+        if (output.options.json) output.json(file);
+        else if (output.options.quiet) output.result(file.id);
+        else output.result(`${file.id}  ${file.name}  ${humanSize(file.size)}`);
+      } catch (error) {
+        bar.finish("failed");
+        if (io.signal.aborted) throw error;
+        failures.push({ path, error });
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(UPLOADS_AT_ONCE, paths.length) }, worker));
+  } finally {
+    bars.stop();
+  }
+  if (failures.length === 0) return;
+  for (const { path, error } of failures.slice(0, -1)) {
+    output.error(`${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const last = failures.at(-1);
+  // The last failure decides the exit status (4 when the token was refused).
+  if (last?.error instanceof CellarApiError) {
+    throw new CellarApiError(
+      last.error.status,
+      last.error.code,
+      `${last.path}: ${last.error.message}`,
+      last.error.details,
+      last.error.retryAfterSeconds,
+    );
+  }
+  throw new CliError(`${last?.path}: ${last?.error instanceof Error ? last.error.message : String(last?.error)}`);
+}
+
+/** A name the server offered, made safe to create in a folder: no separators, no control characters. */
+export function safeFileName(offered: string, fallback: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
+  const cleaned = offered.replace(/[/\\\u0000-\u001f\u007f]/g, "_").trim();
+  return cleaned === "" || cleaned === "." || cleaned === ".." ? fallback : cleaned;
+}
+
+interface DownloadCommandOptions {
+  output?: string;
+  format?: "csv" | "xlsx";
+  sheet?: string;
+  force?: boolean;
+}
+
+/** Where an interrupted download keeps its bytes, and the version they are of. */
+function partPaths(folder: string, id: string, options: DownloadCommandOptions) {
+  const variant = [
+    options.format ?? "",
+    options.sheet === undefined ? "" : createHash("sha256").update(options.sheet).digest("hex").slice(0, 12),
+  ]
+    .filter(Boolean)
+    .join(".");
+  const part = join(folder, `.cellar-${safeFileName(id, "file")}${variant ? `.${variant}` : ""}.part`);
+  return { part, version: `${part}.json` };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function downloadOne(context: CommandContext, id: string, options: DownloadCommandOptions) {
+  if (options.sheet !== undefined && options.format !== "csv") {
+    throw new CliError("--sheet picks the sheet a workbook converts from: use it with --format csv.", EXIT.usage);
+  }
+  const session = await context.session();
+  requireToken(session);
+  const { output, io } = context;
+  const conversion = options.format === undefined ? {} : { format: options.format };
+  const sheet = options.sheet === undefined ? {} : { sheet: options.sheet };
+
+  if (options.output === "-") {
+    const download = await session.client.download(id, { ...conversion, ...sheet, signal: io.signal });
+    await pipeline(download.body, io.stdout as NodeJS.WritableStream, { end: false });
+    return;
+  }
+
+  const target = options.output === undefined ? undefined : resolve(io.cwd, options.output);
+  const targetIsFolder =
+    target !== undefined &&
+    (await stat(target).then(
+      (info) => info.isDirectory(),
+      () => false,
+    ));
+  const folder = target === undefined ? io.cwd : targetIsFolder ? target : dirname(target);
+  if (target !== undefined && !targetIsFolder && !options.force && (await exists(target))) {
+    throw new CliError(`${options.output} exists: --force replaces it.`);
+  }
+  const { part, version } = partPaths(folder, id, options);
+
+  // Resume what an interrupted run left, when it is of this file and not a conversion.
+  let from = 0;
+  let etag: string | undefined;
+  if (options.format === undefined && (await exists(part))) {
+    const saved = await readFile(version, "utf8").then(
+      (text) => JSON.parse(text) as { etag?: string },
+      () => ({}) as { etag?: string },
+    );
+    if (typeof saved.etag === "string") {
+      etag = saved.etag;
+      from = (await stat(part)).size;
+    }
+  }
+
+  let download: Download;
+  try {
+    download = await session.client.download(id, {
+      ...conversion,
+      ...sheet,
+      ...(from > 0 ? { from, etag } : {}),
+      signal: io.signal,
+    });
+  } catch (error) {
+    if (!(error instanceof CellarApiError && error.code === "file_changed")) throw error;
+    output.note("The file changed since the last attempt: downloading it again from the start.");
+    from = 0;
+    download = await session.client.download(id, { ...conversion, ...sheet, signal: io.signal });
+  }
+  if (download.from === 0) from = 0;
+
+  const destination =
+    target !== undefined && !targetIsFolder ? target : join(folder, safeFileName(download.fileName, id));
+  if (!options.force && (await exists(destination))) {
+    await download.cancel();
+    throw new CliError(`${destination} exists: --force replaces it.`);
+  }
+  await writeFile(version, JSON.stringify({ id, etag: download.etag }));
+
+  // The whole file's SHA-256, checked against its ETag once every byte is here.
+  const hash = createHash("sha256");
+  if (from > 0) {
+    const earlier = await open(part);
+    try {
+      for await (const chunk of earlier.createReadStream({ end: from - 1 })) hash.update(chunk as Buffer);
+    } finally {
+      await earlier.close().catch(() => {});
+    }
+  }
+  const bars = transferBars(output);
+  const bar = bars.add(basename(destination), download.size);
+  let received = from;
+  try {
+    await pipeline(
+      download.body,
+      async function* (chunks: AsyncIterable<Uint8Array>) {
+        for await (const chunk of chunks) {
+          hash.update(chunk);
+          received += chunk.length;
+          bar.update(received, download.size);
+          yield chunk;
+        }
+      },
+      createWriteStream(part, { flags: from > 0 ? "a" : "w" }),
+    );
+    bar.finish("done");
+  } catch (error) {
+    bar.finish(io.signal.aborted ? "stopped" : "failed");
+    throw error;
+  } finally {
+    bars.stop();
+  }
+  const sha256 = /^"([0-9a-f]{64})"$/.exec(download.etag ?? "")?.[1];
+  if (options.format === undefined && sha256 !== undefined && hash.digest("hex") !== sha256) {
+    await rm(part, { force: true });
+    await rm(version, { force: true });
+    throw new CliError("The bytes received do not match the file's SHA-256: nothing was kept; download it again.");
+  }
+  await rename(part, destination);
+  await rm(version, { force: true });
+  if (output.options.json) output.json({ id, path: destination, size: received, etag: download.etag ?? null });
+  else if (output.options.quiet) output.result(destination);
+  else output.result(`${destination}  ${humanSize(received)}${from > 0 ? ` (resumed at ${humanSize(from)})` : ""}`);
+}
+
+export function registerTransferCommands(program: Command, action: Act) {
+  program
+    .command("upload")
+    .description("upload .csv, .xlsx and .sheet files, with a progress bar each on a terminal")
+    .argument("<files...>", "the files to upload")
+    .option("--name <name>", "the display name (one file only; default: the file's name)")
+    .option("--public", "share at once: any signed-in user may read it")
+    .action(action(uploadAll));
+
+  program
+    .command("download")
+    .description("download a file (or convert it); an interrupted download resumes when run again")
+    .argument("<id>", "the file's id")
+    .option("-o, --output <path>", "where to write it: a file, a folder, or - for stdout (default: its name, here)")
+    .addOption(new Option("--format <format>", "convert: a workbook to csv, a CSV to xlsx").choices(["csv", "xlsx"]))
+    .option("--sheet <name>", "with --format csv, the workbook's sheet to convert (default: the first)")
+    .option("--force", "replace a file that is already there")
+    .action(action(downloadOne));
+}

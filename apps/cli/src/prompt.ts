@@ -1,0 +1,38 @@
+import { createInterface } from "node:readline";
+import { CliError, EXIT } from "./exit-codes.js";
+import type { CliIo } from "./io.js";
+
+/**
+ * Questions on stderr, answers from stdin line by line — typed at a terminal or piped in
+ * by a script (lines that arrive before their question are kept, not lost).
+ */
+export class Prompter {
+  readonly #io: CliIo;
+  readonly #lines: AsyncIterator<string>;
+  readonly #close: () => void;
+
+  constructor(io: CliIo) {
+    this.#io = io;
+    const lines = createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
+    this.#lines = lines[Symbol.asyncIterator]();
+    this.#close = () => lines.close();
+  }
+
+  async ask(question: string): Promise<string> {
+    this.#io.stderr.write(question);
+    const next = await this.#lines.next();
+    if (next.done) throw new CliError("No answer: stdin ended.", EXIT.usage);
+    return next.value.trim();
+  }
+
+  close(): void {
+    this.#close();
+  }
+}
+
+/** All of stdin, for `--with-token`. */
+export async function readAll(stdin: NodeJS.ReadableStream): Promise<string> {
+  let text = "";
+  for await (const chunk of stdin) text += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+  return text;
+}

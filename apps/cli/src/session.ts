@@ -1,0 +1,55 @@
+import { type CellarClient, createCellarClient } from "@cellar/client";
+import { type CliConfig, readConfig } from "./config.js";
+import { CliError, EXIT } from "./exit-codes.js";
+import type { CliIo } from "./io.js";
+
+/** The server a run talks to when nothing names one: the standalone server's default. */
+export const DEFAULT_SERVER = "http://127.0.0.1:3000";
+
+/** The server and token of a run, and a client for them. */
+export interface Session {
+  readonly server: string;
+  readonly token: string | undefined;
+  readonly config: CliConfig;
+  readonly client: CellarClient;
+}
+
+/** `https://files.example.org/` → `https://files.example.org`; anything but an http(s) URL is a usage error. */
+export function serverUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CliError(`${value} is not a server URL (such as ${DEFAULT_SERVER}).`, EXIT.usage);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new CliError(`${value} is not an http(s) URL.`, EXIT.usage);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/**
+ * The server: `--server`, else `CELLAR_SERVER`, else the one signed in to, else the
+ * default. The token: `CELLAR_TOKEN`, else the saved one — and the saved one only for
+ * the server it came from, so it is never sent to another.
+ */
+export async function openSession(io: CliIo, serverOption: string | undefined): Promise<Session> {
+  const config = await readConfig(io.env);
+  const server = serverUrl(serverOption ?? io.env.CELLAR_SERVER ?? config.server ?? DEFAULT_SERVER);
+  const envToken = io.env.CELLAR_TOKEN?.trim();
+  const token = envToken ? envToken : config.server === server ? config.token : undefined;
+  const client = createCellarClient({
+    baseUrl: server,
+    ...(token === undefined ? {} : { token }),
+    ...(io.fetch === undefined ? {} : { fetch: io.fetch }),
+  });
+  return { server, token, config, client };
+}
+
+/** Stops with exit status 4 when there is no token to send. */
+export function requireToken(session: Session): string {
+  if (session.token === undefined) {
+    throw new CliError(`Not signed in to ${session.server}: run \`cellar login\`.`, EXIT.signedOut);
+  }
+  return session.token;
+}

@@ -1,0 +1,298 @@
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { run } from "../src/index.js";
+import { startCellarServer } from "./support/cellar-server.js";
+import { cellar, scratchHome } from "./support/run-cli.js";
+
+const server = await startCellarServer();
+afterAll(() => server.close());
+
+/** A port of 127.0.0.1 nobody listens on. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** A home signed in to the test server as `email` (`cellar login --with-token`). */
+async function signedInHome(email: string): Promise<string> {
+  const home = scratchHome();
+  const token = await server.tokenFor(email);
+  const saved = await cellar(["login", "--server", server.url, "--with-token"], { home, stdin: token });
+  expect(saved.code).toBe(0);
+  return home;
+}
+
+describe("signing in and out", () => {
+  it("logs in with the link pasted from the mail, keeps the token 0600, and logs out for good", async () => {
+    const home = scratchHome();
+    const email = "ada@example.com";
+    // The link is pasted after the mail is sent: stdin is fed the link as soon as it exists.
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let err = "";
+    stderr.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+      if (err.includes("Paste the link") && !stdin.writableEnded) stdin.end(`${server.lastLink(email)}\n`);
+    });
+    stdin.write(`${email}\n`);
+    const code = await run(["login", "--server", server.url], {
+      stdin,
+      stdout,
+      stderr,
+      env: { HOME: home },
+      cwd: home,
+      signal: new AbortController().signal,
+    });
+    expect(err).toContain("Email: ");
+    expect(err).toContain(`Signed in to ${server.url} as ${email}.`);
+    expect(code).toBe(0);
+
+    const config = join(home, ".config", "cellar", "config.json");
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, ".config", "cellar")).mode & 0o777).toBe(0o700);
+    const saved = JSON.parse(readFileSync(config, "utf8")) as { server: string; token: string };
+    expect(saved.server).toBe(server.url);
+
+    const whoami = await cellar(["whoami"], { home });
+    expect(whoami).toMatchObject({ code: 0, stdout: `${email} (ada) on ${server.url}\n` });
+
+    expect(await cellar(["logout"], { home })).toMatchObject({ code: 0, stderr: `Signed out of ${server.url}.\n` });
+    // Forgotten here, and revoked on the server.
+    expect(JSON.parse(readFileSync(config, "utf8"))).toEqual({ server: server.url });
+    const signedOut = await cellar(["whoami"], { home });
+    expect(signedOut.code).toBe(4);
+    expect(signedOut.stderr).toBe(`cellar: Not signed in to ${server.url}: run \`cellar login\`.\n`);
+    const revoked = await cellar(["whoami"], { home, env: { CELLAR_TOKEN: saved.token } });
+    expect(revoked.code).toBe(4);
+    expect(revoked.stderr).toMatch(/^cellar: .+ Sign in again: cellar login\.\n$/);
+  });
+
+  it("takes a token on stdin or from CELLAR_TOKEN, and never sends the saved one to another server", async () => {
+    const token = await server.tokenFor("bo@example.com");
+    const fromEnv = await cellar(["whoami", "--server", server.url, "--quiet"], {
+      home: scratchHome(),
+      env: { CELLAR_TOKEN: token },
+    });
+    expect(fromEnv).toMatchObject({ code: 0, stdout: "bo@example.com\n" });
+
+    const home = scratchHome();
+    expect(
+      await cellar(["login", "--server", server.url, "--with-token"], { home, stdin: `${token}\n` }),
+    ).toMatchObject({
+      code: 0,
+    });
+    const me = await cellar(["whoami", "--json"], { home });
+    expect(JSON.parse(me.stdout)).toMatchObject({ email: "bo@example.com", server: server.url });
+    // Another server: the saved token stays home.
+    const elsewhere = await cellar(["whoami", "--server", "http://127.0.0.1:9"], { home });
+    expect(elsewhere).toMatchObject({ code: 4 });
+    expect(elsewhere.stderr).toContain("Not signed in to http://127.0.0.1:9");
+
+    const refused = await cellar(["login", "--server", server.url, "--with-token"], { home, stdin: "not-a-jwt\n" });
+    expect(refused.code).toBe(4);
+  });
+
+  it("renames the account", async () => {
+    const home = await signedInHome("cy@example.com");
+    expect(await cellar(["set-name", "Cy Young"], { home })).toMatchObject({
+      code: 0,
+      stderr: "You are now Cy Young.\n",
+    });
+    expect((await cellar(["whoami"], { home })).stdout).toBe(`cy@example.com (Cy Young) on ${server.url}\n`);
+  });
+});
+
+describe("files", () => {
+  let home = "";
+  beforeAll(async () => {
+    home = await signedInHome("dee@example.com");
+    writeFileSync(join(home, "budget.csv"), "item,amount\nrent,1200\nfood,300\n");
+    writeFileSync(join(home, "notes.csv"), "a;b\n1;2\n");
+    writeFileSync(join(home, "plain.sheet"), "opaque bytes");
+  });
+
+  it("uploads several files and lists them as a table, NDJSON or ids", async () => {
+    const upload = await cellar(["upload", "budget.csv", "notes.csv", "plain.sheet"], { home });
+    expect(upload.code).toBe(0);
+    const lines = upload.stdout.trim().split("\n");
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toMatch(/^file_[a-z2-7]{24} {2}\S+ {2}\d+ B$/);
+    // Not a terminal: no progress bar.
+    expect(upload.stderr).toBe("");
+
+    const table = await cellar(["ls"], { home });
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID +SIZE +VISIBILITY +UPDATED +NAME$/);
+    expect(table.stdout).toContain("budget.csv");
+    const ndjson = (await cellar(["ls", "--json"], { home })).stdout.trim().split("\n");
+    expect(ndjson.map((line) => (JSON.parse(line) as { name: string }).name).sort()).toEqual([
+      "budget.csv",
+      "notes.csv",
+      "plain.sheet",
+    ]);
+    const ids = (await cellar(["ls", "-q"], { home })).stdout.trim().split("\n");
+    expect(ids).toHaveLength(3);
+
+    const firstPage = await cellar(["ls", "--per-page", "2"], { home });
+    expect(firstPage.stdout.trim().split("\n")).toHaveLength(3);
+    expect(firstPage.stderr).toBe("2 of 3 files shown: --all lists every one.\n");
+    const all = await cellar(["ls", "--per-page", "2", "--all", "-q"], { home });
+    expect(all.stdout.trim().split("\n")).toEqual(ids);
+  });
+
+  it("renames, shares, trashes and restores a file, with --json answers", async () => {
+    const upload = await cellar(["upload", "budget.csv", "--name", "Budget 2026", "-q"], { home });
+    const id = upload.stdout.trim();
+    expect(await cellar(["rename", id, "Budget — final"], { home })).toMatchObject({
+      code: 0,
+      stdout: `Renamed ${id} to Budget — final.\n`,
+    });
+    expect((await cellar(["share", id], { home })).stdout).toBe(`Budget — final (${id}) is public.\n`);
+    const info = await cellar(["info", id], { home });
+    expect(info.stdout).toMatch(/^visibility: +public$/m);
+    expect(info.stdout).toMatch(/^size: +31 B \(31 bytes\)$/m);
+    expect(JSON.parse((await cellar(["unshare", id, "--json"], { home })).stdout)).toMatchObject({
+      id,
+      visibility: "private",
+    });
+    const trashed = await cellar(["rm", id], { home });
+    expect(trashed.stdout).toMatch(/is in the trash until \d{4}-\d\d-\d\d \d\d:\d\d\.\n$/);
+    expect((await cellar(["ls", "--trash", "-q"], { home })).stdout).toBe(`${id}\n`);
+    expect((await cellar(["ls", "--trash"], { home })).stdout.split("\n")[0]).toContain("PURGED AFTER");
+    expect((await cellar(["restore", id], { home })).stdout).toBe(`Budget — final (${id}) is restored.\n`);
+    expect((await cellar(["ls", "--trash", "-q"], { home })).stdout).toBe("");
+  });
+
+  it("says what went wrong in one line, with the API's message and a status scripts can test", async () => {
+    const missing = await cellar(["info", "file_nosuchfileanywhere0000"], { home });
+    expect(missing).toMatchObject({ code: 1, stdout: "", stderr: "cellar: No such file. (not_found)\n" });
+    const badName = await cellar(["rename", "file_nosuchfileanywhere0000", ""], { home });
+    expect(badName.code).toBe(1);
+    expect(badName.stderr).toMatch(/^cellar: .*name: .*\(validation_error\)\n$/);
+    const refused = await cellar(["upload", "missing.csv"], { home });
+    expect(refused).toMatchObject({ code: 1, stderr: "cellar: missing.csv: Cannot read missing.csv.\n" });
+    writeFileSync(join(home, "notes.txt"), "hello");
+    const unsupported = await cellar(["upload", "notes.txt"], { home });
+    expect(unsupported.code).toBe(1);
+    expect(unsupported.stderr).toMatch(/^cellar: notes\.txt: .+\(unsupported_media_type\)\n$/);
+    const unreachable = await cellar(["whoami", "--server", `http://127.0.0.1:${await closedPort()}`], {
+      home,
+      env: { CELLAR_TOKEN: "x.y.z" },
+    });
+    expect(unreachable).toMatchObject({ code: 1, stderr: "cellar: Cannot reach the server: ECONNREFUSED.\n" });
+  });
+
+  it("exits 2 on a wrong command line", async () => {
+    expect((await cellar(["frobnicate"], { home })).code).toBe(2);
+    expect((await cellar(["rename", "file_x"], { home })).code).toBe(2);
+    const perPage = await cellar(["ls", "--per-page", "0"], { home });
+    expect(perPage.code).toBe(2);
+    expect(perPage.stderr).toContain("must be a whole number from 1");
+    expect((await cellar(["download", "file_x", "--format", "pdf"], { home })).code).toBe(2);
+    expect((await cellar(["upload", "a.csv", "b.csv", "--name", "x"], { home })).code).toBe(2);
+    expect((await cellar(["ls", "--server", "ftp://example.org"], { home })).code).toBe(2);
+    const help = await cellar(["--help"], { home });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain(
+      "Exit status: 0 ok, 1 error, 2 usage, 4 signed out or token refused, 130 interrupted.",
+    );
+  });
+});
+
+describe("downloads", () => {
+  let home = "";
+  let id = "";
+  const bytes = Buffer.from(
+    `id,name,amount\n${Array.from({ length: 60_000 }, (_, i) => `${i},"row, ${i}",${i * 1.5}`).join("\n")}\n`,
+  );
+  beforeAll(async () => {
+    home = await signedInHome("eve@example.com");
+    writeFileSync(join(home, "rows.csv"), bytes);
+    id = (await cellar(["upload", "rows.csv", "--name", "Rows: März", "-q"], { home })).stdout.trim();
+  });
+
+  it("writes the file under its offered name, refuses to replace one without --force, and writes to stdout with -o -", async () => {
+    const folder = join(home, "out");
+    mkdirSync(folder);
+    const first = await cellar(["download", id], { home, cwd: folder });
+    expect(first.code).toBe(0);
+    expect(readFileSync(join(folder, "Rows: März.csv")).equals(bytes)).toBe(true);
+    const again = await cellar(["download", id], { home, cwd: folder });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("exists: --force replaces it.");
+    expect((await cellar(["download", id, "--force", "-q"], { home, cwd: folder })).stdout).toBe(
+      `${join(folder, "Rows: März.csv")}\n`,
+    );
+    const toFile = await cellar(["download", id, "-o", "copy.csv"], { home, cwd: folder });
+    expect(toFile.code).toBe(0);
+    expect(readFileSync(join(folder, "copy.csv")).equals(bytes)).toBe(true);
+    const stdout = await cellar(["download", id, "-o", "-"], { home });
+    expect(stdout.stdout).toBe(bytes.toString());
+    // Nothing left behind.
+    expect(existsSync(join(folder, `.cellar-${id}.part`))).toBe(false);
+  });
+
+  it("resumes a partial download of the same version, and starts over when the file changed", async () => {
+    const folder = join(home, "resume");
+    mkdirSync(folder);
+    const part = join(folder, `.cellar-${id}.part`);
+    const sha = (await cellar(["info", id, "--json"], { home })).stdout;
+    const etag = `"${(JSON.parse(sha) as { sha256: string }).sha256}"`;
+    writeFileSync(part, bytes.subarray(0, 700_000));
+    writeFileSync(`${part}.json`, JSON.stringify({ id, etag }));
+    const resumed = await cellar(["download", id, "-o", "rows.csv"], { home, cwd: folder });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain("(resumed at 684 KiB)");
+    expect(readFileSync(join(folder, "rows.csv")).equals(bytes)).toBe(true);
+    expect(existsSync(part) || existsSync(`${part}.json`)).toBe(false);
+
+    writeFileSync(part, Buffer.from("stale bytes of an older version"));
+    writeFileSync(`${part}.json`, JSON.stringify({ id, etag: `"${"0".repeat(64)}"` }));
+    const restarted = await cellar(["download", id, "-o", "rows.csv", "--force"], { home, cwd: folder });
+    expect(restarted.code).toBe(0);
+    expect(restarted.stderr).toContain("The file changed since the last attempt");
+    expect(readFileSync(join(folder, "rows.csv")).equals(bytes)).toBe(true);
+
+    // Bytes that are not the file's (a corrupted part) are caught by the SHA-256 and not kept.
+    writeFileSync(part, Buffer.alloc(700_000, 0x41));
+    writeFileSync(`${part}.json`, JSON.stringify({ id, etag }));
+    const corrupted = await cellar(["download", id, "-o", "rows.csv", "--force"], { home, cwd: folder });
+    expect(corrupted.code).toBe(1);
+    expect(corrupted.stderr).toContain("do not match the file's SHA-256");
+    expect(existsSync(part)).toBe(false);
+  });
+
+  it("converts on the way, and reads sheets and cells", async () => {
+    const folder = join(home, "convert");
+    mkdirSync(folder);
+    const xlsx = await cellar(["download", id, "--format", "xlsx"], { home, cwd: folder });
+    expect(xlsx.code).toBe(0);
+    expect(readFileSync(join(folder, "Rows: März.xlsx")).subarray(0, 2).toString()).toBe("PK");
+    expect((await cellar(["download", id, "--sheet", "Sheet1"], { home })).code).toBe(2);
+
+    const sheets = await cellar(["sheets", id], { home });
+    expect(sheets.stdout.split("\n")[0]).toMatch(/^# +ROWS +COLUMNS +HEADER +COLUMN TYPES +NAME$/);
+    expect(sheets.stdout.split("\n")[1]).toMatch(/^0 +60001 +3 +yes +number,string,number +Sheet1$/);
+    expect(JSON.parse((await cellar(["sheets", id, "--json"], { home })).stdout)[0]).toMatchObject({
+      name: "Sheet1",
+      row_count: 60_001,
+    });
+    const cells = await cellar(["cells", id, "A1:C3"], { home });
+    expect(cells).toMatchObject({
+      code: 0,
+      stdout: 'id,name,amount\n0,"row, 0",0\n1,"row, 1",1.5\n',
+      stderr: "Sheet1!A1:C3\n",
+    });
+    const typed = JSON.parse((await cellar(["cells", id, "B2", "--types", "--json"], { home })).stdout);
+    expect(typed).toEqual({ range: "Sheet1!B2", values: [["row, 0"]], types: [["string"]] });
+    const bad = await cellar(["cells", id, "not a range"], { home });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("(validation_error)");
+  });
+});

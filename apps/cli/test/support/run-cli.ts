@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { run } from "../../src/index.js";
+
+export const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+
+/** A home of its own for each test: the configuration lands in `<home>/.config/cellar`. */
+export function scratchHome(): string {
+  return mkdtempSync(join(tmpdir(), "cellar-cli-"));
+}
+
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `cellar` in this process, with stdin given as text and stdout/stderr captured
+ * (neither is a terminal, as in a script).
+ */
+export async function cellar(
+  args: readonly string[],
+  options: { home: string; stdin?: string; env?: Record<string, string>; cwd?: string; signal?: AbortSignal },
+): Promise<CliRun> {
+  const stdin = new PassThrough();
+  stdin.end(options.stdin ?? "");
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const code = await run(args, {
+    stdin,
+    stdout,
+    stderr,
+    env: { HOME: options.home, PATH: process.env.PATH ?? "", ...options.env },
+    cwd: options.cwd ?? options.home,
+    signal: options.signal ?? new AbortController().signal,
+  });
+  return { code, stdout: out, stderr: err };
+}
+
+/** Starts the real `cellar` command as its own process (from the TypeScript sources). */
+export function spawnCellar(
+  args: readonly string[],
+  options: { home: string; env?: Record<string, string>; cwd?: string },
+): { child: ChildProcess; output: () => { stdout: string; stderr: string }; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ["--conditions=@cellar/source", "--import", "tsx", MAIN, ...args], {
+    env: { HOME: options.home, PATH: process.env.PATH ?? "", ...options.env },
+    cwd: options.cwd ?? options.home,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return { child, output: () => ({ stdout, stderr }), exited };
+}
