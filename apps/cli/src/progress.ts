@@ -10,11 +10,14 @@ export interface TransferBar {
 
 /** The bars of the transfers of one command, drawn together on stderr. */
 export interface TransferBars {
+  /** Whether bars are drawn: results wait until they stop, not to be drawn over. */
+  readonly shown: boolean;
   add(label: string, total: number | undefined): TransferBar;
   stop(): void;
 }
 
 const NO_BARS: TransferBars = {
+  shown: false,
   add: () => ({ update() {}, finish() {} }),
   stop() {},
 };
@@ -31,6 +34,8 @@ export function transferBars(output: Output): TransferBars {
     stream: output.stderr,
     format: "{bar} {percent} {done} of {all}  {speed}  {label}",
     barsize: 24,
+    barCompleteChar: "\u2588",
+    barIncompleteChar: "\u2591",
     fps: 10,
     hideCursor: true,
     clearOnComplete: false,
@@ -39,6 +44,7 @@ export function transferBars(output: Output): TransferBars {
     autopadding: true,
   });
   return {
+    shown: true,
     add(label, total) {
       const payload = (done: number, all: number | undefined, status?: string) => {
         const seconds = (performance.now() - started) / 1000;

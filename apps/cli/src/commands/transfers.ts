@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { CellarApiError, type Download } from "@cellar/client";
+import { CellarApiError, type CellarFile, type Download } from "@cellar/client";
 import { type Command, Option } from "commander";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
@@ -28,7 +28,12 @@ async function uploadAll(context: CommandContext, paths: string[], options: { na
   const bars = transferBars(output);
   const failures: { path: string; error: unknown }[] = [];
   const queue = paths.map((path, index) => ({ path, index }));
-  const results: (string | undefined)[] = [];
+  const uploaded: CellarFile[] = [];
+  const printUploaded = (file: CellarFile) => {
+    if (output.options.json) output.json(file);
+    else if (output.options.quiet) output.result(file.id);
+    else output.result(`${file.id}  ${file.name}  ${humanSize(file.size)}`);
+  };
 
   const worker = async () => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
@@ -59,10 +64,9 @@ async function uploadAll(context: CommandContext, paths: string[], options: { na
           },
         );
         bar.finish("done");
-        results[next.index] = file.id;
-        if (output.options.json) output.json(file);
-        else if (output.options.quiet) output.result(file.id);
-        else output.result(`${file.id}  ${file.name}  ${humanSize(file.size)}`);
+        // Printed as each upload ends, or in order once the bars are done being drawn.
+        if (bars.shown) uploaded[next.index] = file;
+        else printUploaded(file);
       } catch (error) {
         bar.finish("failed");
         if (io.signal.aborted) throw error;
@@ -75,6 +79,7 @@ async function uploadAll(context: CommandContext, paths: string[], options: { na
   } finally {
     bars.stop();
   }
+  for (const file of uploaded) if (file !== undefined) printUploaded(file);
   if (failures.length === 0) return;
   for (const { path, error } of failures.slice(0, -1)) {
     output.error(`${path}: ${error instanceof Error ? error.message : String(error)}`);

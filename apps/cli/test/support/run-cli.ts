@@ -1,12 +1,25 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { run } from "../../src/index.js";
 
-export const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+
+/**
+ * How to start `cellar` from its TypeScript sources: tsx's loader by its path, since the
+ * command runs in folders (a test's home) where `--import tsx` would not resolve.
+ */
+export const CELLAR_COMMAND: readonly string[] = [
+  process.execPath,
+  "--conditions=@cellar/source",
+  "--import",
+  pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href,
+  MAIN,
+];
 
 /** A home of its own for each test: the configuration lands in `<home>/.config/cellar`. */
 export function scratchHome(): string {
@@ -55,7 +68,8 @@ export function spawnCellar(
   args: readonly string[],
   options: { home: string; env?: Record<string, string>; cwd?: string },
 ): { child: ChildProcess; output: () => { stdout: string; stderr: string }; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ["--conditions=@cellar/source", "--import", "tsx", MAIN, ...args], {
+  const [node = "node", ...nodeArguments] = CELLAR_COMMAND;
+  const child = spawn(node, [...nodeArguments, ...args], {
     env: { HOME: options.home, PATH: process.env.PATH ?? "", ...options.env },
     cwd: options.cwd ?? options.home,
     stdio: ["pipe", "pipe", "pipe"],

@@ -9,13 +9,15 @@ import { setTimeout as sleep } from "node:timers/promises";
  */
 export async function startSlowProxy(target: string, bytesPerSecond: number) {
   const slowly = async function* (source: AsyncIterable<Buffer>) {
-    // In slices of 1/20 s worth of bytes, each after its share of time.
-    const slice = Math.max(1, Math.floor(bytesPerSecond / 20));
+    // Each byte no sooner than its share of time since the first.
+    const started = performance.now();
+    let passed = 0;
     for await (const chunk of source) {
-      for (let at = 0; at < chunk.length; at += slice) {
-        await sleep(50);
-        yield chunk.subarray(at, at + slice);
-      }
+      const due = started + ((passed + chunk.length) / bytesPerSecond) * 1000;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      passed += chunk.length;
+      yield chunk;
     }
   };
   const upstream = new URL(target);
