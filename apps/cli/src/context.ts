@@ -1,11 +1,11 @@
-import type { Command } from "commander";
+import { text } from "./commands/act.js";
 import type { CliIo } from "./io.js";
 import { Output } from "./output.js";
 import { openSession, type Session } from "./session.js";
 
-/** The global options, as commander parses them. */
-interface GlobalOptions {
-  server?: string;
+/** The global options, as the parser gives them. */
+export interface GlobalOptions {
+  server?: unknown;
   json?: boolean;
   quiet?: boolean;
   progress?: boolean;
@@ -18,8 +18,7 @@ export interface CommandContext {
   session(): Promise<Session>;
 }
 
-export function contextOf(io: CliIo, command: Command): CommandContext {
-  const options = command.optsWithGlobals<GlobalOptions>();
+export function contextOf(io: CliIo, options: GlobalOptions): CommandContext {
   return {
     io,
     output: new Output(io, {
@@ -27,6 +26,6 @@ export function contextOf(io: CliIo, command: Command): CommandContext {
       quiet: options.quiet === true,
       progress: options.progress !== false,
     }),
-    session: () => openSession(io, options.server),
+    session: () => openSession(io, options.server === undefined ? undefined : text(options.server)),
   };
 }

@@ -12,7 +12,11 @@ process.once("SIGINT", () => {
 });
 
 process.exitCode = await run(process.argv.slice(2), {
-  stdin: process.stdin,
+  // Opened only by the commands that read it (login): opening stdin loads the terminal
+  // and socket modules, a few milliseconds of every other command's start.
+  get stdin() {
+    return process.stdin;
+  },
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,

@@ -1,4 +1,3 @@
-import { MultiBar } from "cli-progress";
 import { humanSize, type Output } from "./output.js";
 
 /** One transfer's bar. */
@@ -27,8 +26,10 @@ const NO_BARS: TransferBars = {
  * a second; nothing at all when `output` says no bars (not a terminal, --quiet, --json,
  * --no-progress).
  */
-export function transferBars(output: Output): TransferBars {
+export async function transferBars(output: Output): Promise<TransferBars> {
   if (!output.showsProgress) return NO_BARS;
+  // Loaded only to draw: a script's run does without it.
+  const { MultiBar } = await import("cli-progress");
   const started = performance.now();
   const bars = new MultiBar({
     stream: output.stderr,

@@ -1,4 +1,4 @@
-import { createInterface } from "node:readline";
+import type { Interface } from "node:readline";
 import { CliError, EXIT } from "./exit-codes.js";
 import type { CliIo } from "./io.js";
 
@@ -11,9 +11,14 @@ export class Prompter {
   readonly #lines: AsyncIterator<string>;
   readonly #close: () => void;
 
-  constructor(io: CliIo) {
+  /** node:readline is loaded only by the commands that ask. */
+  static async open(io: CliIo): Promise<Prompter> {
+    const { createInterface } = await import("node:readline");
+    return new Prompter(io, createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false }));
+  }
+
+  private constructor(io: CliIo, lines: Interface) {
     this.#io = io;
-    const lines = createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
     this.#lines = lines[Symbol.asyncIterator]();
     this.#close = () => lines.close();
   }

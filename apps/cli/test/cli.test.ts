@@ -149,6 +149,8 @@ describe("files", () => {
   it("renames, shares, trashes and restores a file, with --json answers", async () => {
     const upload = await cellar(["upload", "budget.csv", "--name", "Budget 2026", "-q"], { home });
     const id = upload.stdout.trim();
+    // A name that looks like a number stays the text it was.
+    expect((await cellar(["rename", id, "007", "--json"], { home })).stdout).toContain('"name":"007"');
     expect(await cellar(["rename", id, "Budget — final"], { home })).toMatchObject({
       code: 0,
       stdout: `Renamed ${id} to Budget — final.\n`,
@@ -186,6 +188,17 @@ describe("files", () => {
       env: { CELLAR_TOKEN: "x.y.z" },
     });
     expect(unreachable).toMatchObject({ code: 1, stderr: "cellar: Cannot reach the server: ECONNREFUSED.\n" });
+    const uploadUnreachable = await cellar(
+      ["upload", "budget.csv", "--server", `http://127.0.0.1:${await closedPort()}`],
+      {
+        home,
+        env: { CELLAR_TOKEN: "x.y.z" },
+      },
+    );
+    expect(uploadUnreachable).toMatchObject({
+      code: 1,
+      stderr: "cellar: budget.csv: Cannot reach the server: ECONNREFUSED.\n",
+    });
   });
 
   it("exits 2 on a wrong command line", async () => {
@@ -197,6 +210,20 @@ describe("files", () => {
     expect((await cellar(["download", "file_x", "--format", "pdf"], { home })).code).toBe(2);
     expect((await cellar(["upload", "a.csv", "b.csv", "--name", "x"], { home })).code).toBe(2);
     expect((await cellar(["ls", "--server", "ftp://example.org"], { home })).code).toBe(2);
+    const unknownOption = await cellar(["ls", "--colour"], { home });
+    expect(unknownOption).toMatchObject({
+      code: 2,
+      stderr: "cellar: Unknown option `--colour`: cellar --help says how.\n",
+    });
+    expect(await cellar(["nonsense"], { home })).toMatchObject({
+      code: 2,
+      stderr: "cellar: There is no command nonsense: cellar --help lists them.\n",
+    });
+    const commandHelp = await cellar(["download", "--help"], { home });
+    expect(commandHelp.code).toBe(0);
+    expect(commandHelp.stdout).toContain("Usage: cellar download <id> [options]");
+    expect(commandHelp.stdout).toContain("-o, --output <path>");
+    expect((await cellar([], { home })).stdout).toContain("Commands:");
     const help = await cellar(["--help"], { home });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain(

@@ -37,22 +37,31 @@ export interface CellarClient {
 
 export function createCellarClient(options: CellarClientOptions): CellarClient {
   const apiUrl = `${options.baseUrl.replace(/\/+$/, "")}/v1`;
-  const fetch = options.fetch ?? globalThis.fetch;
-  const api = createClient<paths>({
-    baseUrl: apiUrl,
-    fetch: retryingFetch(fetch, options.retries),
-    ...(options.token === undefined ? {} : { headers: { authorization: `Bearer ${options.token}` } }),
-  });
+  // Looked up at each call: Node loads its fetch (undici) on first use, which a program
+  // that only uploads with `uploadFile` never needs.
+  const fetch: typeof globalThis.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  // Made on first use: openapi-fetch reads the global Request when a client is made,
+  // which loads Node's fetch (undici, 30 ms), and a program that only uploads with
+  // `uploadFile` never needs it.
+  let made: Client<paths> | undefined;
+  const api = () =>
+    (made ??= createClient<paths>({
+      baseUrl: apiUrl,
+      fetch: retryingFetch(fetch, options.retries),
+      ...(options.token === undefined ? {} : { headers: { authorization: `Bearer ${options.token}` } }),
+    }));
   const target = { apiUrl, token: options.token, fetch };
   return {
-    api,
+    get api() {
+      return api();
+    },
     upload: (source, uploadOptions) =>
       upload({ ...target, platformFetch: options.fetch === undefined }, source, uploadOptions),
     download: (id, downloadOptions) =>
       download({ ...target, resumeAttempts: options.retries?.max ?? 2 }, id, downloadOptions),
     async *files({ trashed = false, perPage = 100 } = {}) {
       for (let page = 1; ; page++) {
-        const { data, error, response } = await api.GET("/files", {
+        const { data, error, response } = await api().GET("/files", {
           params: {
             query: { page: String(page), per_page: String(perPage), ...(trashed ? { trashed: "true" } : {}) },
           },

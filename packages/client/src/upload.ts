@@ -55,18 +55,26 @@ function contentOf(source: UploadSource): { chunks: AsyncIterable<Uint8Array> | 
   return { chunks: source.content, ...(source.size === undefined ? {} : { total: source.size }) };
 }
 
-/** A multipart/form-data body streamed from its parts, counting the file's bytes as they are pulled. */
-function multipartBody(source: UploadSource, options: UploadOptions) {
+/** The multipart/form-data around a file's bytes: the form fields and the file part's header, and the closing line. */
+export function multipartFraming(fileName: string, options: UploadOptions) {
   const boundary = `cellar-${crypto.randomUUID()}`;
   const encoder = new TextEncoder();
   const fields = formFields(options)
     .map(([field, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${field}"\r\n\r\n${value}\r\n`)
     .join("");
-  const head = encoder.encode(
-    `${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=${quotedName(source.fileName)}\r\n` +
-      "Content-Type: application/octet-stream\r\n\r\n",
-  );
-  const tail = encoder.encode(`\r\n--${boundary}--\r\n`);
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    head: encoder.encode(
+      `${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=${quotedName(fileName)}\r\n` +
+        "Content-Type: application/octet-stream\r\n\r\n",
+    ),
+    tail: encoder.encode(`\r\n--${boundary}--\r\n`),
+  };
+}
+
+/** A multipart/form-data body streamed from its parts, counting the file's bytes as they are pulled. */
+function multipartBody(source: UploadSource, options: UploadOptions) {
+  const { contentType, head, tail } = multipartFraming(source.fileName, options);
   const { chunks: content, total } = contentOf(source);
   let sent = 0;
   const chunks = (async function* () {
@@ -95,7 +103,7 @@ function multipartBody(source: UploadSource, options: UploadOptions) {
   });
   return {
     body,
-    contentType: `multipart/form-data; boundary=${boundary}`,
+    contentType,
     contentLength: total === undefined ? undefined : head.length + total + tail.length,
   };
 }

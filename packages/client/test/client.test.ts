@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { cellarApi, cellarOpenApi } from "@cellar/adapter-http";
 import { createSpreadsheetReader } from "@cellar/adapter-sheets";
 import { createInMemoryCellar } from "@cellar/core";
@@ -6,6 +8,7 @@ import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatedTypes } from "../scripts/generated-types.js";
 import { CellarApiError, createCellarClient, unwrap } from "../src/index.js";
+import { uploadFile } from "../src/node/index.js";
 
 describe("the generated types", () => {
   it("match the OpenAPI document the server serves (run `scripts/pnpm --filter @cellar/client generate`)", async () => {
@@ -26,6 +29,13 @@ describe("the client against a real server", () => {
     baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
   });
   afterAll(() => app.close());
+
+  async function tokenOf(email: string) {
+    const anonymous = createCellarClient({ baseUrl });
+    await unwrap(anonymous.api.POST("/sessions", { body: { email } }));
+    const token = new URL(cellar.deps.mailer.sent.at(-1)?.link ?? "http://x/").searchParams.get("token") ?? "";
+    return (await unwrap(anonymous.api.POST("/sessions/verify", { body: { token } }))).jwt;
+  }
 
   async function signedIn(email: string) {
     const anonymous = createCellarClient({ baseUrl });
@@ -102,6 +112,47 @@ describe("the client against a real server", () => {
     });
     const expected = Buffer.concat([line, ...rows]);
     expect(Buffer.from(download.data as ArrayBuffer).equals(expected)).toBe(true);
+  });
+
+  it("uploads a file from disk in Node (uploadFile), byte for byte, with progress as the socket takes it", async () => {
+    const client = await signedIn("fay@example.com");
+    const me = await unwrap(client.api.GET("/users/me"));
+    const folder = mkdtempSync(join(tmpdir(), "cellar-client-"));
+    // 5.5 MiB: more than the two 1 MiB buffers, and not a whole number of them.
+    const bytes = Buffer.alloc(5.5 * 1024 * 1024);
+    for (let at = 0; at < bytes.length; at++) bytes[at] = (at * 7919) % 251;
+    const path = join(folder, "blob.sheet");
+    writeFileSync(path, bytes);
+    const progress: number[] = [];
+    const jwt = await tokenOf("fay@example.com");
+    const file = await uploadFile({ baseUrl, token: jwt }, path, {
+      name: "Blob",
+      visibility: "public",
+      onProgress: (sent, total) => {
+        expect(total).toBe(bytes.length);
+        progress.push(sent);
+      },
+    });
+    expect(file).toMatchObject({ name: "Blob", visibility: "public", size: bytes.length, owner_id: me.id });
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(progress.at(-1)).toBe(bytes.length);
+    expect(progress.length).toBeGreaterThanOrEqual(6);
+    const download = await createCellarClient({ baseUrl, token: jwt }).download(file.id);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of download.body) chunks.push(chunk);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+
+    // Refused (not a spreadsheet): the server's answer.
+    writeFileSync(join(folder, "notes.txt"), "hello");
+    const refused = await uploadFile({ baseUrl, token: jwt }, join(folder, "notes.txt")).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ status: 415, code: "unsupported_media_type" });
+    const anonymous = await uploadFile({ baseUrl }, path).catch((error: unknown) => error);
+    expect(anonymous).toMatchObject({ status: 401, code: "unauthorized" });
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(uploadFile({ baseUrl, token: jwt }, path, { signal: aborted.signal })).rejects.toThrow();
   });
 
   it("reports a refused upload as the API's error", async () => {

@@ -1,12 +1,12 @@
 import { apiError, createCellarClient, unwrap } from "@cellar/client";
-import type { Command } from "commander";
+import type { CAC } from "cac";
 import { writeConfig } from "../config.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
 import { Prompter, readAll } from "../prompt.js";
 import { requireToken } from "../session.js";
 
-import type { Act } from "./act.js";
+import { type Act, text } from "./act.js";
 
 /** The token of a sign-in link (`…/sign-in?token=…`), or the pasted text when it is the token itself. */
 export function signInToken(pasted: string): string {
@@ -23,14 +23,13 @@ export function signInToken(pasted: string): string {
   return text;
 }
 
-export function registerAccountCommands(program: Command, action: Act) {
+export function registerAccountCommands(program: CAC, action: Act) {
   program
-    .command("login")
-    .description("sign in: asks for your email, then for the link (or its token) from the mail")
-    .option("--email <address>", "the address to send the sign-in link to")
+    .command("login", "sign in: asks for your email, then for the link (or its token) from the mail")
+    .option("--email <address>", "the address to send the sign-in link to", { type: [String] })
     .option("--with-token", "read a session token (JWT) from stdin instead")
     .action(
-      action(async (context: CommandContext, options: { email?: string; withToken?: boolean }) => {
+      action(async (context: CommandContext, options: { email?: unknown; withToken?: boolean }) => {
         const { io, output } = context;
         const session = await context.session();
         let jwt: string;
@@ -45,9 +44,9 @@ export function registerAccountCommands(program: Command, action: Act) {
           });
           email = (await unwrap(client.api.GET("/users/me"))).email;
         } else {
-          const prompter = new Prompter(io);
+          const prompter = await Prompter.open(io);
           try {
-            const address = options.email ?? (await prompter.ask("Email: "));
+            const address = options.email === undefined ? await prompter.ask("Email: ") : text(options.email);
             await unwrap(session.client.api.POST("/sessions", { body: { email: address } }));
             const pasted = await prompter.ask(
               `A sign-in link is on its way to ${address}.\nPaste the link (or its token) here: `,
@@ -67,54 +66,44 @@ export function registerAccountCommands(program: Command, action: Act) {
       }),
     );
 
-  program
-    .command("logout")
-    .description("sign out: the server revokes the session, and it is forgotten here")
-    .action(
-      action(async (context: CommandContext) => {
-        const session = await context.session();
-        const config = session.config;
-        if (session.token === undefined) {
-          context.output.note(`Not signed in to ${session.server}.`);
-          return;
-        }
-        const { response } = await session.client.api.DELETE("/sessions");
-        // 401: revoked or expired already; either way it is over.
-        if (!response.ok && response.status !== 401) {
-          throw await apiError(response);
-        }
-        if (config.server === session.server && config.token === session.token) {
-          await writeConfig(context.io.env, { server: session.server });
-        }
-        context.output.note(`Signed out of ${session.server}.`);
-      }),
-    );
+  program.command("logout", "sign out: the server revokes the session, and it is forgotten here").action(
+    action(async (context: CommandContext) => {
+      const session = await context.session();
+      const config = session.config;
+      if (session.token === undefined) {
+        context.output.note(`Not signed in to ${session.server}.`);
+        return;
+      }
+      const { response } = await session.client.api.DELETE("/sessions");
+      // 401: revoked or expired already; either way it is over.
+      if (!response.ok && response.status !== 401) {
+        throw await apiError(response);
+      }
+      if (config.server === session.server && config.token === session.token) {
+        await writeConfig(context.io.env, { server: session.server });
+      }
+      context.output.note(`Signed out of ${session.server}.`);
+    }),
+  );
 
-  program
-    .command("whoami")
-    .description("who you are signed in as, and where")
-    .action(
-      action(async (context: CommandContext) => {
-        const session = await context.session();
-        requireToken(session);
-        const me = await unwrap(session.client.api.GET("/users/me"));
-        if (context.output.options.json) context.output.json({ ...me, server: session.server });
-        else if (context.output.options.quiet) context.output.result(me.email);
-        else context.output.result(`${me.email} (${me.name}) on ${session.server}`);
-      }),
-    );
+  program.command("whoami", "who you are signed in as, and where").action(
+    action(async (context: CommandContext) => {
+      const session = await context.session();
+      requireToken(session);
+      const me = await unwrap(session.client.api.GET("/users/me"));
+      if (context.output.options.json) context.output.json({ ...me, server: session.server });
+      else if (context.output.options.quiet) context.output.result(me.email);
+      else context.output.result(`${me.email} (${me.name}) on ${session.server}`);
+    }),
+  );
 
-  program
-    .command("set-name")
-    .description("change the name your account goes by")
-    .argument("<name>", "the new name")
-    .action(
-      action(async (context: CommandContext, name: string) => {
-        const session = await context.session();
-        requireToken(session);
-        const me = await unwrap(session.client.api.PATCH("/users/me", { body: { name } }));
-        if (context.output.options.json) context.output.json(me);
-        else context.output.note(`You are now ${me.name}.`);
-      }),
-    );
+  program.command("set-name <name>", "change the name your account goes by").action(
+    action(async (context: CommandContext, name: unknown) => {
+      const session = await context.session();
+      requireToken(session);
+      const me = await unwrap(session.client.api.PATCH("/users/me", { body: { name: text(name) } }));
+      if (context.output.options.json) context.output.json(me);
+      else context.output.note(`You are now ${me.name}.`);
+    }),
+  );
 }

@@ -1,51 +1,46 @@
 import { unwrap } from "@cellar/client";
-import type { Command } from "commander";
+import type { CAC } from "cac";
 import { csvField } from "../output.js";
 import { requireToken } from "../session.js";
-import type { Act } from "./act.js";
+import { type Act, text } from "./act.js";
 
-export function registerSheetCommands(program: Command, action: Act) {
-  program
-    .command("sheets")
-    .description("the sheets of a CSV or XLSX file: their size, header and column types")
-    .argument("<id>", "the file's id")
-    .action(
-      action(async (context, id: string) => {
-        const session = await context.session();
-        requireToken(session);
-        const sheets = await unwrap(session.client.api.GET("/files/{id}/sheets", { params: { path: { id } } }));
-        const { output } = context;
-        if (output.options.json) return output.json(sheets);
-        if (output.options.quiet) {
-          for (const sheet of sheets) output.result(sheet.name);
-          return;
-        }
-        output.table(
-          ["#", "ROWS", "COLUMNS", "HEADER", "COLUMN TYPES", "NAME"],
-          sheets.map((sheet) => [
-            String(sheet.index),
-            String(sheet.row_count),
-            String(sheet.column_count),
-            sheet.header_row ? "yes" : "no",
-            sheet.column_types
-              .slice(0, 8)
-              .map((type) => type ?? "-")
-              .join(",")
-              .concat(sheet.column_types.length > 8 ? ",…" : ""),
-            sheet.name,
-          ]),
-        );
-      }),
-    );
+export function registerSheetCommands(program: CAC, action: Act) {
+  program.command("sheets <id>", "the sheets of a CSV or XLSX file: their size, header and column types").action(
+    action(async (context, given: unknown) => {
+      const id = text(given);
+      const session = await context.session();
+      requireToken(session);
+      const sheets = await unwrap(session.client.api.GET("/files/{id}/sheets", { params: { path: { id } } }));
+      const { output } = context;
+      if (output.options.json) return output.json(sheets);
+      if (output.options.quiet) {
+        for (const sheet of sheets) output.result(sheet.name);
+        return;
+      }
+      output.table(
+        ["#", "ROWS", "COLUMNS", "HEADER", "COLUMN TYPES", "NAME"],
+        sheets.map((sheet) => [
+          String(sheet.index),
+          String(sheet.row_count),
+          String(sheet.column_count),
+          sheet.header_row ? "yes" : "no",
+          sheet.column_types
+            .slice(0, 8)
+            .map((type) => type ?? "-")
+            .join(",")
+            .concat(sheet.column_types.length > 8 ? ",…" : ""),
+          sheet.name,
+        ]),
+      );
+    }),
+  );
 
   program
-    .command("cells")
-    .description("a window of cells, as CSV (B2:D10, 'Q1 Budget'!A1:Z100, A:C, 3:5)")
-    .argument("<id>", "the file's id")
-    .argument("<range>", "an A1 range, with its sheet when not the first")
+    .command("cells <id> <range>", "a window of cells, as CSV (B2:D10, 'Q1 Budget'!A1:Z100, A:C, 3:5)")
     .option("--types", "with --json, each cell's type beside its value")
     .action(
-      action(async (context, id: string, range: string, options: { types?: boolean }) => {
+      action(async (context, givenId: unknown, givenRange: unknown, options: { types?: boolean }) => {
+        const [id, range] = [text(givenId), text(givenRange)];
         const session = await context.session();
         requireToken(session);
         const window = await unwrap(

@@ -1,22 +1,20 @@
-import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
+import { createWriteStream } from "node:fs";
 import { open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { CellarApiError, type CellarFile, type Download } from "@cellar/client";
-import { type Command, Option } from "commander";
+import { uploadFile } from "@cellar/client/node";
+import type { CAC } from "cac";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
+import { failure } from "../failure.js";
 import { humanSize } from "../output.js";
 import { transferBars } from "../progress.js";
 import { requireToken } from "../session.js";
-import type { Act } from "./act.js";
+import { type Act, text } from "./act.js";
 
 /** Uploads going at once: enough to keep a fast link busy with small files, few enough to show. */
 const UPLOADS_AT_ONCE = 3;
-
-/** Reads a file in 1 MiB pieces: fewer, larger writes to the connection than fs's 64 KiB. */
-const READ_PIECE = 1024 * 1024;
 
 async function uploadAll(context: CommandContext, paths: string[], options: { name?: string; public?: boolean }) {
   if (options.name !== undefined && paths.length > 1) {
@@ -25,7 +23,7 @@ async function uploadAll(context: CommandContext, paths: string[], options: { na
   const session = await context.session();
   requireToken(session);
   const { output, io } = context;
-  const bars = transferBars(output);
+  const bars = await transferBars(output);
   const failures: { path: string; error: unknown }[] = [];
   const queue = paths.map((path, index) => ({ path, index }));
   const uploaded: CellarFile[] = [];
@@ -50,12 +48,9 @@ async function uploadAll(context: CommandContext, paths: string[], options: { na
       }
       const bar = bars.add(basename(path), size);
       try {
-        const file = await session.client.upload(
-          {
-            fileName: basename(path),
-            size,
-            content: createReadStream(absolute, { highWaterMark: READ_PIECE, signal: io.signal }),
-          },
+        const file = await uploadFile(
+          { baseUrl: session.server, ...(session.token === undefined ? {} : { token: session.token }) },
+          absolute,
           {
             ...(options.name === undefined ? {} : { name: options.name }),
             ...(options.public ? { visibility: "public" as const } : {}),
@@ -81,21 +76,11 @@ async function uploadAll(context: CommandContext, paths: string[], options: { na
   }
   for (const file of uploaded) if (file !== undefined) printUploaded(file);
   if (failures.length === 0) return;
-  for (const { path, error } of failures.slice(0, -1)) {
-    output.error(`${path}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const last = failures.at(-1);
-  // The last failure decides the exit status (4 when the token was refused).
-  if (last?.error instanceof CellarApiError) {
-    throw new CellarApiError(
-      last.error.status,
-      last.error.code,
-      `${last.path}: ${last.error.message}`,
-      last.error.details,
-      last.error.retryAfterSeconds,
-    );
-  }
-  throw new CliError(`${last?.path}: ${last?.error instanceof Error ? last.error.message : String(last?.error)}`);
+  // Each failure on its line; the last one decides the exit status (4 when the token was refused).
+  const said = failures.map(({ path, error }) => ({ path, ...failure(error, io) }));
+  for (const { path, message } of said.slice(0, -1)) output.error(`${path}: ${message}`);
+  const last = said.at(-1) as (typeof said)[number];
+  throw new CliError(`${last.path}: ${last.message}`, last.exitCode);
 }
 
 /** A name the server offered, made safe to create in a folder: no separators, no control characters. */
@@ -113,7 +98,8 @@ interface DownloadCommandOptions {
 }
 
 /** Where an interrupted download keeps its bytes, and the version they are of. */
-function partPaths(folder: string, id: string, options: DownloadCommandOptions) {
+async function partPaths(folder: string, id: string, options: DownloadCommandOptions) {
+  const { createHash } = await import("node:crypto");
   const variant = [
     options.format ?? "",
     options.sheet === undefined ? "" : createHash("sha256").update(options.sheet).digest("hex").slice(0, 12),
@@ -158,7 +144,7 @@ async function downloadOne(context: CommandContext, id: string, options: Downloa
   if (target !== undefined && !targetIsFolder && !options.force && (await exists(target))) {
     throw new CliError(`${options.output} exists: --force replaces it.`);
   }
-  const { part, version } = partPaths(folder, id, options);
+  const { part, version } = await partPaths(folder, id, options);
 
   // Resume what an interrupted run left, when it is of this file and not a conversion.
   let from = 0;
@@ -199,7 +185,7 @@ async function downloadOne(context: CommandContext, id: string, options: Downloa
   await writeFile(version, JSON.stringify({ id, etag: download.etag }));
 
   // The whole file's SHA-256, checked against its ETag once every byte is here.
-  const hash = createHash("sha256");
+  const hash = (await import("node:crypto")).createHash("sha256");
   if (from > 0) {
     const earlier = await open(part);
     try {
@@ -208,7 +194,7 @@ async function downloadOne(context: CommandContext, id: string, options: Downloa
       await earlier.close().catch(() => {});
     }
   }
-  const bars = transferBars(output);
+  const bars = await transferBars(output);
   const bar = bars.add(basename(destination), download.size);
   let received = from;
   try {
@@ -244,22 +230,48 @@ async function downloadOne(context: CommandContext, id: string, options: Downloa
   else output.result(`${destination}  ${humanSize(received)}${from > 0 ? ` (resumed at ${humanSize(from)})` : ""}`);
 }
 
-export function registerTransferCommands(program: Command, action: Act) {
+export function registerTransferCommands(program: CAC, action: Act) {
   program
-    .command("upload")
-    .description("upload .csv, .xlsx and .sheet files, with a progress bar each on a terminal")
-    .argument("<files...>", "the files to upload")
-    .option("--name <name>", "the display name (one file only; default: the file's name)")
+    .command("upload <...files>", "upload .csv, .xlsx and .sheet files, with a progress bar each on a terminal")
+    .option("--name <name>", "the display name (one file only; default: the file's name)", { type: [String] })
     .option("--public", "share at once: any signed-in user may read it")
-    .action(action(uploadAll));
+    .action(
+      action(async (context, files: unknown[], options: { name?: unknown; public?: boolean }) =>
+        uploadAll(context, files.map(text), {
+          ...(options.name === undefined ? {} : { name: text(options.name) }),
+          ...(options.public ? { public: true } : {}),
+        }),
+      ),
+    );
 
   program
-    .command("download")
-    .description("download a file (or convert it); an interrupted download resumes when run again")
-    .argument("<id>", "the file's id")
-    .option("-o, --output <path>", "where to write it: a file, a folder, or - for stdout (default: its name, here)")
-    .addOption(new Option("--format <format>", "convert: a workbook to csv, a CSV to xlsx").choices(["csv", "xlsx"]))
-    .option("--sheet <name>", "with --format csv, the workbook's sheet to convert (default: the first)")
+    .command("download <id>", "download a file (or convert it); an interrupted download resumes when run again")
+    .option("-o, --output <path>", "where to write it: a file, a folder, or - for stdout (default: its name, here)", {
+      type: [String],
+    })
+    .option("--format <format>", "convert: a workbook to csv, a CSV to xlsx", { type: [String] })
+    .option("--sheet <name>", "with --format csv, the workbook's sheet to convert (default: the first)", {
+      type: [String],
+    })
     .option("--force", "replace a file that is already there")
-    .action(action(downloadOne));
+    .action(
+      action(
+        async (
+          context,
+          id: unknown,
+          options: { output?: unknown; format?: unknown; sheet?: unknown; force?: boolean },
+        ) => {
+          const format = options.format === undefined ? undefined : text(options.format);
+          if (format !== undefined && format !== "csv" && format !== "xlsx") {
+            throw new CliError(`--format is csv or xlsx, not ${format}.`, EXIT.usage);
+          }
+          await downloadOne(context, text(id), {
+            ...(options.output === undefined ? {} : { output: text(options.output) }),
+            ...(format === undefined ? {} : { format }),
+            ...(options.sheet === undefined ? {} : { sheet: text(options.sheet) }),
+            ...(options.force ? { force: true } : {}),
+          });
+        },
+      ),
+    );
 }

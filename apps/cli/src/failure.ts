@@ -1,0 +1,32 @@
+import { CellarApiError } from "@cellar/client";
+import { CliError, EXIT } from "./exit-codes.js";
+import type { CliIo } from "./io.js";
+
+/** What to say, and which status to exit with, for whatever a command threw. */
+export function failure(error: unknown, io: Pick<CliIo, "signal">): { message: string; exitCode: number } {
+  if (io.signal.aborted) return { message: "Interrupted.", exitCode: EXIT.interrupted };
+  if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
+  if (error instanceof CellarApiError) {
+    if (error.status === 401) {
+      return { message: `${error.message} Sign in again: cellar login.`, exitCode: EXIT.signedOut };
+    }
+    const details = error.details.map((detail) => ` ${detail.field}: ${detail.message}.`).join("");
+    const wait = error.retryAfterSeconds === undefined ? "" : ` Try again in ${error.retryAfterSeconds} s.`;
+    return { message: `${error.message}${details}${wait} (${error.code})`, exitCode: EXIT.error };
+  }
+  if (error instanceof TypeError && error.message === "fetch failed") {
+    const cause = (error.cause as { code?: string; message?: string } | undefined) ?? {};
+    return {
+      message: `Cannot reach the server: ${cause.code ?? cause.message ?? "the connection failed"}.`,
+      exitCode: EXIT.error,
+    };
+  }
+  const errno = error as NodeJS.ErrnoException;
+  if (["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT", "EAI_AGAIN"].includes(errno?.code ?? "")) {
+    return { message: `Cannot reach the server: ${errno.code}.`, exitCode: EXIT.error };
+  }
+  if (typeof errno?.code === "string" && typeof errno.path === "string") {
+    return { message: `${errno.path}: ${errno.message.replace(/^[A-Z]+: /, "")}`, exitCode: EXIT.error };
+  }
+  return { message: error instanceof Error ? error.message : String(error), exitCode: EXIT.error };
+}

@@ -1,0 +1,1 @@
+export { type UploadFileOptions, type UploadFileTarget, uploadFile } from "./upload-file.js";
