@@ -11,7 +11,7 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ["@cellar/source"] } },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "packaging/test/**/*.test.ts"],
     environment: "node",
     // One real PostgreSQL for the run (or CELLAR_TEST_DATABASE_URL's): see @cellar/test-engines.
     globalSetup: ["packages/test-engines/src/vitest-global-setup.ts"],
