@@ -9,7 +9,7 @@
  *
  * The file is a `.sheet`, so that no spreadsheet reading after the upload competes with
  * the next one for the two cores. `BENCH_CLI_MIB` and `BENCH_CLI_ROUNDS` change the size
- * and the rounds (default 100 and 5).
+ * and the rounds (default 100 and 9).
  */
 
 import { spawn } from "node:child_process";
@@ -24,9 +24,9 @@ import { CELLAR_MAIN, repositoryRoot, startProcess, stopProcess } from "./proces
 import { makeFile } from "./transfer.js";
 
 const MIB = Number(process.env.BENCH_CLI_MIB ?? 100);
-const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 9);
 const root = repositoryRoot();
-const CLI_MAIN = join(root, "apps/cli/dist/cellar.js");
+const CLI_MAIN = join(root, "apps/cli/bin/cellar.js");
 const work = mkdtempSync(join(tmpdir(), "cellar-bench-cli-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 

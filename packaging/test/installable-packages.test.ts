@@ -51,7 +51,9 @@ describe("the published packages", () => {
       );
       // No sources, tests, maps, build state or configuration: compiled code and its types only.
       const others = files.filter(
-        (path) => !["package.json", "README.md", "LICENSE"].includes(path) && !/^dist\/.+\.(js|d\.ts)$/.test(path),
+        (path) =>
+          !["package.json", "README.md", "LICENSE"].includes(path) &&
+          !/^(dist\/.+\.(js|d\.ts)|bin\/[^/]+\.js)$/.test(path),
       );
       expect(others, folder).toEqual([]);
       expect(

@@ -1,5 +1,6 @@
 /**
- * Bundles the `cellar` command into one file, dist/cellar.js, the package's bin.
+ * Bundles the `cellar` command into one file, dist/cellar.js, which the package's bin
+ * (bin/cellar.js) starts.
  *
  * Why a bundle: a command's start is part of every run (and of `cli_upload_ratio`, the
  * upload against curl's). Loaded as ~25 modules of its own and its dependencies', the

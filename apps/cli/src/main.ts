@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /** The `cellar` command. */
 import { EXIT } from "./exit-codes.js";
 import { run } from "./program.js";

@@ -259,6 +259,12 @@ describe("downloads", () => {
     const toFile = await cellar(["download", id, "-o", "copy.csv"], { home, cwd: folder });
     expect(toFile.code).toBe(0);
     expect(readFileSync(join(folder, "copy.csv")).equals(bytes)).toBe(true);
+    const intoFolder = await cellar(["download", id, "-o", "out/", "--force", "-q"], { home });
+    expect(intoFolder.stdout).toBe(`${join(folder, "Rows: März.csv")}\n`);
+    expect(await cellar(["download", id, "-o", "nowhere/"], { home })).toMatchObject({
+      code: 1,
+      stderr: "cellar: nowhere/ is not a folder.\n",
+    });
     const stdout = await cellar(["download", id, "-o", "-"], { home });
     expect(stdout.stdout).toBe(bytes.toString());
     // Nothing left behind.

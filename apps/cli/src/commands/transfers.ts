@@ -140,6 +140,8 @@ async function downloadOne(context: CommandContext, id: string, options: Downloa
       (info) => info.isDirectory(),
       () => false,
     ));
+  // `-o out/` names a folder: one that is not there is a mistake, not a file to create.
+  if (options.output?.endsWith("/") && !targetIsFolder) throw new CliError(`${options.output} is not a folder.`);
   const folder = target === undefined ? io.cwd : targetIsFolder ? target : dirname(target);
   if (target !== undefined && !targetIsFolder && !options.force && (await exists(target))) {
     throw new CliError(`${options.output} exists: --force replaces it.`);
