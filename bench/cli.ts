@@ -17,10 +17,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SERVER_NODE_FLAGS } from "@cellar/server";
 import { settle, signIn } from "./cellar-client.js";
 import { median } from "./load.js";
-import { CELLAR_MAIN, repositoryRoot, startProcess, stopProcess } from "./processes.js";
+import { repositoryRoot, startEmbeddedCellar, stopProcess } from "./processes.js";
 import { makeFile } from "./transfer.js";
 
 const MIB = Number(process.env.BENCH_CLI_MIB ?? 100);
@@ -56,18 +55,7 @@ function timed(command: string, args: readonly string[], env: Record<string, str
 async function main() {
   const path = join(work, "big.sheet");
   makeFile(path, MIB);
-  const cellar = await startProcess(
-    [...SERVER_NODE_FLAGS, CELLAR_MAIN],
-    {
-      HOST: "127.0.0.1",
-      PORT: "0",
-      DATA_DIR: join(work, "data"),
-      RATE_LIMIT_MAX: "1000000000",
-      MAX_UPLOAD_BYTES: String(1024 ** 3),
-    },
-    "Cellar is listening",
-    join(work, "cellar.log"),
-  );
+  const cellar = await startEmbeddedCellar(join(work, "data"));
   const curlSeconds: number[] = [];
   const cliSeconds: number[] = [];
   try {

@@ -11,7 +11,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqliteRepositories, openDatabase } from "@cellar/adapter-sqlite";
 import { aFile } from "@cellar/core/testing";
-import { SERVER_NODE_FLAGS } from "@cellar/server";
 import { json, settle, signIn, uploadSmallCsv } from "./cellar-client.js";
 import {
   BIG_MIB,
@@ -24,28 +23,13 @@ import {
   SECONDS,
   sequentialMedian,
 } from "./load.js";
-import { BARE_MAIN, CELLAR_MAIN, repositoryRoot, rssMiB, startProcess, stopProcess } from "./processes.js";
+import { BARE_MAIN, repositoryRoot, rssMiB, startEmbeddedCellar, startProcess, stopProcess } from "./processes.js";
 import { download, makeFile, peakRssDuring, upload } from "./transfer.js";
 
 const root = repositoryRoot();
 
 const work = mkdtempSync(join(tmpdir(), "cellar-bench-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
-
-// Started as `pnpm start` starts it: with the server's Node flags.
-const startCellar = (dataDir: string) =>
-  startProcess(
-    [...SERVER_NODE_FLAGS, CELLAR_MAIN],
-    {
-      HOST: "127.0.0.1",
-      PORT: "0",
-      DATA_DIR: dataDir,
-      RATE_LIMIT_MAX: "1000000000",
-      MAX_UPLOAD_BYTES: String(4 * 1024 ** 3),
-    },
-    "Cellar is listening",
-    `${dataDir}.log`,
-  );
 
 const startBare = (file: string) =>
   startProcess([BARE_MAIN], { DIR: work, FILE: file }, "bare server listening", join(work, "bare.log"));
@@ -58,7 +42,7 @@ async function main() {
   const bigFile = join(work, "big.bin");
   const mediumFile = join(work, "medium.bin");
   const bare = await startBare(bigFile);
-  const cellar = await startCellar(join(work, "data"));
+  const cellar = await startEmbeddedCellar(join(work, "data"));
   await settle(2000);
   results.idle_rss_mib = rssMiB(cellar.child.pid);
   results.bare_idle_rss_mib = rssMiB(bare.child.pid);
@@ -111,7 +95,7 @@ async function main() {
   // Uploads and downloads: a fresh Cellar, peak RSS sampled during each upload.
   makeFile(bigFile, BIG_MIB);
   makeFile(mediumFile, 100);
-  const fresh = await startCellar(join(work, "data-transfer"));
+  const fresh = await startEmbeddedCellar(join(work, "data-transfer"));
   const carol = await signIn(fresh, "carol@example.com");
   await settle(1000);
   const medium = await peakRssDuring(fresh.child.pid, () =>

@@ -4,6 +4,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs
 import { dirname, join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
+import { SERVER_NODE_FLAGS } from "@cellar/server";
 
 // Whatever happens to the benchmark, no server it started outlives it.
 const started = new Set<ChildProcess>();
@@ -157,3 +158,23 @@ export const CELLAR_MAIN = join(repositoryRoot(), "apps/server/dist/src/main.js"
 /** The compiled bare Fastify baselines. */
 export const BARE_MAIN = join(repositoryRoot(), "dist/bench/baselines/bare-server.js");
 export const BARE_S3_MAIN = join(repositoryRoot(), "dist/bench/baselines/bare-s3-server.js");
+
+/**
+ * The standalone server as `pnpm start` starts it (the compiled server with its Node
+ * flags) on its embedded default, with `dataDir` for its data and `<dataDir>.log` for its
+ * log, no rate limit to speak of and uploads up to 4 GiB.
+ */
+export function startEmbeddedCellar(dataDir: string): Promise<RunningProcess> {
+  return startProcess(
+    [...SERVER_NODE_FLAGS, CELLAR_MAIN],
+    {
+      HOST: "127.0.0.1",
+      PORT: "0",
+      DATA_DIR: dataDir,
+      RATE_LIMIT_MAX: "1000000000",
+      MAX_UPLOAD_BYTES: String(4 * 1024 ** 3),
+    },
+    "Cellar is listening",
+    `${dataDir}.log`,
+  );
+}

@@ -23,11 +23,10 @@ import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSpreadsheetReader } from "@cellar/adapter-sheets";
-import { SERVER_NODE_FLAGS } from "@cellar/server";
 import ExcelJS from "exceljs";
 import { json, settle, signIn } from "./cellar-client.js";
 import { median, sequentialMedian } from "./load.js";
-import { CELLAR_MAIN, repositoryRoot, rssMiB, startProcess, stopProcess } from "./processes.js";
+import { repositoryRoot, rssMiB, startEmbeddedCellar, stopProcess } from "./processes.js";
 import { peakRssDuring, upload } from "./transfer.js";
 
 const CSV_ROWS = Number(process.env.BENCH_SHEET_ROWS ?? 1_000_100);
@@ -120,18 +119,7 @@ async function main() {
   }
   results.sheet_analysis_mib_s = median(throughputs);
 
-  const cellar = await startProcess(
-    [...SERVER_NODE_FLAGS, CELLAR_MAIN],
-    {
-      HOST: "127.0.0.1",
-      PORT: "0",
-      DATA_DIR: join(work, "data"),
-      RATE_LIMIT_MAX: "1000000000",
-      MAX_UPLOAD_BYTES: String(1024 ** 3),
-    },
-    "Cellar is listening",
-    join(work, "cellar.log"),
-  );
+  const cellar = await startEmbeddedCellar(join(work, "data"));
   try {
     await settle(1000);
     results.sheet_idle_rss_mib = rssMiB(cellar.child.pid);
