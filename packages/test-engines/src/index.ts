@@ -7,9 +7,12 @@ declare module "vitest" {
     postgresUrl: string;
     /** An S3-compatible store: `CELLAR_TEST_S3_*`, or an s3rver started for this run. */
     s3: import("./s3.js").S3Endpoint;
+    /** Chromium, unpacked for this run, and the flags to start it with (playwright-core). */
+    chromium: import("./chromium.js").ChromiumBinary;
   }
 }
 
+export { type ChromiumBinary, unpackChromium } from "./chromium.js";
 export {
   createTestDatabase,
   createTestSchema,

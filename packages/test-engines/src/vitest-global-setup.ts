@@ -1,14 +1,17 @@
+import { type ChromiumBinary, unpackChromium } from "./chromium.js";
 import { type RunningPostgres, startPostgres } from "./postgres.js";
 import { type RunningS3, type S3Endpoint, startS3 } from "./s3.js";
 
 interface SetupProject {
   provide(key: "postgresUrl", value: string): void;
   provide(key: "s3", value: S3Endpoint): void;
+  provide(key: "chromium", value: ChromiumBinary): void;
 }
 
 /**
  * vitest's global setup: one PostgreSQL and one S3-compatible store for the whole run,
- * started here unless the environment names real ones, and stopped when the run ends.
+ * started here unless the environment names real ones, and stopped when the run ends;
+ * and Chromium unpacked, once, for the tests that drive a browser.
  *
  * - `CELLAR_TEST_DATABASE_URL`: a PostgreSQL superuser's URL (the tests create and drop
  *   databases and schemas of their own in it);
@@ -18,6 +21,9 @@ interface SetupProject {
  */
 export default async function setup(project: SetupProject): Promise<() => Promise<void>> {
   const env = process.env;
+  // Unpacked here, not by each test file: several workers unpacking into one folder at
+  // once could start a half-written browser.
+  const chromium = await unpackChromium();
   const postgres: RunningPostgres | undefined = env.CELLAR_TEST_DATABASE_URL ? undefined : await startPostgres();
   let s3: RunningS3 | undefined;
   try {
@@ -38,6 +44,7 @@ export default async function setup(project: SetupProject): Promise<() => Promis
   // Only the endpoint's data crosses to the test files, not the running server's handle.
   const { endpoint, region, accessKeyId, secretAccessKey, forcePathStyle } = store;
   project.provide("s3", { endpoint, region, accessKeyId, secretAccessKey, forcePathStyle });
+  project.provide("chromium", chromium);
   return async () => {
     await Promise.all([postgres?.stop(), s3?.stop()]);
   };
