@@ -7,11 +7,12 @@
  * command took 50–80 ms to print its version where Node alone starts in 27–40 ms; as
  * one file, about 20 ms less. Run after `tsc -b` (it bundles the compiled JavaScript).
  */
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 await build({
-  entryPoints: [new URL("../dist/src/main.js", import.meta.url).pathname],
-  outfile: new URL("../dist/cellar.js", import.meta.url).pathname,
+  entryPoints: [fileURLToPath(new URL("../dist/src/main.js", import.meta.url))],
+  outfile: fileURLToPath(new URL("../dist/cellar.js", import.meta.url)),
   bundle: true,
   platform: "node",
   format: "esm",

@@ -48,6 +48,8 @@ export async function readConfig(env: NodeJS.ProcessEnv): Promise<CliConfig> {
 export async function writeConfig(env: NodeJS.ProcessEnv, config: CliConfig): Promise<void> {
   const path = configPath(env);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  // A folder made before (by hand, or by another tool) is tightened too.
+  await chmod(dirname(path), 0o700);
   const staged = `${path}.${process.pid}.tmp`;
   await writeFile(staged, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
   // The mode given to writeFile is masked by the umask and ignored for an existing file.

@@ -1,31 +1,33 @@
-import { text } from "./commands/act.js";
+import type { CommandInput } from "./command-line.js";
 import type { CliIo } from "./io.js";
 import { Output } from "./output.js";
-import { openSession, type Session } from "./session.js";
-
-/** The global options, as the parser gives them. */
-export interface GlobalOptions {
-  server?: unknown;
-  json?: boolean;
-  quiet?: boolean;
-  progress?: boolean;
-}
+import { openSession, requireToken, type Session } from "./session.js";
 
 /** What a command's action gets: the run's streams, how to answer, and the server session. */
 export interface CommandContext {
   readonly io: CliIo;
   readonly output: Output;
   session(): Promise<Session>;
+  /** The session, for a command that needs to be signed in: exit status 4 when it is not. */
+  signedIn(): Promise<Session>;
 }
 
-export function contextOf(io: CliIo, options: GlobalOptions): CommandContext {
+/** The context of a run, from its global options. */
+export function contextOf(io: CliIo, options: CommandInput["options"]): CommandContext {
+  const output = new Output(io, {
+    json: options.json === true,
+    quiet: options.quiet === true,
+    progress: options.progress !== false,
+  });
+  const session = () => openSession(io, typeof options.server === "string" ? options.server : undefined);
   return {
     io,
-    output: new Output(io, {
-      json: options.json === true,
-      quiet: options.quiet === true,
-      progress: options.progress !== false,
-    }),
-    session: () => openSession(io, options.server === undefined ? undefined : text(options.server)),
+    output,
+    session,
+    async signedIn() {
+      const opened = await session();
+      requireToken(opened);
+      return opened;
+    },
   };
 }

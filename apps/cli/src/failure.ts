@@ -10,7 +10,11 @@ export function failure(error: unknown, io: Pick<CliIo, "signal">): { message: s
     if (error.status === 401) {
       return { message: `${error.message} Sign in again: cellar login.`, exitCode: EXIT.signedOut };
     }
-    const details = error.details.map((detail) => ` ${detail.field}: ${detail.message}.`).join("");
+    // The API's message often says the details already (`name: must be 1-255 characters`).
+    const details = error.details
+      .filter((detail) => !error.message.includes(`${detail.field}: ${detail.message}`))
+      .map((detail) => ` ${detail.field}: ${detail.message}.`)
+      .join("");
     const wait = error.retryAfterSeconds === undefined ? "" : ` Try again in ${error.retryAfterSeconds} s.`;
     return { message: `${error.message}${details}${wait} (${error.code})`, exitCode: EXIT.error };
   }

@@ -14,7 +14,10 @@ export class Prompter {
   /** node:readline is loaded only by the commands that ask. */
   static async open(io: CliIo): Promise<Prompter> {
     const { createInterface } = await import("node:readline");
-    return new Prompter(io, createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false }));
+    const lines = createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
+    // Ctrl-C while a question waits ends the wait (and the run, with status 130).
+    io.signal.addEventListener("abort", () => lines.close(), { once: true });
+    return new Prompter(io, lines);
   }
 
   private constructor(io: CliIo, lines: Interface) {

@@ -37,13 +37,34 @@ export async function openSession(io: CliIo, serverOption: string | undefined): 
   const config = await readConfig(io.env);
   const server = serverUrl(serverOption ?? io.env.CELLAR_SERVER ?? config.server ?? DEFAULT_SERVER);
   const envToken = io.env.CELLAR_TOKEN?.trim();
-  const token = envToken ? envToken : config.server === server ? config.token : undefined;
-  const client = createCellarClient({
+  const token = envToken
+    ? checkedToken(envToken, "CELLAR_TOKEN")
+    : config.server === server && config.token !== undefined
+      ? checkedToken(config.token, "The saved session token")
+      : undefined;
+  return { server, token, config, client: clientFor(io, server, token) };
+}
+
+/**
+ * A session token as Cellar issues it: a JWT, three base64url parts. Anything else is
+ * refused before it goes into a header, and never printed (a header error would quote it).
+ */
+export function checkedToken(token: string, what: string): string {
+  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) {
+    throw new CliError(`${what} is not a session token: sign in with \`cellar login\`.`, EXIT.signedOut);
+  }
+  return token;
+}
+
+/** A client for `server`, whose every request stops on Ctrl-C (the run's signal). */
+export function clientFor(io: CliIo, server: string, token: string | undefined): CellarClient {
+  const fetch = io.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  return createCellarClient({
     baseUrl: server,
     ...(token === undefined ? {} : { token }),
-    ...(io.fetch === undefined ? {} : { fetch: io.fetch }),
+    fetch: (input, init) =>
+      fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, io.signal]) : io.signal }),
   });
-  return { server, token, config, client };
 }
 
 /** Stops with exit status 4 when there is no token to send. */

@@ -1,7 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../src/index.js";
 import { startCellarServer } from "./support/cellar-server.js";
@@ -83,11 +84,14 @@ describe("signing in and out", () => {
     expect(fromEnv).toMatchObject({ code: 0, stdout: "bo@example.com\n" });
 
     const home = scratchHome();
+    // A configuration folder made before, open to all: tightened when the token goes in.
+    mkdirSync(join(home, ".config", "cellar"), { recursive: true, mode: 0o755 });
     expect(
       await cellar(["login", "--server", server.url, "--with-token"], { home, stdin: `${token}\n` }),
     ).toMatchObject({
       code: 0,
     });
+    expect(statSync(join(home, ".config", "cellar")).mode & 0o777).toBe(0o700);
     const me = await cellar(["whoami", "--json"], { home });
     expect(JSON.parse(me.stdout)).toMatchObject({ email: "bo@example.com", server: server.url });
     // Another server: the saved token stays home.
@@ -97,6 +101,43 @@ describe("signing in and out", () => {
 
     const refused = await cellar(["login", "--server", server.url, "--with-token"], { home, stdin: "not-a-jwt\n" });
     expect(refused.code).toBe(4);
+  });
+
+  it("refuses a malformed token without ever printing it", async () => {
+    const secret = "eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LXBheWxvYWQ.c2lnbmF0dXJl";
+    const split = await cellar(["whoami", "--server", server.url], {
+      home: scratchHome(),
+      env: { CELLAR_TOKEN: `${secret}\nsecond-line` },
+    });
+    expect(split.code).toBe(4);
+    expect(split.stderr).toBe("cellar: CELLAR_TOKEN is not a session token: sign in with `cellar login`.\n");
+    const piped = await cellar(["login", "--server", server.url, "--with-token"], {
+      home: scratchHome(),
+      stdin: `${secret}\n${secret}\n`,
+    });
+    expect(piped.code).toBe(4);
+    expect(`${piped.stdout}${piped.stderr}`).not.toContain("c2VjcmV0");
+  });
+
+  it("stops at Ctrl-C with status 130 while the server keeps it waiting", async () => {
+    const silent = createServer(() => {
+      // Accepts the connection and never answers.
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const interrupt = new AbortController();
+      const started = performance.now();
+      setTimeout(() => interrupt.abort(), 200);
+      const run = await cellar(["whoami", "--server", `http://127.0.0.1:${(silent.address() as AddressInfo).port}`], {
+        home: scratchHome(),
+        env: { CELLAR_TOKEN: "a.b.c" },
+        signal: interrupt.signal,
+      });
+      expect(run).toMatchObject({ code: 130, stderr: "cellar: Interrupted.\n" });
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      silent.close();
+    }
   });
 
   it("renames the account", async () => {
@@ -149,8 +190,11 @@ describe("files", () => {
   it("renames, shares, trashes and restores a file, with --json answers", async () => {
     const upload = await cellar(["upload", "budget.csv", "--name", "Budget 2026", "-q"], { home });
     const id = upload.stdout.trim();
-    // A name that looks like a number stays the text it was.
+    // Values stay the text they were: numbers, a leading dash after `--`.
     expect((await cellar(["rename", id, "007", "--json"], { home })).stdout).toContain('"name":"007"');
+    const numbered = await cellar(["upload", "budget.csv", "--name", "007", "--json"], { home });
+    expect(JSON.parse(numbered.stdout)).toMatchObject({ name: "007" });
+    expect((await cellar(["rename", id, "--json", "--", "-draft-"], { home })).stdout).toContain('"name":"-draft-"');
     expect(await cellar(["rename", id, "Budget — final"], { home })).toMatchObject({
       code: 0,
       stdout: `Renamed ${id} to Budget — final.\n`,
@@ -166,6 +210,8 @@ describe("files", () => {
     const trashed = await cellar(["rm", id], { home });
     expect(trashed.stdout).toMatch(/is in the trash until \d{4}-\d\d-\d\d \d\d:\d\d\.\n$/);
     expect((await cellar(["ls", "--trash", "-q"], { home })).stdout).toBe(`${id}\n`);
+    // A flag given twice is the flag.
+    expect((await cellar(["ls", "--trash", "--trash", "-q", "-q"], { home })).stdout).toBe(`${id}\n`);
     expect((await cellar(["ls", "--trash"], { home })).stdout.split("\n")[0]).toContain("PURGED AFTER");
     expect((await cellar(["restore", id], { home })).stdout).toBe(`Budget — final (${id}) is restored.\n`);
     expect((await cellar(["ls", "--trash", "-q"], { home })).stdout).toBe("");
@@ -213,7 +259,11 @@ describe("files", () => {
     const unknownOption = await cellar(["ls", "--colour"], { home });
     expect(unknownOption).toMatchObject({
       code: 2,
-      stderr: "cellar: Unknown option `--colour`: cellar --help says how.\n",
+      stderr: "cellar: Unknown option '--colour'. cellar ls --help says how.\n",
+    });
+    expect(await cellar(["rename", "file_x", "a", "b"], { home })).toMatchObject({
+      code: 2,
+      stderr: "cellar: Usage: cellar rename <id> <name> (3 arguments given).\n",
     });
     expect(await cellar(["nonsense"], { home })).toMatchObject({
       code: 2,
@@ -299,6 +349,68 @@ describe("downloads", () => {
     expect(corrupted.code).toBe(1);
     expect(corrupted.stderr).toContain("do not match the file's SHA-256");
     expect(existsSync(part)).toBe(false);
+  });
+
+  it("finishes a download whose part already holds every byte, and starts over from a part longer than the file", async () => {
+    const folder = join(home, "whole-part");
+    mkdirSync(folder);
+    const part = join(folder, `.cellar-${id}.part`);
+    const etag = `"${(JSON.parse((await cellar(["info", id, "--json"], { home })).stdout) as { sha256: string }).sha256}"`;
+    writeFileSync(part, bytes);
+    writeFileSync(`${part}.json`, JSON.stringify({ id, etag }));
+    const complete = await cellar(["download", id], { home, cwd: folder });
+    expect(complete.code).toBe(0);
+    expect(readFileSync(join(folder, "Rows: März.csv")).equals(bytes)).toBe(true);
+
+    writeFileSync(part, Buffer.concat([bytes, Buffer.from("extra")]));
+    writeFileSync(`${part}.json`, JSON.stringify({ id, etag }));
+    const longer = await cellar(["download", id, "-o", "again.csv"], { home, cwd: folder });
+    expect(longer.code).toBe(0);
+    expect(longer.stderr).toContain("downloading it again from the start");
+    expect(readFileSync(join(folder, "again.csv")).equals(bytes)).toBe(true);
+  });
+
+  it("refuses a second download into the same part while the first runs, and takes over a dead one's", async () => {
+    const folder = join(home, "locked");
+    mkdirSync(folder);
+    const lock = join(folder, `.cellar-${id}.part.lock`);
+    writeFileSync(lock, String(process.pid));
+    const refused = await cellar(["download", id], { home, cwd: folder });
+    expect(refused).toMatchObject({ code: 1 });
+    expect(refused.stderr).toBe(
+      `cellar: Another cellar (process ${process.pid}) is downloading this file into ${folder}.\n`,
+    );
+    // A process that no longer runs: its lock is stale.
+    const gone = spawnSync(process.execPath, ["-e", "0"]).pid as number;
+    writeFileSync(lock, String(gone));
+    expect((await cellar(["download", id], { home, cwd: folder })).code).toBe(0);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it("ends quietly when the reader of stdout stops early (| head)", async () => {
+    const stdin = new PassThrough();
+    stdin.end();
+    let taken = 0;
+    const closedEarly = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        taken += chunk.length;
+        done(taken > 1000 ? Object.assign(new Error("write EPIPE"), { code: "EPIPE" }) : null);
+      },
+    });
+    const stderr = new PassThrough();
+    let err = "";
+    stderr.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    const code = await run(["download", id, "-o", "-"], {
+      stdin,
+      stdout: closedEarly,
+      stderr,
+      env: { HOME: home },
+      cwd: home,
+      signal: new AbortController().signal,
+    });
+    expect({ code, err }).toEqual({ code: 0, err: "" });
   });
 
   it("converts on the way, and reads sheets and cells", async () => {

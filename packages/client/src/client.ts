@@ -51,6 +51,8 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
       ...(options.token === undefined ? {} : { headers: { authorization: `Bearer ${options.token}` } }),
     }));
   const target = { apiUrl, token: options.token, fetch };
+  // Downloads honour Retry-After as every other request without a body does.
+  const downloadFetch = retryingFetch(fetch, options.retries);
   return {
     get api() {
       return api();
@@ -58,7 +60,7 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
     upload: (source, uploadOptions) =>
       upload({ ...target, platformFetch: options.fetch === undefined }, source, uploadOptions),
     download: (id, downloadOptions) =>
-      download({ ...target, resumeAttempts: options.retries?.max ?? 2 }, id, downloadOptions),
+      download({ ...target, fetch: downloadFetch, resumeAttempts: options.retries?.max ?? 2 }, id, downloadOptions),
     async *files({ trashed = false, perPage = 100 } = {}) {
       for (let page = 1; ; page++) {
         const { data, error, response } = await api().GET("/files", {

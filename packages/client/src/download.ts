@@ -93,14 +93,23 @@ export async function download(source: DownloadSource, id: string, options: Down
   const from = resumable ? (options.from ?? 0) : 0;
   const first = await request(from);
   if (first.status === 416 && from > 0) {
-    // Asked from the very end: a resumed download that had every byte already.
     const size = Number(/\*\/(\d+)$/.exec(first.headers.get("content-range") ?? "")?.[1]);
-    await first.body?.cancel();
     if (size === from) {
+      // Asked from the very end: every byte is at hand. The file's name and version come
+      // from a HEAD, so that a finished download is named, and checked, as any other.
+      await first.body?.cancel();
+      const head = await source.fetch(url, {
+        method: "HEAD",
+        ...(source.token === undefined ? {} : { headers: { authorization: `Bearer ${source.token}` } }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+      if (!head.ok) throw await apiError(head);
+      const etag = head.headers.get("etag") ?? undefined;
+      if (options.etag !== undefined && etag !== options.etag) throw changedError(head.status);
       return {
-        fileName: id,
-        contentType: "application/octet-stream",
-        etag: options.etag,
+        fileName: offeredFileName(head.headers.get("content-disposition"), id),
+        contentType: head.headers.get("content-type") ?? "application/octet-stream",
+        etag,
         size,
         from,
         body: (async function* () {})(),

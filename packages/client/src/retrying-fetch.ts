@@ -17,13 +17,15 @@ export function retryingFetch(
       request.body === null || (request.headers.get("content-type") ?? "").startsWith("application/json");
     for (let attempt = 0; ; attempt++) {
       const response = await fetch(replayable ? request.clone() : request);
-      const wait = Number(response.headers.get("retry-after"));
+      // Only a wait the server named, in whole seconds: without one (a 503 mail_unavailable,
+      // say) a retry would come at once and count against the same limits again.
+      const retryAfter = response.headers.get("retry-after") ?? "";
+      const wait = Number(retryAfter);
       const retry =
         (response.status === 429 || response.status === 503) &&
         replayable &&
         attempt < max &&
-        Number.isFinite(wait) &&
-        wait >= 0 &&
+        /^\d+$/.test(retryAfter) &&
         wait <= maxWait;
       if (!retry) return response;
       await response.body?.cancel();

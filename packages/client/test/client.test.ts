@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cellarApi, cellarOpenApi } from "@cellar/adapter-http";
@@ -249,7 +251,7 @@ describe("downloads", () => {
     // The first answer's body fails after 200,000 bytes, as a dropped connection does.
     const dropping: typeof fetch = async (input, init) => {
       requests++;
-      ranges.push(new Headers(init?.headers).get("range"));
+      ranges.push(new Request(input, init).headers.get("range"));
       const response = await fetch(input, init);
       if (requests > 1 || response.body === null) return response;
       let passed = 0;
@@ -289,6 +291,53 @@ describe("downloads", () => {
       status: 404,
       code: "not_found",
     });
+  });
+});
+
+describe("answers that are not Cellar's", () => {
+  /** A server that answers every request with `status` and `headers`, counting them. */
+  async function answering(status: number, headers: Record<string, string>) {
+    let requests = 0;
+    const server = createServer((request, response) => {
+      requests++;
+      request.resume();
+      request.on("end", () =>
+        response.writeHead(status, headers).end(JSON.stringify({ error: { code: "x", message: "y" } })),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      requests: () => requests,
+      close: () => new Promise((resolve) => server.close(resolve)),
+    };
+  }
+
+  it("sends nothing again after a 503 that names no Retry-After", async () => {
+    const unavailable = await answering(503, { "content-type": "application/json" });
+    try {
+      const client = createCellarClient({ baseUrl: unavailable.url });
+      const { response } = await client.api.POST("/sessions", { body: { email: "ada@example.com" } });
+      expect(response.status).toBe(503);
+      expect(unavailable.requests()).toBe(1);
+      await expect(client.download("file_x")).rejects.toMatchObject({ status: 503 });
+      expect(unavailable.requests()).toBe(2);
+    } finally {
+      await unavailable.close();
+    }
+  });
+
+  it("reports a redirect on upload as the wrong address, not as a stored file", async () => {
+    const moved = await answering(301, { location: "https://files.example.org/v1/files" });
+    const folder = mkdtempSync(join(tmpdir(), "cellar-client-"));
+    writeFileSync(join(folder, "a.csv"), "a,b\n");
+    try {
+      await expect(uploadFile({ baseUrl: moved.url }, join(folder, "a.csv"))).rejects.toThrow(
+        "The server answered 301 (to https://files.example.org/v1/files) instead of storing the file",
+      );
+    } finally {
+      await moved.close();
+    }
   });
 });
 

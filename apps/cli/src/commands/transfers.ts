@@ -4,14 +4,12 @@ import { basename, dirname, join, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { CellarApiError, type CellarFile, type Download } from "@cellar/client";
 import { uploadFile } from "@cellar/client/node";
-import type { CAC } from "cac";
+import type { CommandSpec } from "../command-line.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
 import { failure } from "../failure.js";
 import { humanSize } from "../output.js";
 import { transferBars } from "../progress.js";
-import { requireToken } from "../session.js";
-import { type Act, text } from "./act.js";
 
 /** Uploads going at once: enough to keep a fast link busy with small files, few enough to show. */
 const UPLOADS_AT_ONCE = 3;
@@ -20,8 +18,7 @@ async function uploadAll(context: CommandContext, paths: string[], options: { na
   if (options.name !== undefined && paths.length > 1) {
     throw new CliError("--name names one file: upload the others separately.", EXIT.usage);
   }
-  const session = await context.session();
-  requireToken(session);
+  const session = await context.signedIn();
   const { output, io } = context;
   const bars = await transferBars(output);
   const failures: { path: string; error: unknown }[] = [];
@@ -117,20 +114,58 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
+/**
+ * Holds `<part>.lock` for as long as this process downloads into `part`: two runs
+ * appending to one part would splice their bytes. A lock whose process is gone (killed)
+ * is taken over.
+ */
+async function lockPart(part: string): Promise<() => Promise<void>> {
+  const lock = `${part}.lock`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await writeFile(lock, String(process.pid), { flag: "wx" });
+      return () => rm(lock, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw error;
+      const holder = Number(await readFile(lock, "utf8").catch(() => ""));
+      if (Number.isInteger(holder) && holder > 0 && processIsAlive(holder)) {
+        throw new CliError(`Another cellar (process ${holder}) is downloading this file into ${dirname(part)}.`);
+      }
+      await rm(lock, { force: true });
+    }
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Writes a download to stdout; a reader that stops early (`| head`) ends it quietly. */
+async function downloadToStdout(context: CommandContext, download: Download) {
+  try {
+    await pipeline(download.body, context.io.stdout as NodeJS.WritableStream, { end: false });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPIPE") throw error;
+    await download.cancel();
+  }
+}
+
 async function downloadOne(context: CommandContext, id: string, options: DownloadCommandOptions) {
   if (options.sheet !== undefined && options.format !== "csv") {
     throw new CliError("--sheet picks the sheet a workbook converts from: use it with --format csv.", EXIT.usage);
   }
-  const session = await context.session();
-  requireToken(session);
+  const session = await context.signedIn();
   const { output, io } = context;
   const conversion = options.format === undefined ? {} : { format: options.format };
   const sheet = options.sheet === undefined ? {} : { sheet: options.sheet };
 
   if (options.output === "-") {
-    const download = await session.client.download(id, { ...conversion, ...sheet, signal: io.signal });
-    await pipeline(download.body, io.stdout as NodeJS.WritableStream, { end: false });
-    return;
+    return downloadToStdout(context, await session.client.download(id, { ...conversion, ...sheet, signal: io.signal }));
   }
 
   const target = options.output === undefined ? undefined : resolve(io.cwd, options.output);
@@ -147,133 +182,143 @@ async function downloadOne(context: CommandContext, id: string, options: Downloa
     throw new CliError(`${options.output} exists: --force replaces it.`);
   }
   const { part, version } = await partPaths(folder, id, options);
-
-  // Resume what an interrupted run left, when it is of this file and not a conversion.
-  let from = 0;
-  let etag: string | undefined;
-  if (options.format === undefined && (await exists(part))) {
-    const saved = await readFile(version, "utf8").then(
-      (text) => JSON.parse(text) as { etag?: string },
-      () => ({}) as { etag?: string },
-    );
-    if (typeof saved.etag === "string") {
-      etag = saved.etag;
-      from = (await stat(part)).size;
-    }
-  }
-
-  let download: Download;
+  const unlock = await lockPart(part);
   try {
-    download = await session.client.download(id, {
-      ...conversion,
-      ...sheet,
-      ...(from > 0 ? { from, etag } : {}),
-      signal: io.signal,
-    });
-  } catch (error) {
-    if (!(error instanceof CellarApiError && error.code === "file_changed")) throw error;
-    output.note("The file changed since the last attempt: downloading it again from the start.");
-    from = 0;
-    download = await session.client.download(id, { ...conversion, ...sheet, signal: io.signal });
-  }
-  if (download.from === 0) from = 0;
+    // Resume what an interrupted run left, when it is of this file and not a conversion.
+    let from = 0;
+    let etag: string | undefined;
+    if (options.format === undefined && (await exists(part))) {
+      const saved = await readFile(version, "utf8").then(
+        (text) => JSON.parse(text) as { etag?: string },
+        () => ({}) as { etag?: string },
+      );
+      if (typeof saved.etag === "string") {
+        etag = saved.etag;
+        from = (await stat(part)).size;
+      }
+    }
 
-  const destination =
-    target !== undefined && !targetIsFolder ? target : join(folder, safeFileName(download.fileName, id));
-  if (!options.force && (await exists(destination))) {
-    await download.cancel();
-    throw new CliError(`${destination} exists: --force replaces it.`);
-  }
-  await writeFile(version, JSON.stringify({ id, etag: download.etag }));
-
-  // The whole file's SHA-256, checked against its ETag once every byte is here.
-  const hash = (await import("node:crypto")).createHash("sha256");
-  if (from > 0) {
-    const earlier = await open(part);
+    let download: Download;
     try {
-      for await (const chunk of earlier.createReadStream({ end: from - 1 })) hash.update(chunk as Buffer);
-    } finally {
-      await earlier.close().catch(() => {});
+      download = await session.client.download(id, {
+        ...conversion,
+        ...sheet,
+        ...(from > 0 ? { from, etag } : {}),
+        signal: io.signal,
+      });
+    } catch (error) {
+      // The part is of another version, or longer than the file: it cannot be continued.
+      const stale =
+        error instanceof CellarApiError && (error.code === "file_changed" || error.code === "range_not_satisfiable");
+      if (!stale) throw error;
+      output.note("The file changed since the last attempt: downloading it again from the start.");
+      from = 0;
+      download = await session.client.download(id, { ...conversion, ...sheet, signal: io.signal });
     }
-  }
-  const bars = await transferBars(output);
-  const bar = bars.add(basename(destination), download.size);
-  let received = from;
-  try {
-    await pipeline(
-      download.body,
-      async function* (chunks: AsyncIterable<Uint8Array>) {
-        for await (const chunk of chunks) {
-          hash.update(chunk);
-          received += chunk.length;
-          bar.update(received, download.size);
-          yield chunk;
-        }
-      },
-      createWriteStream(part, { flags: from > 0 ? "a" : "w" }),
-    );
-    bar.finish("done");
-  } catch (error) {
-    bar.finish(io.signal.aborted ? "stopped" : "failed");
-    throw error;
-  } finally {
-    bars.stop();
-  }
-  const sha256 = /^"([0-9a-f]{64})"$/.exec(download.etag ?? "")?.[1];
-  if (options.format === undefined && sha256 !== undefined && hash.digest("hex") !== sha256) {
-    await rm(part, { force: true });
-    await rm(version, { force: true });
-    throw new CliError("The bytes received do not match the file's SHA-256: nothing was kept; download it again.");
-  }
-  await rename(part, destination);
-  await rm(version, { force: true });
-  if (output.options.json) output.json({ id, path: destination, size: received, etag: download.etag ?? null });
-  else if (output.options.quiet) output.result(destination);
-  else output.result(`${destination}  ${humanSize(received)}${from > 0 ? ` (resumed at ${humanSize(from)})` : ""}`);
-}
+    if (download.from === 0) from = 0;
 
-export function registerTransferCommands(program: CAC, action: Act) {
-  program
-    .command("upload <...files>", "upload .csv, .xlsx and .sheet files, with a progress bar each on a terminal")
-    .option("--name <name>", "the display name (one file only; default: the file's name)", { type: [String] })
-    .option("--public", "share at once: any signed-in user may read it")
-    .action(
-      action(async (context, files: unknown[], options: { name?: unknown; public?: boolean }) =>
-        uploadAll(context, files.map(text), {
-          ...(options.name === undefined ? {} : { name: text(options.name) }),
-          ...(options.public ? { public: true } : {}),
-        }),
-      ),
-    );
+    const destination =
+      target !== undefined && !targetIsFolder ? target : join(folder, safeFileName(download.fileName, id));
+    if (!options.force && (await exists(destination))) {
+      await download.cancel();
+      throw new CliError(`${destination} exists: --force replaces it.`);
+    }
+    await writeFile(version, JSON.stringify({ id, etag: download.etag }));
 
-  program
-    .command("download <id>", "download a file (or convert it); an interrupted download resumes when run again")
-    .option("-o, --output <path>", "where to write it: a file, a folder, or - for stdout (default: its name, here)", {
-      type: [String],
-    })
-    .option("--format <format>", "convert: a workbook to csv, a CSV to xlsx", { type: [String] })
-    .option("--sheet <name>", "with --format csv, the workbook's sheet to convert (default: the first)", {
-      type: [String],
-    })
-    .option("--force", "replace a file that is already there")
-    .action(
-      action(
-        async (
-          context,
-          id: unknown,
-          options: { output?: unknown; format?: unknown; sheet?: unknown; force?: boolean },
-        ) => {
-          const format = options.format === undefined ? undefined : text(options.format);
-          if (format !== undefined && format !== "csv" && format !== "xlsx") {
-            throw new CliError(`--format is csv or xlsx, not ${format}.`, EXIT.usage);
+    // The whole file's SHA-256, checked against its ETag once every byte is here.
+    const hash = (await import("node:crypto")).createHash("sha256");
+    if (from > 0) {
+      const earlier = await open(part);
+      try {
+        for await (const chunk of earlier.createReadStream({ end: from - 1 })) hash.update(chunk as Buffer);
+      } finally {
+        await earlier.close().catch(() => {});
+      }
+    }
+    const bars = await transferBars(output);
+    const bar = bars.add(basename(destination), download.size);
+    let received = from;
+    try {
+      await pipeline(
+        download.body,
+        async function* (chunks: AsyncIterable<Uint8Array>) {
+          for await (const chunk of chunks) {
+            hash.update(chunk);
+            received += chunk.length;
+            bar.update(received, download.size);
+            yield chunk;
           }
-          await downloadOne(context, text(id), {
-            ...(options.output === undefined ? {} : { output: text(options.output) }),
-            ...(format === undefined ? {} : { format }),
-            ...(options.sheet === undefined ? {} : { sheet: text(options.sheet) }),
-            ...(options.force ? { force: true } : {}),
-          });
         },
-      ),
-    );
+        createWriteStream(part, { flags: from > 0 ? "a" : "w" }),
+      );
+      bar.finish("done");
+    } catch (error) {
+      bar.finish(io.signal.aborted ? "stopped" : "failed");
+      throw error;
+    } finally {
+      bars.stop();
+    }
+    const sha256 = /^"([0-9a-f]{64})"$/.exec(download.etag ?? "")?.[1];
+    if (options.format === undefined && sha256 !== undefined && hash.digest("hex") !== sha256) {
+      await rm(part, { force: true });
+      await rm(version, { force: true });
+      throw new CliError("The bytes received do not match the file's SHA-256: nothing was kept; download it again.");
+    }
+    await rename(part, destination);
+    await rm(version, { force: true });
+    if (output.options.json) output.json({ id, path: destination, size: received, etag: download.etag ?? null });
+    else if (output.options.quiet) output.result(destination);
+    else output.result(`${destination}  ${humanSize(received)}${from > 0 ? ` (resumed at ${humanSize(from)})` : ""}`);
+  } finally {
+    await unlock();
+  }
 }
+
+export const transferCommands: readonly CommandSpec[] = [
+  {
+    name: "upload",
+    args: ["<files...>"],
+    description: "upload .csv, .xlsx and .sheet files, with a progress bar each on a terminal",
+    options: [
+      { name: "name", value: "<name>", description: "the display name (one file only; default: the file's name)" },
+      { name: "public", description: "share at once: any signed-in user may read it" },
+    ],
+    run: (context, { args, options }) =>
+      uploadAll(context, [...args], {
+        ...(typeof options.name === "string" ? { name: options.name } : {}),
+        ...(options.public === true ? { public: true } : {}),
+      }),
+  },
+  {
+    name: "download",
+    args: ["<id>"],
+    description: "download a file (or convert it); an interrupted download resumes when run again",
+    options: [
+      {
+        name: "output",
+        short: "o",
+        value: "<path>",
+        description: "where to write it: a file, a folder, or - for stdout (default: its name, here)",
+      },
+      { name: "format", value: "<format>", description: "convert: a workbook to csv, a CSV to xlsx" },
+      {
+        name: "sheet",
+        value: "<name>",
+        description: "with --format csv, the workbook's sheet to convert (default: the first)",
+      },
+      { name: "force", description: "replace a file that is already there" },
+    ],
+    async run(context, { args: [id = ""], options }) {
+      const format = options.format;
+      if (format !== undefined && format !== "csv" && format !== "xlsx") {
+        throw new CliError(`--format is csv or xlsx, not ${String(format)}.`, EXIT.usage);
+      }
+      await downloadOne(context, id, {
+        ...(typeof options.output === "string" ? { output: options.output } : {}),
+        ...(format === undefined ? {} : { format }),
+        ...(typeof options.sheet === "string" ? { sheet: options.sheet } : {}),
+        ...(options.force === true ? { force: true } : {}),
+      });
+    },
+  },
+];

@@ -113,7 +113,7 @@ export async function uploadFile(
       // (too large, or not a spreadsheet) and its answer was lost with the connection.
       if (error.code === "EPIPE" || error.code === "ECONNRESET") {
         throw new Error(
-          "The server closed the connection before the whole file was sent: it may have refused the file (too large, or not a .csv, .xlsx or .sheet).",
+          "The server closed the connection before the whole file was sent: it refused the upload (a file too large or not a .csv, .xlsx or .sheet, a name or visibility it does not accept), and its answer was lost with the connection.",
           { cause: error },
         );
       }
@@ -129,8 +129,19 @@ export async function uploadFile(
       if (typeof retryAfter === "string") headers.set("retry-after", retryAfter);
       throw await apiError(new Response(text, { status, headers }));
     }
+    if (status !== 201) {
+      // A redirect (http to https, another host) or a server that is not Cellar's.
+      const location = response.headers.location;
+      throw new Error(
+        `The server answered ${status}${location ? ` (to ${location})` : ""} instead of storing the file: is ${target.baseUrl} the Cellar server's address?`,
+      );
+    }
     await sending;
-    return JSON.parse(text) as CellarFile;
+    try {
+      return JSON.parse(text) as CellarFile;
+    } catch {
+      throw new Error(`The server answered 201 but not with a file: is ${target.baseUrl} the Cellar server's address?`);
+    }
   } finally {
     await file.close();
   }
