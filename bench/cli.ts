@@ -9,7 +9,7 @@
  *
  * The file is a `.sheet`, so that no spreadsheet reading after the upload competes with
  * the next one for the two cores. `BENCH_CLI_MIB` and `BENCH_CLI_ROUNDS` change the size
- * and the rounds (default 100 and 9).
+ * and the rounds (default 100 and 15).
  */
 
 import { spawn } from "node:child_process";
@@ -23,7 +23,7 @@ import { repositoryRoot, startEmbeddedCellar, stopProcess } from "./processes.js
 import { makeFile } from "./transfer.js";
 
 const MIB = Number(process.env.BENCH_CLI_MIB ?? 100);
-const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 9);
+const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 15);
 const root = repositoryRoot();
 const CLI_MAIN = join(root, "apps/cli/bin/cellar.js");
 const work = mkdtempSync(join(tmpdir(), "cellar-bench-cli-"));
