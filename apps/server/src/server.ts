@@ -5,11 +5,13 @@ import {
   cellarResponseHeaders,
   cellarSignInPage,
   cellarTurnBatchedAnswers,
+  cellarWebApp,
   clientErrorOptions,
   frameworkErrorOptionsFor,
   requestIdOptions,
 } from "@cellar/adapter-http";
 import type { Cellar } from "@cellar/core";
+import { WEB_APP_FOLDER } from "@cellar/web";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import type { Logger } from "pino";
 import { createServerContainer } from "./container.js";
@@ -114,6 +116,8 @@ export function buildHttpApp(input: {
   logger: Logger | false;
   storage: Storage;
   acceptingRequests: () => boolean;
+  /** The built web app (default: `@cellar/web`'s). */
+  webAppFolder?: string;
 }): FastifyInstance {
   const timeouts = input.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
   const app = Fastify({
@@ -151,6 +155,9 @@ export function buildHttpApp(input: {
     verifyPath: `${new URL(input.publicUrl).pathname.replace(/\/+$/, "")}/v1/sessions/verify`,
   });
 
+  // The web app at /, on the same /v1 API as every other client.
+  app.register(cellarWebApp, { folder: input.webAppFolder ?? WEB_APP_FOLDER });
+
   // Outside /v1 too, an unknown address is answered in the API's error shape.
   app.setNotFoundHandler((_request, reply) => {
     reply.code(404).send({ error: { code: "not_found", message: "Nothing exists at this address." } });
@@ -181,6 +188,8 @@ export async function startServer(
     logger?: Logger | false;
     /** For embedders and tests; the standalone server uses the defaults. */
     timeouts?: HttpTimeouts;
+    /** The built web app to serve (default: `@cellar/web`'s, as `scripts/pnpm build` leaves it). */
+    webAppFolder?: string;
   } = {},
 ): Promise<RunningServer> {
   const settings = options.settings ?? readSettings(options.env ?? process.env);
@@ -208,6 +217,7 @@ export async function startServer(
       logger,
       storage,
       acceptingRequests: () => accepting,
+      ...(options.webAppFolder === undefined ? {} : { webAppFolder: options.webAppFolder }),
     });
     await app.listen({ host: settings.host, port });
     const url = `http://${urlHost(settings.host)}:${port}`;

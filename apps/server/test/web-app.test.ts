@@ -1,0 +1,108 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import AxeBuilder from "@axe-core/playwright";
+import type {} from "@cellar/test-engines";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type RunningServer, startServer } from "../src/server.js";
+
+/**
+ * The web app as `pnpm start` serves it, in a real Chromium: built by Vite as
+ * `scripts/pnpm build` builds it, served by the standalone server on its embedded
+ * default, signed in through the dev outbox.
+ */
+describe("the web app", () => {
+  const work = mkdtempSync(join(tmpdir(), "cellar-web-"));
+  const appFolder = join(work, "app");
+  const dataDir = join(work, "data");
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    await build({
+      configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)),
+      build: { outDir: appFolder, emptyOutDir: true },
+      logLevel: "warn",
+    });
+    server = await startServer({
+      env: { HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir },
+      logger: false,
+      webAppFolder: appFolder,
+    });
+    const { executablePath, args } = inject("chromium");
+    browser = await chromium.launch({ executablePath, args: [...args], headless: true });
+    page = await (await browser.newContext()).newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close(1000);
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  /** The newest mail in the dev outbox, with quoted-printable undone. */
+  function newestMail(): string {
+    const outbox = join(dataDir, "outbox");
+    const newest = readdirSync(outbox).sort().at(-1) ?? "";
+    return readFileSync(join(outbox, newest), "utf8")
+      .replace(/=\r?\n/g, "")
+      .replace(/=3D/g, "=");
+  }
+
+  it("serves the app at its routes, never cached, with a strict CSP; its hashed files for a year; the API's 404s stay JSON", async () => {
+    for (const route of ["/", "/files", "/files/file_x", "/trash", "/account"]) {
+      const response = await fetch(`${server.url}${route}`);
+      expect(response.status, route).toBe(200);
+      expect(response.headers.get("content-type"), route).toBe("text/html; charset=utf-8");
+      expect(response.headers.get("cache-control"), route).toBe("no-store");
+      expect(response.headers.get("content-security-policy"), route).toContain("script-src 'self'");
+    }
+    const html = await (await fetch(server.url)).text();
+    // No inline script or style: everything the page runs comes from a file of its own.
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/<style|style="/);
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1] ?? "";
+    const asset = await fetch(`${server.url}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    for (const path of ["/v1/nothing-here", "/nothing-here", "/assets/missing.js"]) {
+      const missing = await fetch(`${server.url}${path}`);
+      expect(missing.status, path).toBe(404);
+      expect(await missing.json(), path).toMatchObject({ error: { code: "not_found" } });
+    }
+  });
+
+  it("asks for an email, sends the link, and says to check the mail — with no accessibility violations", async () => {
+    await page.goto(server.url);
+    await expect(page.getByRole("heading", { name: "Sign in to Cellar" }).isVisible()).resolves.toBe(true);
+    expect(
+      (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations,
+    ).toEqual([]);
+    await page.getByLabel("Email address").fill("ada@example.com");
+    await page.getByRole("button", { name: "Send me a link" }).click();
+    await page.getByRole("heading", { name: "Check your mail" }).waitFor();
+    expect(await page.textContent("main")).toContain("ada@example.com");
+    expect(
+      (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations,
+    ).toEqual([]);
+    expect(newestMail()).toMatch(/\/sign-in\?token=[A-Za-z0-9_-]+/);
+  });
+
+  it("runs no script the page did not come with: an injected inline script is refused by the CSP", async () => {
+    await page.goto(server.url);
+    // Run in the page (as text: this project's types know no DOM).
+    const outcome = await page.evaluate(`new Promise((resolve) => {
+      let violated = null;
+      document.addEventListener("securitypolicyviolation", (event) => { violated = event.violatedDirective; });
+      const injected = document.createElement("script");
+      injected.textContent = "window.__injected = true;";
+      document.body.append(injected);
+      setTimeout(() => resolve({ ran: "__injected" in window, violated }), 100);
+    })`);
+    expect(outcome).toEqual({ ran: false, violated: "script-src-elem" });
+  });
+});

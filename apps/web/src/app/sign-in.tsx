@@ -1,0 +1,65 @@
+import { CellarApiError, unwrap } from "@cellar/client";
+import { useSignal } from "@preact/signals";
+import { client } from "./session.js";
+
+/** Asks for an email address, then says to check the mail. */
+export function SignIn() {
+  const email = useSignal("");
+  const sentTo = useSignal<string | null>(null);
+  const error = useSignal<string | null>(null);
+  const busy = useSignal(false);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    busy.value = true;
+    error.value = null;
+    try {
+      await unwrap(client.value.api.POST("/sessions", { body: { email: email.value.trim() } }));
+      sentTo.value = email.value.trim();
+    } catch (caught) {
+      error.value = caught instanceof CellarApiError ? caught.message : "Cellar cannot be reached. Try again.";
+    } finally {
+      busy.value = false;
+    }
+  }
+
+  if (sentTo.value !== null) {
+    return (
+      <main class="narrow">
+        <h1>Check your mail</h1>
+        <p>
+          A sign-in link is on its way to <strong>{sentTo.value}</strong>. Open it on this device to sign in.
+        </p>
+        <button type="button" class="link" onClick={() => (sentTo.value = null)}>
+          Use another address
+        </button>
+      </main>
+    );
+  }
+  return (
+    <main class="narrow">
+      <h1>Sign in to Cellar</h1>
+      <p>No password: we send you a link.</p>
+      <form onSubmit={submit}>
+        <label for="email">Email address</label>
+        <input
+          id="email"
+          type="email"
+          autocomplete="email"
+          required
+          value={email.value}
+          onInput={(event) => (email.value = (event.target as HTMLInputElement).value)}
+          aria-describedby={error.value === null ? undefined : "sign-in-error"}
+        />
+        <button type="submit" disabled={busy.value}>
+          {busy.value ? "Sending…" : "Send me a link"}
+        </button>
+        {error.value !== null && (
+          <p id="sign-in-error" role="alert" class="error">
+            {error.value}
+          </p>
+        )}
+      </form>
+    </main>
+  );
+}
