@@ -9,6 +9,7 @@ import {
   clientErrorOptions,
   frameworkErrorOptionsFor,
   requestIdOptions,
+  webAppIsBuilt,
 } from "@cellar/adapter-http";
 import type { Cellar } from "@cellar/core";
 import { WEB_APP_FOLDER } from "@cellar/web";
@@ -150,13 +151,17 @@ export function buildHttpApp(input: {
     acceptingRequests: input.acceptingRequests,
     isStorageUnavailable,
   });
-  // Behind a PUBLIC_URL with a path (a reverse proxy's /cellar), the page posts there too.
-  app.register(cellarSignInPage, {
-    verifyPath: `${new URL(input.publicUrl).pathname.replace(/\/+$/, "")}/v1/sessions/verify`,
-  });
-
-  // The web app at /, on the same /v1 API as every other client.
-  app.register(cellarWebApp, { folder: input.webAppFolder ?? WEB_APP_FOLDER });
+  // The web app at /, on the same /v1 API as every other client; it also answers the
+  // mailed link. Where it is not built, the self-contained sign-in page does.
+  const webAppFolder = input.webAppFolder ?? WEB_APP_FOLDER;
+  const webAppBuilt = webAppIsBuilt(webAppFolder);
+  app.register(cellarWebApp, { folder: webAppFolder, signIn: webAppBuilt });
+  if (!webAppBuilt) {
+    // Behind a PUBLIC_URL with a path (a reverse proxy's /cellar), the page posts there too.
+    app.register(cellarSignInPage, {
+      verifyPath: `${new URL(input.publicUrl).pathname.replace(/\/+$/, "")}/v1/sessions/verify`,
+    });
+  }
 
   // Outside /v1 too, an unknown address is answered in the API's error shape.
   app.setNotFoundHandler((_request, reply) => {

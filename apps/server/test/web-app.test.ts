@@ -54,7 +54,7 @@ describe("the web app", () => {
   }
 
   it("serves the app at its routes, never cached, with a strict CSP; its hashed files for a year; the API's 404s stay JSON", async () => {
-    for (const route of ["/", "/files", "/files/file_x", "/trash", "/account"]) {
+    for (const route of ["/", "/files", "/files/file_x", "/trash", "/account", "/sign-in?token=abc"]) {
       const response = await fetch(`${server.url}${route}`);
       expect(response.status, route).toBe(200);
       expect(response.headers.get("content-type"), route).toBe("text/html; charset=utf-8");
@@ -92,6 +92,47 @@ describe("the web app", () => {
     expect(newestMail()).toMatch(/\/sign-in\?token=[A-Za-z0-9_-]+/);
   });
 
+  it("finishes sign-in from the mailed link with one press, keeps it through a reload, and signs out for good", async () => {
+    const link = /https?:\/\/[^\s"<>]+\/sign-in\?token=[A-Za-z0-9_-]+/.exec(newestMail())?.[0] ?? "";
+    const path = new URL(link).pathname + new URL(link).search;
+    // A mail scanner following the link spends nothing: it only gets the page.
+    const scanner = await (await browser.newContext()).newPage();
+    await scanner.goto(`${server.url}${path}`);
+    await scanner.getByRole("button", { name: "Sign in" }).waitFor();
+    await scanner.close();
+
+    await page.goto(`${server.url}${path}`);
+    expect(
+      (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations,
+    ).toEqual([]);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Your files" }).waitFor();
+    // The token left the address bar.
+    expect(new URL(page.url()).pathname).toBe("/files");
+    expect(page.url()).not.toContain("token");
+    await page.reload();
+    await page.getByRole("heading", { name: "Your files" }).waitFor();
+    expect(await page.textContent("main")).toContain("No files yet");
+
+    const jwt = (await page.evaluate("localStorage.getItem('cellar.session')")) as string;
+    expect((await fetch(`${server.url}/v1/users/me`, { headers: { authorization: `Bearer ${jwt}` } })).status).toBe(
+      200,
+    );
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in to Cellar" }).waitFor();
+    expect(await page.evaluate("localStorage.getItem('cellar.session')")).toBeNull();
+    expect((await fetch(`${server.url}/v1/users/me`, { headers: { authorization: `Bearer ${jwt}` } })).status).toBe(
+      401,
+    );
+
+    // A link used once says so, and offers a new one.
+    await page.goto(`${server.url}${path}`);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("alert").textContent()).resolves.toContain(
+      "This link has expired or was already used.",
+    );
+  });
+
   it("runs no script the page did not come with: an injected inline script is refused by the CSP", async () => {
     await page.goto(server.url);
     // Run in the page (as text: this project's types know no DOM).
@@ -104,5 +145,28 @@ describe("the web app", () => {
       setTimeout(() => resolve({ ran: "__injected" in window, violated }), 100);
     })`);
     expect(outcome).toEqual({ ran: false, violated: "script-src-elem" });
+  });
+});
+
+describe("a server whose web app is not built", () => {
+  it("still answers the mailed link with the self-contained sign-in page, and its app routes say how to build", async () => {
+    const work = mkdtempSync(join(tmpdir(), "cellar-web-"));
+    const server = await startServer({
+      env: { HOST: "127.0.0.1", PORT: "0", DATA_DIR: join(work, "data") },
+      logger: false,
+      webAppFolder: join(work, "not-built"),
+    });
+    try {
+      const page = await fetch(`${server.url}/sign-in?token=abc`);
+      expect(page.status).toBe(200);
+      // The page of its own: one inline script, allowed by its hash.
+      expect(page.headers.get("content-security-policy")).toMatch(/script-src 'sha256-/);
+      const app = await fetch(`${server.url}/files`);
+      expect(app.status).toBe(503);
+      expect(await app.json()).toMatchObject({ error: { code: "unavailable" } });
+    } finally {
+      await server.close(1000);
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });

@@ -34,4 +34,10 @@ export { type CellarSignInPageOptions, cellarSignInPage } from "./sign-in-page.p
 export { cellarTurnBatchedAnswers, type TurnBatchedAnswersOptions } from "./turn-batched-answers.plugin.js";
 export { toUserJson, toUserSummaryJson, type UserJson, type UserSummaryJson } from "./users/user.json.js";
 export { userSchema, userSummarySchema } from "./users/user.schemas.js";
-export { type CellarWebAppOptions, cellarWebApp, WEB_APP_CSP, WEB_APP_ROUTES } from "./web-app.plugin.js";
+export {
+  type CellarWebAppOptions,
+  cellarWebApp,
+  WEB_APP_CSP,
+  WEB_APP_ROUTES,
+  webAppIsBuilt,
+} from "./web-app.plugin.js";

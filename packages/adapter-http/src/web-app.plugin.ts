@@ -7,6 +7,16 @@ import type { FastifyPluginAsync } from "fastify";
 export interface CellarWebAppOptions {
   /** The built app: `index.html` and `assets/` (`@cellar/web`'s `WEB_APP_FOLDER`). */
   readonly folder: string;
+  /**
+   * Whether the app also answers the mailed link, `/sign-in?token=…` (in place of
+   * `cellarSignInPage`: register one or the other).
+   */
+  readonly signIn?: boolean;
+}
+
+/** Whether `folder` holds a built app. */
+export function webAppIsBuilt(folder: string): boolean {
+  return existsSync(join(folder, "index.html"));
 }
 
 /**
@@ -38,11 +48,11 @@ export const WEB_APP_ROUTES = ["/", "/files", "/files/*", "/trash", "/account"] 
  */
 export const cellarWebApp: FastifyPluginAsync<CellarWebAppOptions> = async (app, options) => {
   const indexPath = join(options.folder, "index.html");
-  const built = existsSync(indexPath);
+  const built = webAppIsBuilt(options.folder);
   // Read once: it is small, and it changes only with a new build (a restart).
   const index = built ? await readFile(indexPath) : undefined;
 
-  for (const route of WEB_APP_ROUTES) {
+  for (const route of [...WEB_APP_ROUTES, ...(options.signIn ? ["/sign-in"] : [])]) {
     app.get(route, async (_request, reply) => {
       if (index === undefined) {
         reply.code(503).header("retry-after", "60");
