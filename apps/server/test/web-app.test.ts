@@ -14,7 +14,7 @@ import { type RunningServer, startServer } from "../src/server.js";
  * `scripts/pnpm build` builds it, served by the standalone server on its embedded
  * default, signed in through the dev outbox.
  */
-describe("the web app", () => {
+describe("the web app", { timeout: 30_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), "cellar-web-"));
   const appFolder = join(work, "app");
   const dataDir = join(work, "data");
@@ -36,6 +36,8 @@ describe("the web app", () => {
     const { executablePath, args } = inject("chromium");
     browser = await chromium.launch({ executablePath, args: [...args], headless: true });
     page = await (await browser.newContext()).newPage();
+    // A step that cannot happen fails within seconds, naming what it waited for.
+    page.setDefaultTimeout(8_000);
   }, 120_000);
 
   afterAll(async () => {
@@ -131,6 +133,59 @@ describe("the web app", () => {
     await expect(page.getByRole("alert").textContent()).resolves.toContain(
       "This link has expired or was already used.",
     );
+  });
+
+  it("uploads by the picker with progress, renames, shares, trashes, restores and downloads — each screen axe-clean", async () => {
+    // Signed in as a new user, through the API and the app's own link page.
+    await fetch(`${server.url}/v1/sessions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "bo@example.com" }),
+    });
+    const link = /https?:\/\/[^\s"<>]+\/sign-in\?token=[A-Za-z0-9_-]+/.exec(newestMail())?.[0] ?? "";
+    await page.goto(`${server.url}${new URL(link).pathname}${new URL(link).search}`);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("No files yet").waitFor();
+    const axe = async () =>
+      (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations;
+    expect(await axe()).toEqual([]);
+
+    const rows = `id,amount\n${"1,2\n".repeat(400_000)}`;
+    await page.locator('input[type="file"]').setInputFiles([
+      { name: "budget.csv", mimeType: "text/csv", buffer: Buffer.from(rows) },
+      { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("not a spreadsheet") },
+    ]);
+    await page.getByText("Uploaded", { exact: true }).waitFor();
+    await page.getByRole("cell", { name: "budget.csv", exact: true }).waitFor();
+    // The refused one says why, beside its bar.
+    await expect(page.getByRole("alert").first().textContent()).resolves.toMatch(/csv|xlsx|sheet/i);
+    const bar = page.getByRole("progressbar", { name: "Upload of budget.csv" });
+    expect(await bar.getAttribute("value")).toBe(String(rows.length));
+    expect(await axe()).toEqual([]);
+
+    await page.getByRole("button", { name: "Rename budget.csv" }).click();
+    await page.getByLabel("New name for budget.csv").fill("Budget 2026");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("cell", { name: "Budget 2026", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Share Budget 2026" }).click();
+    await page.getByText("public", { exact: true }).waitFor();
+
+    const saved = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Download Budget 2026" }).click();
+    const download = await saved;
+    expect(download.suggestedFilename()).toBe("Budget 2026.csv");
+    expect(readFileSync((await download.path()) as string, "utf8")).toBe(rows);
+
+    await page.getByRole("button", { name: "Move to trash Budget 2026" }).click();
+    await page.getByText("No files yet").waitFor();
+    await page.getByRole("link", { name: "Trash" }).click();
+    await page.getByRole("cell", { name: /^Budget 2026/ }).waitFor();
+    expect(await page.getByRole("columnheader", { name: "Deleted for good after" }).count()).toBe(1);
+    expect(await axe()).toEqual([]);
+    await page.getByRole("button", { name: "Restore Budget 2026" }).click();
+    await page.getByText("The trash is empty").waitFor();
+    await page.getByRole("link", { name: "Files" }).click();
+    await page.getByRole("cell", { name: /^Budget 2026/ }).waitFor();
   });
 
   it("runs no script the page did not come with: an injected inline script is refused by the CSP", async () => {

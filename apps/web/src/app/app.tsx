@@ -1,10 +1,14 @@
-import { Files } from "./files.js";
+import { Files, Trash } from "./files.js";
 import { FinishSignIn } from "./finish-sign-in.js";
-import { route } from "./router.js";
+import { navigate, route } from "./router.js";
 import { token } from "./session.js";
 import { SignIn } from "./sign-in.js";
 
 export function App() {
-  if (route.value.pathname === "/sign-in") return <FinishSignIn />;
-  return token.value === null ? <SignIn /> : <Files />;
+  const path = route.value.pathname;
+  if (path === "/sign-in") return <FinishSignIn />;
+  if (token.value === null) return <SignIn />;
+  if (path === "/trash") return <Trash />;
+  if (path !== "/files") queueMicrotask(() => navigate("/files", { replace: true }));
+  return <Files />;
 }
