@@ -186,6 +186,16 @@ describe("the web app", { timeout: 30_000 }, () => {
     await page.getByText("The trash is empty").waitFor();
     await page.getByRole("link", { name: "Files" }).click();
     await page.getByRole("cell", { name: /^Budget 2026/ }).waitFor();
+
+    await page.getByRole("link", { name: "Account" }).click();
+    await page.getByText("bo@example.com").waitFor();
+    expect(await axe()).toEqual([]);
+    await page.getByLabel("Your name").fill("Bo Diddley");
+    await page.getByRole("button", { name: "Save name" }).click();
+    await page.getByText("You are now Bo Diddley.").waitFor();
+    const jwt = (await page.evaluate("localStorage.getItem('cellar.session')")) as string;
+    const me = await fetch(`${server.url}/v1/users/me`, { headers: { authorization: `Bearer ${jwt}` } });
+    expect(await me.json()).toMatchObject({ email: "bo@example.com", name: "Bo Diddley" });
   });
 
   it("runs no script the page did not come with: an injected inline script is refused by the CSP", async () => {

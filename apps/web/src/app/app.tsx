@@ -1,3 +1,4 @@
+import { Account } from "./account.js";
 import { Files, Trash } from "./files.js";
 import { FinishSignIn } from "./finish-sign-in.js";
 import { navigate, route } from "./router.js";
@@ -9,6 +10,7 @@ export function App() {
   if (path === "/sign-in") return <FinishSignIn />;
   if (token.value === null) return <SignIn />;
   if (path === "/trash") return <Trash />;
+  if (path === "/account") return <Account />;
   if (path !== "/files") queueMicrotask(() => navigate("/files", { replace: true }));
   return <Files />;
 }

@@ -7,7 +7,7 @@ import { navigate, route } from "./router.js";
 import { client, keepToken } from "./session.js";
 
 /** The app's frame once signed in: where you are, the other places, and signing out. */
-function Frame(props: { title: string; children: ComponentChildren }) {
+export function Frame(props: { title: string; children: ComponentChildren }) {
   async function signOut() {
     await client.value.api.DELETE("/sessions").catch(() => undefined);
     keepToken(null);
@@ -31,6 +31,7 @@ function Frame(props: { title: string; children: ComponentChildren }) {
         <nav aria-label="Cellar">
           {place("/files", "Files")}
           {place("/trash", "Trash")}
+          {place("/account", "Account")}
         </nav>
         <button type="button" onClick={signOut}>
           Sign out
