@@ -87,19 +87,6 @@ export class Output {
   }
 }
 
-const UNITS = ["B", "KiB", "MiB", "GiB", "TiB"];
-
-/** `1536` → `1.5 KiB`. */
-export function humanSize(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${value} B` : `${value < 10 ? value.toFixed(1) : Math.round(value)} ${UNITS[unit]}`;
-}
-
 /** `2026-11-23T21:27:25.123Z` → `2026-11-23 21:27` (UTC, as the API gives it). */
 export function shortTime(iso: string | null): string {
   return iso === null ? "" : iso.slice(0, 16).replace("T", " ");

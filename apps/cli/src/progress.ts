@@ -1,4 +1,5 @@
-import { humanSize, type Output } from "./output.js";
+import { formatBytes } from "@cellar/client";
+import type { Output } from "./output.js";
 
 /** One transfer's bar. */
 export interface TransferBar {
@@ -51,10 +52,10 @@ export async function transferBars(output: Output): Promise<TransferBars> {
         const seconds = (performance.now() - started) / 1000;
         return {
           label,
-          done: humanSize(done),
-          all: all === undefined ? "?" : humanSize(all),
+          done: formatBytes(done),
+          all: all === undefined ? "?" : formatBytes(all),
           percent: all === undefined || all === 0 ? "  ?%" : `${String(Math.floor((done / all) * 100)).padStart(3)}%`,
-          speed: status ?? (seconds > 0 ? `${humanSize(Math.round(done / seconds))}/s` : ""),
+          speed: status ?? (seconds > 0 ? `${formatBytes(Math.round(done / seconds))}/s` : ""),
         };
       };
       // cli-progress needs a positive total to draw a bar; an unknown size shows an empty one.

@@ -1,6 +1,7 @@
 export { type CellarClient, type CellarClientOptions, createCellarClient } from "./client.js";
 export { type Download, type DownloadOptions, offeredFileName } from "./download.js";
 export { apiError, CellarApiError, unwrap } from "./errors.js";
+export { formatBytes } from "./format.js";
 export type { components, operations, paths } from "./generated/openapi.js";
 export { retryingFetch } from "./retrying-fetch.js";
 export type { CellarFile, UploadOptions, UploadSource } from "./upload.js";

@@ -1,8 +1,8 @@
-import { type CellarFile, unwrap } from "@cellar/client";
+import { type CellarFile, formatBytes, unwrap } from "@cellar/client";
 import type { CommandSpec } from "../command-line.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
-import { humanSize, shortTime } from "../output.js";
+import { shortTime } from "../output.js";
 
 /** A positive whole number option (`--per-page 50`): anything else is a usage error. */
 export function positiveInteger(option: string, value: string | boolean | undefined): number {
@@ -23,7 +23,7 @@ function printFiles(context: CommandContext, files: readonly CellarFile[], trash
       ["ID", "SIZE", "VISIBILITY", trash ? "PURGED AFTER" : "UPDATED", "NAME"],
       files.map((file) => [
         file.id,
-        humanSize(file.size),
+        formatBytes(file.size),
         file.visibility,
         shortTime(trash ? file.purge_at : file.updated_at),
         file.name,
@@ -91,7 +91,7 @@ export const fileCommands: readonly CommandSpec[] = [
       const rows: [string, string][] = [
         ["id", file.id],
         ["name", file.name],
-        ["size", `${humanSize(file.size)} (${file.size} bytes)`],
+        ["size", `${formatBytes(file.size)} (${file.size} bytes)`],
         ["type", file.content_type],
         ["visibility", file.visibility],
         ["state", file.state],

@@ -2,13 +2,12 @@ import { createWriteStream } from "node:fs";
 import { open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { CellarApiError, type CellarFile, type Download } from "@cellar/client";
+import { CellarApiError, type CellarFile, type Download, formatBytes } from "@cellar/client";
 import { uploadFile } from "@cellar/client/node";
 import type { CommandSpec } from "../command-line.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
 import { failure } from "../failure.js";
-import { humanSize } from "../output.js";
 import { transferBars } from "../progress.js";
 
 /** Uploads going at once: enough to keep a fast link busy with small files, few enough to show. */
@@ -27,7 +26,7 @@ async function uploadAll(context: CommandContext, paths: string[], options: { na
   const printUploaded = (file: CellarFile) => {
     if (output.options.json) output.json(file);
     else if (output.options.quiet) output.result(file.id);
-    else output.result(`${file.id}  ${file.name}  ${humanSize(file.size)}`);
+    else output.result(`${file.id}  ${file.name}  ${formatBytes(file.size)}`);
   };
 
   const worker = async () => {
@@ -268,7 +267,8 @@ async function downloadOne(context: CommandContext, id: string, options: Downloa
     await rm(version, { force: true });
     if (output.options.json) output.json({ id, path: destination, size: received, etag: download.etag ?? null });
     else if (output.options.quiet) output.result(destination);
-    else output.result(`${destination}  ${humanSize(received)}${from > 0 ? ` (resumed at ${humanSize(from)})` : ""}`);
+    else
+      output.result(`${destination}  ${formatBytes(received)}${from > 0 ? ` (resumed at ${formatBytes(from)})` : ""}`);
   } finally {
     await unlock();
   }

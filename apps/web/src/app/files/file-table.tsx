@@ -1,8 +1,8 @@
-import { CellarApiError, type CellarFile, unwrap } from "@cellar/client";
+import { CellarApiError, type CellarFile, formatBytes, unwrap } from "@cellar/client";
 import { useSignal } from "@preact/signals";
 import type { JSX } from "preact";
 import { client } from "../session.js";
-import { humanSize, type Listing, when } from "./listing.js";
+import { type Listing, when } from "./listing.js";
 
 /** Saves a file the way a link would, with the session's token (a plain link cannot send it). */
 async function download(file: CellarFile): Promise<void> {
@@ -139,7 +139,7 @@ export function FileTable(props: { listing: Listing; trash: boolean }) {
                   </>
                 )}
               </td>
-              <td class="number">{humanSize(file.size)}</td>
+              <td class="number">{formatBytes(file.size)}</td>
               <td>{when(trash ? file.purge_at : file.updated_at)}</td>
               <td class="actions">
                 {trash ? (

@@ -49,19 +49,6 @@ export function createListing(trashed: boolean) {
 
 export type Listing = ReturnType<typeof createListing>;
 
-const UNITS = ["B", "KiB", "MiB", "GiB", "TiB"];
-
-/** `1536` → `1.5 KiB`. */
-export function humanSize(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${value} B` : `${value < 10 ? value.toFixed(1) : Math.round(value)} ${UNITS[unit]}`;
-}
-
 /** A date as the reader's locale writes it, with the time. */
 export function when(iso: string | null): string {
   return iso === null ? "" : new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });

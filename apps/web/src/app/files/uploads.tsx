@@ -1,7 +1,6 @@
-import { CellarApiError } from "@cellar/client";
+import { CellarApiError, formatBytes } from "@cellar/client";
 import { signal } from "@preact/signals";
 import { client } from "../session.js";
-import { humanSize } from "./listing.js";
 
 interface Upload {
   readonly id: number;
@@ -77,7 +76,7 @@ export function Uploads() {
               max={upload.size}
               value={upload.sent}
               aria-label={`Upload of ${upload.name}`}
-              aria-valuetext={`${humanSize(upload.sent)} of ${humanSize(upload.size)}`}
+              aria-valuetext={`${formatBytes(upload.sent)} of ${formatBytes(upload.size)}`}
             />
             {upload.state === "sending" && (
               <button type="button" onClick={() => upload.controller.abort()}>
