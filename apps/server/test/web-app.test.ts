@@ -1,41 +1,59 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import AxeBuilder from "@axe-core/playwright";
 import type {} from "@cellar/test-engines";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type RunningServer, startServer } from "../src/server.js";
+import { signInLinkIn, startSmtpSink } from "./support/smtp-sink.js";
+
+/** Screenshots of each screen, for people to look at: ignored by git, kept after the run. */
+const SCREENSHOTS = fileURLToPath(new URL("../../../test-artifacts/web/", import.meta.url));
+const WORKBOOK = fileURLToPath(
+  new URL("../../../packages/adapter-sheets/test/fixtures/libreoffice-book.xlsx", import.meta.url),
+);
 
 /**
  * The web app as `pnpm start` serves it, in a real Chromium: built by Vite as
  * `scripts/pnpm build` builds it, served by the standalone server on its embedded
- * default, signed in through the dev outbox.
+ * default, with sign-in mail going through a real SMTP server.
  */
 describe("the web app", { timeout: 30_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), "cellar-web-"));
   const appFolder = join(work, "app");
-  const dataDir = join(work, "data");
+  let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
   let server: RunningServer;
   let browser: Browser;
+  let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
     await build({
       configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)),
       build: { outDir: appFolder, emptyOutDir: true },
       logLevel: "warn",
     });
+    smtp = await startSmtpSink();
     server = await startServer({
-      env: { HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir },
+      env: {
+        HOST: "127.0.0.1",
+        PORT: "0",
+        DATA_DIR: join(work, "data"),
+        SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+      },
       logger: false,
       webAppFolder: appFolder,
     });
     const { executablePath, args } = inject("chromium");
     browser = await chromium.launch({ executablePath, args: [...args], headless: true });
-    page = await (await browser.newContext()).newPage();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
     // A step that cannot happen fails within seconds, naming what it waited for.
     page.setDefaultTimeout(8_000);
   }, 120_000);
@@ -43,16 +61,33 @@ describe("the web app", { timeout: 30_000 }, () => {
   afterAll(async () => {
     await browser?.close();
     await server?.close(1000);
+    await smtp?.close();
     rmSync(work, { recursive: true, force: true });
   });
 
-  /** The newest mail in the dev outbox, with quoted-printable undone. */
-  function newestMail(): string {
-    const outbox = join(dataDir, "outbox");
-    const newest = readdirSync(outbox).sort().at(-1) ?? "";
-    return readFileSync(join(outbox, newest), "utf8")
-      .replace(/=\r?\n/g, "")
-      .replace(/=3D/g, "=");
+  const axe = async (on: Page = page) =>
+    (await new AxeBuilder({ page: on }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations;
+  const screenshot = (name: string, on: Page = page) =>
+    on.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const tokenOf = async (on: Page = page) => (await on.evaluate("localStorage.getItem('cellar.session')")) as string;
+  const api = (path: string, jwt: string, init: RequestInit = {}) =>
+    fetch(`${server.url}/v1${path}`, { ...init, headers: { authorization: `Bearer ${jwt}`, ...init.headers } });
+
+  /** Asks for a link through the app's own form and returns the link the SMTP server received. */
+  async function requestLink(email: string, on: Page = page): Promise<URL> {
+    const since = smtp.mails.length;
+    await on.goto(server.url);
+    await on.getByLabel("Email address").fill(email);
+    await on.getByRole("button", { name: "Send me a link" }).click();
+    await on.getByRole("heading", { name: "Check your mail" }).waitFor();
+    return signInLinkIn((await smtp.nextMailTo(email, since)).raw);
+  }
+
+  async function signIn(email: string, on: Page = page): Promise<void> {
+    const link = await requestLink(email, on);
+    await on.goto(link.href);
+    await on.getByRole("button", { name: "Sign in" }).click();
+    await on.getByRole("heading", { name: "Your files" }).waitFor();
   }
 
   it("serves the app at its routes, never cached, with a strict CSP; its hashed files for a year; the API's 404s stay JSON", async () => {
@@ -78,35 +113,26 @@ describe("the web app", { timeout: 30_000 }, () => {
     }
   });
 
-  it("asks for an email, sends the link, and says to check the mail — with no accessibility violations", async () => {
+  it("signs in through the mailed link with one press, keeps it through a reload, and signs out for good", async () => {
     await page.goto(server.url);
-    await expect(page.getByRole("heading", { name: "Sign in to Cellar" }).isVisible()).resolves.toBe(true);
-    expect(
-      (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations,
-    ).toEqual([]);
-    await page.getByLabel("Email address").fill("ada@example.com");
-    await page.getByRole("button", { name: "Send me a link" }).click();
-    await page.getByRole("heading", { name: "Check your mail" }).waitFor();
+    await page.getByRole("heading", { name: "Sign in to Cellar" }).waitFor();
+    expect(await axe()).toEqual([]);
+    await screenshot("sign-in");
+    const link = await requestLink("ada@example.com");
     expect(await page.textContent("main")).toContain("ada@example.com");
-    expect(
-      (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations,
-    ).toEqual([]);
-    expect(newestMail()).toMatch(/\/sign-in\?token=[A-Za-z0-9_-]+/);
-  });
+    expect(await axe()).toEqual([]);
+    await screenshot("check-your-mail");
+    expect(link.origin).toBe(server.url);
 
-  it("finishes sign-in from the mailed link with one press, keeps it through a reload, and signs out for good", async () => {
-    const link = /https?:\/\/[^\s"<>]+\/sign-in\?token=[A-Za-z0-9_-]+/.exec(newestMail())?.[0] ?? "";
-    const path = new URL(link).pathname + new URL(link).search;
     // A mail scanner following the link spends nothing: it only gets the page.
     const scanner = await (await browser.newContext()).newPage();
-    await scanner.goto(`${server.url}${path}`);
+    await scanner.goto(link.href);
     await scanner.getByRole("button", { name: "Sign in" }).waitFor();
     await scanner.close();
 
-    await page.goto(`${server.url}${path}`);
-    expect(
-      (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations,
-    ).toEqual([]);
+    await page.goto(link.href);
+    expect(await axe()).toEqual([]);
+    await screenshot("finish-sign-in");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Your files" }).waitFor();
     // The token left the address bar.
@@ -115,87 +141,313 @@ describe("the web app", { timeout: 30_000 }, () => {
     await page.reload();
     await page.getByRole("heading", { name: "Your files" }).waitFor();
     expect(await page.textContent("main")).toContain("No files yet");
+    await screenshot("files-empty");
 
-    const jwt = (await page.evaluate("localStorage.getItem('cellar.session')")) as string;
-    expect((await fetch(`${server.url}/v1/users/me`, { headers: { authorization: `Bearer ${jwt}` } })).status).toBe(
-      200,
-    );
+    const jwt = await tokenOf();
+    expect((await api("/users/me", jwt)).status).toBe(200);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in to Cellar" }).waitFor();
-    expect(await page.evaluate("localStorage.getItem('cellar.session')")).toBeNull();
-    expect((await fetch(`${server.url}/v1/users/me`, { headers: { authorization: `Bearer ${jwt}` } })).status).toBe(
-      401,
-    );
+    expect(await tokenOf()).toBeNull();
+    expect((await api("/users/me", jwt)).status).toBe(401);
 
     // A link used once says so, and offers a new one.
-    await page.goto(`${server.url}${path}`);
+    await page.goto(link.href);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByRole("alert").textContent()).resolves.toContain(
       "This link has expired or was already used.",
     );
   });
 
-  it("uploads by the picker with progress, renames, shares, trashes, restores and downloads — each screen axe-clean", async () => {
-    // Signed in as a new user, through the API and the app's own link page.
-    await fetch(`${server.url}/v1/sessions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "bo@example.com" }),
-    });
-    const link = /https?:\/\/[^\s"<>]+\/sign-in\?token=[A-Za-z0-9_-]+/.exec(newestMail())?.[0] ?? "";
-    await page.goto(`${server.url}${new URL(link).pathname}${new URL(link).search}`);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByText("No files yet").waitFor();
-    const axe = async () =>
-      (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations;
-    expect(await axe()).toEqual([]);
-
+  it("uploads by picker and by drop, with progress, refusals, cancel and offline; renames, shares, downloads", async () => {
+    await signIn("bo@example.com");
     const rows = `id,amount\n${"1,2\n".repeat(400_000)}`;
     await page.locator('input[type="file"]').setInputFiles([
       { name: "budget.csv", mimeType: "text/csv", buffer: Buffer.from(rows) },
       { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("not a spreadsheet") },
     ]);
     await page.getByText("Uploaded", { exact: true }).waitFor();
-    await page.getByRole("cell", { name: "budget.csv", exact: true }).waitFor();
+    await page.getByRole("link", { name: "budget.csv", exact: true }).waitFor();
     // The refused one says why, beside its bar.
     await expect(page.getByRole("alert").first().textContent()).resolves.toMatch(/csv|xlsx|sheet/i);
     const bar = page.getByRole("progressbar", { name: "Upload of budget.csv" });
     expect(await bar.getAttribute("value")).toBe(String(rows.length));
     expect(await axe()).toEqual([]);
 
+    // Dropped from the desktop: the same uploads, through the drop zone.
+    const workbook = readFileSync(WORKBOOK).toString("base64");
+    const dropped = await page.evaluateHandle(`(() => {
+      const bytes = Uint8Array.from(atob(${JSON.stringify(workbook)}), (c) => c.charCodeAt(0));
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([bytes], "book.xlsx"));
+      transfer.items.add(new File(["\\u0000\\u0001raw"], "legacy.sheet"));
+      return transfer;
+    })()`);
+    await page.locator(".drop").dispatchEvent("drop", { dataTransfer: dropped });
+    await page.getByRole("link", { name: "book.xlsx", exact: true }).waitFor();
+    await page.getByRole("link", { name: "legacy.sheet", exact: true }).waitFor();
+
+    // A slow link: the bar moves, and Cancel stops the upload; nothing is stored.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 256 * 1024,
+    });
+    await page.locator('input[type="file"]').setInputFiles([
+      { name: "slow.csv", mimeType: "text/csv", buffer: Buffer.from(`a\n${"1\n".repeat(2_000_000)}`) },
+    ]);
+    const slow = page.getByRole("progressbar", { name: "Upload of slow.csv" });
+    await expect.poll(async () => Number(await slow.getAttribute("value")), { timeout: 8_000 }).toBeGreaterThan(0);
+    await screenshot("uploading");
+    await page.getByRole("button", { name: "Cancel slow.csv" }).click();
+    await page.getByText("Cancelled.").waitFor();
+    expect(Number(await slow.getAttribute("value"))).toBeLessThan(4_000_002);
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
+    // Offline: the upload says so.
+    await context.setOffline(true);
+    await page.locator('input[type="file"]').setInputFiles([
+      { name: "offline.csv", mimeType: "text/csv", buffer: Buffer.from("a\n1\n") },
+    ]);
+    await page.getByText("You are offline", { exact: false }).waitFor();
+    await context.setOffline(false);
+    const jwt = await tokenOf();
+    const names = ((await (await api("/files?per_page=100", jwt)).json()) as { name: string }[]).map((f) => f.name);
+    expect(names.sort()).toEqual(["book.xlsx", "budget.csv", "legacy.sheet"]);
+
     await page.getByRole("button", { name: "Rename budget.csv" }).click();
     await page.getByLabel("New name for budget.csv").fill("Budget 2026");
     await page.getByRole("button", { name: "Save" }).click();
-    await page.getByRole("cell", { name: "Budget 2026", exact: true }).waitFor();
+    await page.getByRole("link", { name: "Budget 2026", exact: true }).waitFor();
     await page.getByRole("button", { name: "Share Budget 2026" }).click();
     await page.getByText("public", { exact: true }).waitFor();
+    await expect(page.getByRole("status").first().textContent()).resolves.toMatch(/\/files\/file_[a-z2-7]+/);
+    await screenshot("files");
 
     const saved = page.waitForEvent("download");
     await page.getByRole("button", { name: "Download Budget 2026" }).click();
     const download = await saved;
     expect(download.suggestedFilename()).toBe("Budget 2026.csv");
     expect(readFileSync((await download.path()) as string, "utf8")).toBe(rows);
+  });
 
-    await page.getByRole("button", { name: "Move to trash Budget 2026" }).click();
-    await page.getByText("No files yet").waitFor();
-    await page.getByRole("link", { name: "Trash" }).click();
-    await page.getByRole("cell", { name: /^Budget 2026/ }).waitFor();
-    expect(await page.getByRole("columnheader", { name: "Deleted for good after" }).count()).toBe(1);
+  it("previews a CSV in a grid: letters, row numbers, a frozen header row, keyboard moves", async () => {
+    await page.getByRole("link", { name: "Budget 2026", exact: true }).click();
+    await page.getByRole("heading", { name: "Budget 2026" }).waitFor();
+    const grid = page.getByRole("grid", { name: "Cells of Sheet1" });
+    await grid.waitFor();
+    expect(await grid.getAttribute("aria-rowcount")).toBe("400002"); // the letters' row, then 400,001
+    await page.locator("#cell-2-1").filter({ hasText: "1" }).waitFor();
+    expect(await page.getByRole("columnheader", { name: "B", exact: true }).count()).toBe(1);
+    // The header row stays while the rows under it scroll.
+    await grid.focus();
+    await page.keyboard.press("PageDown");
+    await page.keyboard.press("PageDown");
+    await page.locator("#cell-1-1").filter({ hasText: "id" }).waitFor();
+    expect(await page.locator("#cell-2-1").count()).toBe(0);
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowRight");
+    expect(await grid.getAttribute("aria-activedescendant")).toBe("cell-2-2");
+    await expect(page.getByRole("status").last().textContent()).resolves.toBe("Row 2 of 400,001, column B");
+    await page.keyboard.press("Control+End");
+    await page.locator("#cell-400001-2").filter({ hasText: "2" }).waitFor();
+    expect(await grid.getAttribute("aria-activedescendant")).toBe("cell-400001-2");
+    // CSV cells are text; a column of numbers is lined up as numbers.
+    expect(await page.locator("#cell-400001-2").getAttribute("class")).toContain("align-end");
     expect(await axe()).toEqual([]);
+    await screenshot("preview-csv");
+  });
+
+  it("previews a workbook's sheets as tabs, dates as dates; an unreadable file says so and still downloads", async () => {
+    await page.getByRole("link", { name: "Back to your files" }).click();
+    await page.getByRole("link", { name: "book.xlsx", exact: true }).click();
+    const tabs = page.getByRole("tab");
+    await tabs.first().waitFor();
+    expect(await tabs.allTextContents()).toEqual(["Budget", "Données 'été' 📊", "Empty"]);
+    expect(await tabs.first().getAttribute("aria-selected")).toBe("true");
+    const grid = page.getByRole("grid", { name: "Cells of Budget" });
+    await grid.waitFor();
+    const jwt = await tokenOf();
+    const id = new URL(page.url()).pathname.split("/").at(-1) as string;
+    const typed = (await (await api(`/files/${id}/values?range=Budget!A1:H40&types=true`, jwt)).json()) as {
+      values: unknown[][];
+      types: (string | null)[][];
+    };
+    // Each date cell of the sheet shows as a date, not the API's ISO text; numbers line up right.
+    const dates = typed.types.flatMap((row, r) =>
+      row.flatMap((type, c) => (type === "date" && /^\d{4}-\d{2}-\d{2}$/.test(String(typed.values[r]?.[c])) ? [[r, c]] : [])),
+    );
+    expect(dates.length).toBeGreaterThan(0);
+    for (const [r = 0, c = 0] of dates) {
+      const cell = page.locator(`#cell-${r + 1}-${c + 1}`);
+      await cell.filter({ hasText: /\S/ }).waitFor();
+      expect(await cell.textContent()).not.toBe(typed.values[r]?.[c]);
+      expect(await cell.getAttribute("class")).toContain("align-end");
+    }
+    expect(await axe()).toEqual([]);
+    await screenshot("preview-xlsx");
+    // Arrow keys move between tabs, as tabs do.
+    await tabs.first().focus();
+    await page.keyboard.press("ArrowRight");
+    await page.getByRole("grid", { name: "Cells of Données 'été' 📊" }).waitFor();
+    await tabs.last().click();
+    await page.getByText("This sheet has no cells with a value.").waitFor();
+
+    await page.getByRole("link", { name: "Back to your files" }).click();
+    await page.getByRole("link", { name: "legacy.sheet", exact: true }).click();
+    await expect(page.getByRole("alert").textContent()).resolves.toContain("Cellar cannot show the cells of this file");
+    expect(await axe()).toEqual([]);
+    const saved = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Download" }).click();
+    expect(readFileSync((await (await saved).path()) as string, "latin1")).toBe("\u0000\u0001raw");
+
+    // Someone else's private file is not there for you.
+    await page.goto(`${server.url}/files/file_aaaaaaaaaaaaaaaaaaaaaaaa`);
+    await page.getByRole("heading", { name: "No such file" }).waitFor();
+  });
+
+  it("jumps to row 999,999 of a 1,000,000-row sheet and shows its cells with a screenful of rows in the page", async () => {
+    const jwt = await tokenOf();
+    let csv = "n,parity\n";
+    for (let n = 1; n < 1_000_000; n++) csv += `${n},${n % 2 === 0 ? "even" : "odd"}\n`;
+    const form = new FormData();
+    form.append("file", new Blob([csv], { type: "text/csv" }), "million.csv");
+    const stored = (await (await api("/files", jwt, { method: "POST", body: form })).json()) as { id: string };
+    expect((await api(`/files/${stored.id}/sheets`, jwt)).status).toBe(200);
+
+    await page.goto(`${server.url}/files/${stored.id}`);
+    const grid = page.getByRole("grid", { name: "Cells of Sheet1" });
+    await grid.waitFor();
+    expect(await grid.getAttribute("aria-rowcount")).toBe("1000001");
+    await page.getByLabel("Go to cell").fill("A999999");
+    const started = Date.now();
+    await page.getByRole("button", { name: "Go", exact: true }).click();
+    await page.locator("#cell-999999-1").filter({ hasText: "999998" }).waitFor();
+    const shownAfter = Date.now() - started;
+    expect(await page.locator("#cell-999999-2").textContent()).toBe("even");
+    const rowsInPage = await page.getByRole("row").count();
+    expect(rowsInPage).toBeLessThanOrEqual(200);
+    expect(await grid.getAttribute("aria-activedescendant")).toBe("cell-999999-1");
+    await screenshot("preview-deep");
+    // The scroll bar stays in step: scrolled near its end, under the browsers' height cap.
+    const scrolled = (await page.evaluate(
+      "(() => { const g = document.querySelector('[role=grid]'); return [g.scrollTop, g.scrollHeight, g.clientHeight]; })()",
+    )) as number[];
+    expect(scrolled[1]).toBeLessThanOrEqual(2 ** 24 + 100);
+    expect((scrolled[0] ?? 0) / ((scrolled[1] ?? 1) - (scrolled[2] ?? 0))).toBeGreaterThan(0.99);
+    // The wheel moves on from there, to the last row.
+    await grid.hover();
+    await page.mouse.wheel(0, 5_000);
+    await page.locator("#cell-1000000-1").filter({ hasText: "999999" }).waitFor();
+    console.log(`web preview: row 999,999 shown ${shownAfter} ms after the jump, ${rowsInPage} rows in the page`);
+  }, 120_000);
+
+  it("selects several files to trash and restore at once; the trash shows when each goes for good", async () => {
+    await page.goto(`${server.url}/files`);
+    await page.getByRole("checkbox", { name: "Select book.xlsx" }).check();
+    await page.getByRole("checkbox", { name: "Select legacy.sheet" }).check();
+    await page.getByText("2 selected").waitFor();
+    await page.getByRole("button", { name: "Move selected to the trash" }).click();
+    await page.getByText("Moved to the trash.").waitFor();
+    expect(await page.getByRole("link", { name: "book.xlsx", exact: true }).count()).toBe(0);
+
+    await page.getByRole("link", { name: "Trash" }).click();
+    await page.getByRole("cell", { name: "legacy.sheet", exact: true }).waitFor();
+    expect(await page.getByRole("columnheader", { name: "Deleted for good after" }).count()).toBe(1);
+    const purge = await page.getByRole("row", { name: /legacy\.sheet/ }).getByRole("cell").nth(3).textContent();
+    expect(purge).toMatch(/\d/);
+    expect(await axe()).toEqual([]);
+    await screenshot("trash");
+    await page.getByRole("checkbox", { name: "Select book.xlsx" }).check();
+    await page.getByRole("checkbox", { name: "Select legacy.sheet" }).check();
+    await page.getByRole("button", { name: "Restore selected" }).click();
+    await page.getByText("The trash is empty").waitFor();
+
+    // One at a time too.
+    await page.getByRole("link", { name: "Files" }).click();
+    await page.getByRole("button", { name: "Move to trash Budget 2026" }).click();
+    await page.getByText("Budget 2026 is in the trash.").waitFor();
+    await page.getByRole("link", { name: "Trash" }).click();
     await page.getByRole("button", { name: "Restore Budget 2026" }).click();
     await page.getByText("The trash is empty").waitFor();
     await page.getByRole("link", { name: "Files" }).click();
-    await page.getByRole("cell", { name: /^Budget 2026/ }).waitFor();
+    await page.getByRole("link", { name: "Budget 2026", exact: true }).waitFor();
+  });
 
+  it("shows your address and changes your name", async () => {
     await page.getByRole("link", { name: "Account" }).click();
     await page.getByText("bo@example.com").waitFor();
     expect(await axe()).toEqual([]);
     await page.getByLabel("Your name").fill("Bo Diddley");
     await page.getByRole("button", { name: "Save name" }).click();
     await page.getByText("You are now Bo Diddley.").waitFor();
-    const jwt = (await page.evaluate("localStorage.getItem('cellar.session')")) as string;
-    const me = await fetch(`${server.url}/v1/users/me`, { headers: { authorization: `Bearer ${jwt}` } });
-    expect(await me.json()).toMatchObject({ email: "bo@example.com", name: "Bo Diddley" });
+    await screenshot("account");
+    expect(await (await api("/users/me", await tokenOf())).json()).toMatchObject({
+      email: "bo@example.com",
+      name: "Bo Diddley",
+    });
+  });
+
+  it("fits a phone's width and reads in dark mode, with no accessibility violations", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    try {
+      for (const [path, ready, name] of [
+        ["/files", "Your files", "phone-dark-files"],
+        ["/trash", "Trash", "phone-dark-trash"],
+        ["/account", "Account", "phone-dark-account"],
+      ] as const) {
+        await page.goto(`${server.url}${path}`);
+        await page.getByRole("heading", { name: ready }).waitFor();
+        await page.waitForLoadState("networkidle");
+        expect(await axe(), path).toEqual([]);
+        // Nothing wider than the screen: no sideways scrolling of the page.
+        expect(await page.evaluate("document.documentElement.scrollWidth"), path).toBeLessThanOrEqual(390);
+        await screenshot(name);
+      }
+      await page.getByRole("link", { name: "Files" }).click();
+      await page.getByRole("link", { name: "book.xlsx", exact: true }).click();
+      await page.getByRole("grid", { name: "Cells of Budget" }).waitFor();
+      await page.locator("#cell-1-1").filter({ hasText: /\S/ }).waitFor();
+      expect(await axe()).toEqual([]);
+      expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+      await screenshot("phone-dark-preview");
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.emulateMedia({ colorScheme: "light" });
+    }
+  });
+
+  it("gives another site nothing to act with: its requests reach the API without the session", async () => {
+    const jwt = await tokenOf();
+    const files = (await (await api("/files", jwt)).json()) as { id: string; name: string }[];
+    const target = files.find((file) => file.name === "book.xlsx") as { id: string };
+    // A page on another origin that tries to trash the file, as a cross-site attack would.
+    const attacker = createServer((_, response) => {
+      response.setHeader("content-type", "text/html");
+      response.end(`<!doctype html><form method="post" action="${server.url}/v1/files/${target.id}/restore"></form>
+        <script>
+          fetch(${JSON.stringify(`${server.url}/v1/files/${target.id}`)}, { method: "DELETE", credentials: "include", mode: "no-cors" })
+            .finally(() => { document.title = "sent"; });
+        </script>`);
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
+    try {
+      const other = await context.newPage();
+      await other.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
+      await other.waitForFunction("document.title === 'sent'");
+      await other.close();
+    } finally {
+      await new Promise((resolve) => attacker.close(resolve));
+    }
+    const after = (await (await api(`/files/${target.id}`, jwt)).json()) as { trashed_at: string | null };
+    expect(after.trashed_at).toBeNull();
   });
 
   it("runs no script the page did not come with: an injected inline script is refused by the CSP", async () => {

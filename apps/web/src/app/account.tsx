@@ -1,8 +1,9 @@
-import { CellarApiError, unwrap } from "@cellar/client";
+import { unwrap } from "@cellar/client";
 import { useSignal } from "@preact/signals";
 import type { JSX } from "preact";
 import { useEffect } from "preact/hooks";
 import { Frame } from "./files.js";
+import { messageOf } from "./messages.js";
 import { client } from "./session.js";
 
 /** Your address, and the name your account goes by. */
@@ -17,7 +18,7 @@ export function Account() {
         email.value = me.email;
         name.value = me.name;
       },
-      () => (status.value = "Cellar cannot be reached. Try again."),
+      (error: unknown) => (status.value = messageOf(error)),
     );
   }, []);
 
@@ -28,7 +29,7 @@ export function Account() {
       name.value = me.name;
       status.value = `You are now ${me.name}.`;
     } catch (error) {
-      status.value = error instanceof CellarApiError ? error.message : "Cellar cannot be reached. Try again.";
+      status.value = messageOf(error);
     }
   }
 

@@ -1,9 +1,27 @@
+import { signal } from "@preact/signals";
 import { Account } from "./account.js";
-import { Files, Trash } from "./files.js";
+import { Files, Frame, Trash } from "./files.js";
 import { FinishSignIn } from "./finish-sign-in.js";
 import { navigate, route } from "./router.js";
 import { token } from "./session.js";
 import { SignIn } from "./sign-in.js";
+
+type PreviewModule = typeof import("./preview/preview.js");
+
+/** The preview and its grid, fetched the first time a file is opened: most visits never need them. */
+const preview = signal<PreviewModule | "failed" | null>(null);
+let previewLoading: Promise<void> | null = null;
+function loadPreview(): void {
+  previewLoading ??= import("./preview/preview.js").then(
+    (module) => {
+      preview.value = module;
+    },
+    () => {
+      previewLoading = null;
+      preview.value = "failed";
+    },
+  );
+}
 
 export function App() {
   const path = route.value.pathname;
@@ -11,6 +29,26 @@ export function App() {
   if (token.value === null) return <SignIn />;
   if (path === "/trash") return <Trash />;
   if (path === "/account") return <Account />;
+  const opened = /^\/files\/([^/]+)$/.exec(path)?.[1];
+  if (opened !== undefined) {
+    const loaded = preview.value;
+    if (loaded !== null && loaded !== "failed") return <loaded.Preview id={decodeURIComponent(opened)} />;
+    if (loaded === null) loadPreview();
+    return (
+      <Frame title="Opening…">
+        {loaded === "failed" ? (
+          <p role="alert">
+            The preview could not be loaded: Cellar cannot be reached.{" "}
+            <button type="button" onClick={loadPreview}>
+              Try again
+            </button>
+          </p>
+        ) : (
+          <p>Opening the file…</p>
+        )}
+      </Frame>
+    );
+  }
   if (path !== "/files") queueMicrotask(() => navigate("/files", { replace: true }));
   return <Files />;
 }

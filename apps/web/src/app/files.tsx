@@ -7,7 +7,7 @@ import { navigate, route } from "./router.js";
 import { client, keepToken } from "./session.js";
 
 /** The app's frame once signed in: where you are, the other places, and signing out. */
-export function Frame(props: { title: string; children: ComponentChildren }) {
+export function Frame(props: { title: string; wide?: boolean; children: ComponentChildren }) {
   async function signOut() {
     await client.value.api.DELETE("/sessions").catch(() => undefined);
     keepToken(null);
@@ -37,7 +37,7 @@ export function Frame(props: { title: string; children: ComponentChildren }) {
           Sign out
         </button>
       </header>
-      <main>
+      <main class={props.wide ? "wide" : undefined}>
         <h1>{props.title}</h1>
         {props.children}
       </main>

@@ -1,5 +1,6 @@
 import { CellarApiError, unwrap } from "@cellar/client";
 import { useSignal } from "@preact/signals";
+import { messageOf } from "./messages.js";
 import { navigate, route } from "./router.js";
 import { client, keepToken } from "./session.js";
 
@@ -24,9 +25,7 @@ export function FinishSignIn() {
       error.value =
         caught instanceof CellarApiError && caught.code === "invalid_token"
           ? "This link has expired or was already used."
-          : caught instanceof CellarApiError
-            ? caught.message
-            : "Cellar cannot be reached. Try again.";
+          : messageOf(caught);
     } finally {
       busy.value = false;
     }

@@ -1,5 +1,6 @@
-import { CellarApiError, unwrap } from "@cellar/client";
+import { unwrap } from "@cellar/client";
 import { useSignal } from "@preact/signals";
+import { messageOf } from "./messages.js";
 import { client } from "./session.js";
 
 /** Asks for an email address, then says to check the mail. */
@@ -17,7 +18,7 @@ export function SignIn() {
       await unwrap(client.value.api.POST("/sessions", { body: { email: email.value.trim() } }));
       sentTo.value = email.value.trim();
     } catch (caught) {
-      error.value = caught instanceof CellarApiError ? caught.message : "Cellar cannot be reached. Try again.";
+      error.value = messageOf(caught);
     } finally {
       busy.value = false;
     }

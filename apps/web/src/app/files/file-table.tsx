@@ -1,29 +1,11 @@
-import { CellarApiError, type CellarFile, formatBytes, unwrap } from "@cellar/client";
+import { type CellarFile, formatBytes, unwrap } from "@cellar/client";
 import { useSignal } from "@preact/signals";
 import type { JSX } from "preact";
+import { messageOf } from "../messages.js";
+import { navigate } from "../router.js";
 import { client } from "../session.js";
+import { download } from "./download.js";
 import { type Listing, when } from "./listing.js";
-
-/** Saves a file the way a link would, with the session's token (a plain link cannot send it). */
-async function download(file: CellarFile): Promise<void> {
-  const answer = await client.value.download(file.id);
-  const parts: BlobPart[] = [];
-  for await (const chunk of answer.body) parts.push(chunk as Uint8Array<ArrayBuffer>);
-  const blob = new Blob(parts);
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = answer.fileName;
-  // In the document while it is clicked: a detached link does not download everywhere.
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof CellarApiError ? error.message : "Cellar cannot be reached. Try again.";
-}
 
 /** A page of files (or of the trash), with what can be done to each and to those selected. */
 export function FileTable(props: { listing: Listing; trash: boolean }) {
@@ -134,54 +116,71 @@ export function FileTable(props: { listing: Listing; trash: boolean }) {
                   </form>
                 ) : (
                   <>
-                    {file.name}
+                    {trash ? (
+                      file.name
+                    ) : (
+                      <a
+                        href={`/files/${file.id}`}
+                        onClick={(event) => {
+                          event.preventDefault();
+                          navigate(`/files/${file.id}`);
+                        }}
+                      >
+                        {file.name}
+                      </a>
+                    )}
                     {file.visibility === "public" && <span class="badge">public</span>}
                   </>
                 )}
               </td>
               <td class="number">{formatBytes(file.size)}</td>
               <td>{when(trash ? file.purge_at : file.updated_at)}</td>
-              <td class="actions">
-                {trash ? (
-                  <button type="button" onClick={() => act(() => restore(file.id), `${file.name} is restored.`)}>
-                    Restore <span class="visually-hidden">{file.name}</span>
-                  </button>
-                ) : (
-                  <>
-                    <button
-                      type="button"
-                      onClick={() => download(file).catch((error) => (status.value = messageOf(error)))}
-                    >
-                      Download <span class="visually-hidden">{file.name}</span>
+              <td>
+                <div class="actions">
+                  {trash ? (
+                    <button type="button" onClick={() => act(() => restore(file.id), `${file.name} is restored.`)}>
+                      Restore <span class="visually-hidden">{file.name}</span>
                     </button>
-                    <button type="button" onClick={() => (renaming.value = file.id)}>
-                      Rename <span class="visually-hidden">{file.name}</span>
-                    </button>
-                    <button
-                      type="button"
-                      onClick={() =>
-                        act(
-                          () =>
-                            unwrap(
-                              client.value.api.PATCH("/files/{id}", {
-                                params: { path: { id: file.id } },
-                                body: { visibility: file.visibility === "public" ? "private" : "public" },
-                              }),
-                            ),
-                          file.visibility === "public"
-                            ? `${file.name} is private.`
-                            : `${file.name} is public: any signed-in user with its link can open it (${location.origin}/files/${file.id}).`,
-                        )
-                      }
-                    >
-                      {file.visibility === "public" ? "Unshare" : "Share"}{" "}
-                      <span class="visually-hidden">{file.name}</span>
-                    </button>
-                    <button type="button" onClick={() => act(() => toTrash(file.id), `${file.name} is in the trash.`)}>
-                      Move to trash <span class="visually-hidden">{file.name}</span>
-                    </button>
-                  </>
-                )}
+                  ) : (
+                    <>
+                      <button
+                        type="button"
+                        onClick={() => download(file).catch((error) => (status.value = messageOf(error)))}
+                      >
+                        Download <span class="visually-hidden">{file.name}</span>
+                      </button>
+                      <button type="button" onClick={() => (renaming.value = file.id)}>
+                        Rename <span class="visually-hidden">{file.name}</span>
+                      </button>
+                      <button
+                        type="button"
+                        onClick={() =>
+                          act(
+                            () =>
+                              unwrap(
+                                client.value.api.PATCH("/files/{id}", {
+                                  params: { path: { id: file.id } },
+                                  body: { visibility: file.visibility === "public" ? "private" : "public" },
+                                }),
+                              ),
+                            file.visibility === "public"
+                              ? `${file.name} is private.`
+                              : `${file.name} is public: any signed-in user with its link can open it (${location.origin}/files/${file.id}).`,
+                          )
+                        }
+                      >
+                        {file.visibility === "public" ? "Unshare" : "Share"}{" "}
+                        <span class="visually-hidden">{file.name}</span>
+                      </button>
+                      <button
+                        type="button"
+                        onClick={() => act(() => toTrash(file.id), `${file.name} is in the trash.`)}
+                      >
+                        Move to trash <span class="visually-hidden">{file.name}</span>
+                      </button>
+                    </>
+                  )}
+                </div>
               </td>
             </tr>
           ))}

@@ -1,5 +1,6 @@
-import { CellarApiError, formatBytes } from "@cellar/client";
+import { formatBytes } from "@cellar/client";
 import { signal } from "@preact/signals";
+import { messageOf } from "../messages.js";
 import { client } from "../session.js";
 
 interface Upload {
@@ -17,12 +18,6 @@ let nextId = 0;
 
 function changed() {
   uploads.value = [...uploads.value];
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof CellarApiError) return error.message;
-  if (error instanceof DOMException && error.name === "AbortError") return "Cancelled.";
-  return navigator.onLine ? "Cellar cannot be reached. Try again." : "You are offline.";
 }
 
 /** Sends each file as it is chosen or dropped, several at once, each with its own bar. */
@@ -56,7 +51,7 @@ export function startUploads(files: Iterable<File>, onStored: () => void): void 
         },
         (error: unknown) => {
           upload.state = upload.controller.signal.aborted ? "cancelled" : "failed";
-          upload.message = reasonOf(error);
+          upload.message = messageOf(error);
         },
       )
       .finally(changed);

@@ -1,0 +1,160 @@
+import { apiError, CellarApiError, type CellarFile, type components, formatBytes } from "@cellar/client";
+import { useSignal } from "@preact/signals";
+import { useEffect } from "preact/hooks";
+import { download } from "../files/download.js";
+import { Frame } from "../files.js";
+import { messageOf } from "../messages.js";
+import { navigate } from "../router.js";
+import { client } from "../session.js";
+import { Grid } from "./grid.js";
+
+type Sheet = components["schemas"]["Sheet"];
+
+type Opened =
+  | { readonly state: "loading" }
+  | { readonly state: "failed"; readonly error: CellarApiError | null; readonly message: string }
+  | { readonly state: "open"; readonly file: CellarFile; readonly sheets: readonly Sheet[] | CellarApiError };
+
+/**
+ * One file, opened: its cells in a grid, a tab per sheet. A file whose cells Cellar cannot
+ * read says so, and downloads all the same. This module and the grid load only when a
+ * preview opens (the app imports it on demand).
+ */
+export function Preview(props: { id: string }) {
+  const opened = useSignal<Opened>({ state: "loading" });
+  const sheetIndex = useSignal(0);
+  const status = useSignal<string | null>(null);
+
+  useEffect(() => {
+    const api = client.value.api;
+    const path = { params: { path: { id: props.id } } };
+    Promise.all([api.GET("/files/{id}", path), api.GET("/files/{id}/sheets", path)]).then(
+      async ([file, sheets]) => {
+        if (file.data === undefined) {
+          const error = await apiError(file.response, file.error);
+          opened.value = { state: "failed", error, message: error.message };
+          return;
+        }
+        opened.value = {
+          state: "open",
+          file: file.data,
+          sheets: sheets.data ?? (await apiError(sheets.response, sheets.error)),
+        };
+      },
+      (error: unknown) => (opened.value = { state: "failed", error: null, message: messageOf(error) }),
+    );
+  }, [props.id]);
+
+  const now = opened.value;
+  if (now.state === "loading") {
+    return (
+      <Frame title="Opening…">
+        <p>Opening the file…</p>
+      </Frame>
+    );
+  }
+  if (now.state === "failed") {
+    const notHere = now.error?.code === "not_found";
+    return (
+      <Frame title={notHere ? "No such file" : "This file cannot be opened"}>
+        <p role="alert">
+          {notHere ? "There is no such file, or it is not shared with you. Ask its owner to share it." : now.message}
+        </p>
+        <BackToFiles />
+      </Frame>
+    );
+  }
+
+  const { file, sheets } = now;
+  const save = () => {
+    status.value = `Downloading ${file.name}…`;
+    download(file).then(
+      () => (status.value = null),
+      (error: unknown) => (status.value = messageOf(error)),
+    );
+  };
+  const sheet = sheets instanceof CellarApiError ? undefined : sheets[sheetIndex.value];
+  return (
+    <Frame title={file.name} wide>
+      <div class="bar">
+        <span>
+          {formatBytes(file.size)}
+          {sheet !== undefined &&
+            ` · ${sheet.name}: ${sheet.row_count.toLocaleString()} rows × ${sheet.column_count.toLocaleString()} columns`}
+        </span>
+        <span class="actions">
+          <BackToFiles />
+          <button type="button" onClick={save}>
+            Download
+          </button>
+        </span>
+      </div>
+      <p role="status" class="status">
+        {status.value}
+      </p>
+      {sheets instanceof CellarApiError ? (
+        <p role="alert" class="notice">
+          {sheets.code === "unreadable_spreadsheet"
+            ? "Cellar cannot show the cells of this file: it is not a spreadsheet Cellar can read (a .sheet file, or a damaged workbook). You can still download it."
+            : sheets.code === "file_in_trash"
+              ? "This file is in the trash: restore it to see its cells."
+              : sheets.message}
+        </p>
+      ) : (
+        <>
+          {sheets.length > 1 && (
+            <div role="tablist" aria-label="Sheets" class="tabs">
+              {sheets.map((each) => (
+                <button
+                  type="button"
+                  role="tab"
+                  key={each.index}
+                  id={`sheet-tab-${each.index}`}
+                  aria-selected={each.index === sheetIndex.value}
+                  aria-controls="sheet-panel"
+                  tabIndex={each.index === sheetIndex.value ? 0 : -1}
+                  onClick={() => (sheetIndex.value = each.index)}
+                  onKeyDown={(event) => {
+                    const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+                    if (step === 0) return;
+                    const next = (each.index + step + sheets.length) % sheets.length;
+                    sheetIndex.value = next;
+                    document.getElementById(`sheet-tab-${next}`)?.focus();
+                  }}
+                >
+                  {each.name}
+                </button>
+              ))}
+            </div>
+          )}
+          <div
+            id="sheet-panel"
+            {...(sheets.length > 1
+              ? { role: "tabpanel", "aria-labelledby": `sheet-tab-${sheetIndex.value}` }
+              : { role: "region", "aria-label": sheet?.name ?? "Sheet" })}
+          >
+            {sheet === undefined || sheet.row_count === 0 ? (
+              <p class="empty">This sheet has no cells with a value.</p>
+            ) : (
+              <Grid key={`${file.id}:${sheet.index}`} client={client.value} fileId={file.id} sheet={sheet} />
+            )}
+          </div>
+        </>
+      )}
+    </Frame>
+  );
+}
+
+function BackToFiles() {
+  return (
+    <a
+      href="/files"
+      onClick={(event) => {
+        event.preventDefault();
+        navigate("/files");
+      }}
+    >
+      Back to your files
+    </a>
+  );
+}
