@@ -18,6 +18,9 @@ const WORKBOOK = fileURLToPath(
   new URL("../../../packages/adapter-sheets/test/fixtures/libreoffice-book.xlsx", import.meta.url),
 );
 
+/** Small, so that the test can send a file over it. */
+const MAX_UPLOAD_BYTES = 24 * 1024 * 1024;
+
 /**
  * The web app as `pnpm start` serves it, in a real Chromium: built by Vite as
  * `scripts/pnpm build` builds it, served by the standalone server on its embedded
@@ -46,6 +49,7 @@ describe("the web app", { timeout: 30_000 }, () => {
         PORT: "0",
         DATA_DIR: join(work, "data"),
         SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+        MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES),
       },
       logger: false,
       webAppFolder: appFolder,
@@ -194,9 +198,11 @@ describe("the web app", { timeout: 30_000 }, () => {
       downloadThroughput: -1,
       uploadThroughput: 256 * 1024,
     });
-    await page.locator('input[type="file"]').setInputFiles([
-      { name: "slow.csv", mimeType: "text/csv", buffer: Buffer.from(`a\n${"1\n".repeat(2_000_000)}`) },
-    ]);
+    await page
+      .locator('input[type="file"]')
+      .setInputFiles([
+        { name: "slow.csv", mimeType: "text/csv", buffer: Buffer.from(`a\n${"1\n".repeat(2_000_000)}`) },
+      ]);
     const slow = page.getByRole("progressbar", { name: "Upload of slow.csv" });
     await expect.poll(async () => Number(await slow.getAttribute("value")), { timeout: 8_000 }).toBeGreaterThan(0);
     await screenshot("uploading");
@@ -209,11 +215,18 @@ describe("the web app", { timeout: 30_000 }, () => {
       downloadThroughput: -1,
       uploadThroughput: -1,
     });
+    // Too large: the server's reason, even though it stops reading the body early.
+    await page
+      .locator('input[type="file"]')
+      .setInputFiles([
+        { name: "huge.csv", mimeType: "text/csv", buffer: Buffer.from(`a\n${"1\n".repeat(MAX_UPLOAD_BYTES / 2 + 8)}`) },
+      ]);
+    await page.getByText(/huge\.csv.*(too large|larger|over)/i).waitFor();
     // Offline: the upload says so.
     await context.setOffline(true);
-    await page.locator('input[type="file"]').setInputFiles([
-      { name: "offline.csv", mimeType: "text/csv", buffer: Buffer.from("a\n1\n") },
-    ]);
+    await page
+      .locator('input[type="file"]')
+      .setInputFiles([{ name: "offline.csv", mimeType: "text/csv", buffer: Buffer.from("a\n1\n") }]);
     await page.getByText("You are offline", { exact: false }).waitFor();
     await context.setOffline(false);
     const jwt = await tokenOf();
@@ -281,7 +294,9 @@ describe("the web app", { timeout: 30_000 }, () => {
     };
     // Each date cell of the sheet shows as a date, not the API's ISO text; numbers line up right.
     const dates = typed.types.flatMap((row, r) =>
-      row.flatMap((type, c) => (type === "date" && /^\d{4}-\d{2}-\d{2}$/.test(String(typed.values[r]?.[c])) ? [[r, c]] : [])),
+      row.flatMap((type, c) =>
+        type === "date" && /^\d{4}-\d{2}-\d{2}$/.test(String(typed.values[r]?.[c])) ? [[r, c]] : [],
+      ),
     );
     expect(dates.length).toBeGreaterThan(0);
     for (const [r = 0, c = 0] of dates) {
@@ -360,7 +375,11 @@ describe("the web app", { timeout: 30_000 }, () => {
     await page.getByRole("link", { name: "Trash" }).click();
     await page.getByRole("cell", { name: "legacy.sheet", exact: true }).waitFor();
     expect(await page.getByRole("columnheader", { name: "Deleted for good after" }).count()).toBe(1);
-    const purge = await page.getByRole("row", { name: /legacy\.sheet/ }).getByRole("cell").nth(3).textContent();
+    const purge = await page
+      .getByRole("row", { name: /legacy\.sheet/ })
+      .getByRole("cell")
+      .nth(3)
+      .textContent();
     expect(purge).toMatch(/\d/);
     expect(await axe()).toEqual([]);
     await screenshot("trash");

@@ -10,14 +10,16 @@ type PreviewModule = typeof import("./preview/preview.js");
 
 /** The preview and its grid, fetched the first time a file is opened: most visits never need them. */
 const preview = signal<PreviewModule | "failed" | null>(null);
-let previewLoading: Promise<void> | null = null;
+let previewRequested = false;
 function loadPreview(): void {
-  previewLoading ??= import("./preview/preview.js").then(
+  if (previewRequested) return;
+  previewRequested = true;
+  import("./preview/preview.js").then(
     (module) => {
       preview.value = module;
     },
     () => {
-      previewLoading = null;
+      previewRequested = false;
       preview.value = "failed";
     },
   );
@@ -39,7 +41,7 @@ export function App() {
         {loaded === "failed" ? (
           <p role="alert">
             The preview could not be loaded: Cellar cannot be reached.{" "}
-            <button type="button" onClick={loadPreview}>
+            <button type="button" onClick={() => (preview.value = null)}>
               Try again
             </button>
           </p>
