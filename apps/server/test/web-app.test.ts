@@ -34,6 +34,8 @@ describe("the web app", { timeout: 30_000 }, () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
+  /** Requests the app made to anywhere but its server: there should be none. */
+  const elsewhere: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -58,6 +60,10 @@ describe("the web app", { timeout: 30_000 }, () => {
     browser = await chromium.launch({ executablePath, args: [...args], headless: true });
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
+    page.on("request", (request) => {
+      const origin = new URL(request.url()).origin;
+      if (origin !== server.url && !request.url().startsWith("blob:")) elsewhere.push(request.url());
+    });
     // A step that cannot happen fails within seconds, naming what it waited for.
     page.setDefaultTimeout(8_000);
   }, 120_000);
@@ -383,8 +389,8 @@ describe("the web app", { timeout: 30_000 }, () => {
     expect(purge).toMatch(/\d/);
     expect(await axe()).toEqual([]);
     await screenshot("trash");
-    await page.getByRole("checkbox", { name: "Select book.xlsx" }).check();
-    await page.getByRole("checkbox", { name: "Select legacy.sheet" }).check();
+    await page.getByRole("checkbox", { name: "Select every file on this page" }).check();
+    await page.getByText("2 selected").waitFor();
     await page.getByRole("button", { name: "Restore selected" }).click();
     await page.getByText("The trash is empty").waitFor();
 
@@ -467,6 +473,10 @@ describe("the web app", { timeout: 30_000 }, () => {
     }
     const after = (await (await api(`/files/${target.id}`, jwt)).json()) as { trashed_at: string | null };
     expect(after.trashed_at).toBeNull();
+  });
+
+  it("asked nothing of any other origin through the whole journey: no fonts, CDNs or trackers", () => {
+    expect(elsewhere).toEqual([]);
   });
 
   it("runs no script the page did not come with: an injected inline script is refused by the CSP", async () => {

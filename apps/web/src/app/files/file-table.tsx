@@ -84,7 +84,16 @@ export function FileTable(props: { listing: Listing; trash: boolean }) {
         <thead>
           <tr>
             <th scope="col">
-              <span class="visually-hidden">Selected</span>
+              <input
+                type="checkbox"
+                aria-label="Select every file on this page"
+                checked={page.files.every((file) => selected.value.has(file.id))}
+                onChange={(event) =>
+                  (selected.value = (event.target as HTMLInputElement).checked
+                    ? new Set(page.files.map((file) => file.id))
+                    : new Set())
+                }
+              />
             </th>
             <th scope="col">Name</th>
             <th scope="col">Size</th>
