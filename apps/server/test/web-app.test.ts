@@ -328,9 +328,32 @@ describe("the web app", { timeout: 30_000 }, () => {
     await page.getByRole("button", { name: "Download" }).click();
     expect(readFileSync((await (await saved).path()) as string, "latin1")).toBe("\u0000\u0001raw");
 
-    // Someone else's private file is not there for you.
+    // No such file: said so.
     await page.goto(`${server.url}/files/file_aaaaaaaaaaaaaaaaaaaaaaaa`);
     await page.getByRole("heading", { name: "No such file" }).waitFor();
+  });
+
+  it("opens a shared file's link for another user, and keeps a private one from them", async () => {
+    const jwt = await tokenOf();
+    const files = (await (await api("/files", jwt)).json()) as { id: string; name: string }[];
+    const shared = files.find((file) => file.name === "Budget 2026") as { id: string };
+    const private_ = files.find((file) => file.name === "book.xlsx") as { id: string };
+    const ada = await (await browser.newContext()).newPage();
+    ada.setDefaultTimeout(8_000);
+    try {
+      await signIn("ada@example.com", ada);
+      await ada.goto(`${server.url}/files/${shared.id}`);
+      await ada.getByRole("heading", { name: "Budget 2026" }).waitFor();
+      await ada.locator("#cell-2-2").filter({ hasText: "2" }).waitFor();
+      expect(await axe(ada)).toEqual([]);
+      await ada.goto(`${server.url}/files/${private_.id}`);
+      await ada.getByRole("heading", { name: "No such file" }).waitFor();
+      expect(await ada.textContent("main")).not.toContain("book.xlsx");
+      expect(await axe(ada)).toEqual([]);
+      await screenshot("no-such-file", ada);
+    } finally {
+      await ada.close();
+    }
   });
 
   it("jumps to row 999,999 of a 1,000,000-row sheet and shows its cells with a screenful of rows in the page", async () => {
