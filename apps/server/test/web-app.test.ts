@@ -389,6 +389,18 @@ describe("the web app", { timeout: 30_000 }, () => {
     await grid.hover();
     await page.mouse.wheel(0, 5_000);
     await page.locator("#cell-1000000-1").filter({ hasText: "999999" }).waitFor();
+    // Offline, a jump says what it could not load; back online, Try again loads it.
+    await context.setOffline(true);
+    try {
+      await page.getByLabel("Go to cell").fill("B500000");
+      await page.getByRole("button", { name: "Go", exact: true }).click();
+      await page.getByText("Some cells could not be loaded").waitFor();
+    } finally {
+      await context.setOffline(false);
+    }
+    await page.getByRole("button", { name: "Try again" }).click();
+    await page.locator("#cell-500000-2").filter({ hasText: "odd" }).waitFor();
+    expect(await page.getByText("Some cells could not be loaded").count()).toBe(0);
     console.log(`web preview: row 999,999 shown ${shownAfter} ms after the jump, ${rowsInPage} rows in the page`);
   }, 120_000);
 

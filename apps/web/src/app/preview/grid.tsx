@@ -285,7 +285,10 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
       </div>
       {windows.error !== null && (
         <p role="alert" class="error">
-          Some cells could not be loaded: {windows.error}
+          Some cells could not be loaded: {windows.error}{" "}
+          <button type="button" onClick={() => wanted.current()}>
+            Try again
+          </button>
         </p>
       )}
     </>
