@@ -16,6 +16,14 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
     target: "es2022",
+    rollupOptions: {
+      input: { index: "index.html", "download-worker": "src/download-worker.ts" },
+      output: {
+        // The service worker keeps one address (the server serves it, never cached);
+        // everything else is named by its content's hash.
+        entryFileNames: (chunk) => (chunk.name === "download-worker" ? "[name].js" : "assets/[name]-[hash].js"),
+      },
+    },
   },
   resolve: { conditions: ["@cellar/source", "browser", "module", "import", "default"] },
 });

@@ -37,6 +37,9 @@ export const WEB_APP_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/** The app's service worker, at the top of the app's folder (it saves downloads to disk). */
+const DOWNLOAD_WORKER = "download-worker.js";
+
 /** The app's own addresses: each answers index.html, and the app shows what it names. */
 export const WEB_APP_ROUTES = ["/", "/files", "/files/*", "/trash", "/account"] as const;
 
@@ -68,6 +71,21 @@ export const cellarWebApp: FastifyPluginAsync<CellarWebAppOptions> = async (app,
         .header("x-content-type-options", "nosniff")
         .header("cross-origin-opener-policy", "same-origin");
       return index;
+    });
+  }
+
+  // The app's download worker (a service worker): one fixed address, so it is asked for
+  // anew each time (`no-cache`), and the browser updates it when a release changes it.
+  const workerPath = join(options.folder, DOWNLOAD_WORKER);
+  const worker = built && existsSync(workerPath) ? await readFile(workerPath) : undefined;
+  if (worker !== undefined) {
+    app.get(`/${DOWNLOAD_WORKER}`, async (_request, reply) => {
+      reply
+        .type("text/javascript; charset=utf-8")
+        .header("cache-control", "no-cache")
+        .header("content-security-policy", WEB_APP_CSP)
+        .header("x-content-type-options", "nosniff");
+      return worker;
     });
   }
 

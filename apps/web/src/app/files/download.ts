@@ -1,13 +1,63 @@
-import type { CellarFile } from "@cellar/client";
-import { client } from "../session.js";
+import { apiError, type CellarFile } from "@cellar/client";
+import { client, token } from "../session.js";
 
-/** Saves a file the way a link would, with the session's token (a plain link cannot send it). */
+/**
+ * The download worker (`src/download-worker.ts`) once it runs, or null where there is
+ * none: a browser without service workers, or a page not served over HTTPS or from
+ * localhost (browsers allow service workers only there).
+ */
+let worker: Promise<ServiceWorker | null> | null = null;
+
+function downloadWorker(): Promise<ServiceWorker | null> {
+  worker ??= (async () => {
+    if (!("serviceWorker" in navigator) || !isSecureContext) return null;
+    try {
+      const registration = await navigator.serviceWorker.register("/download-worker.js", {
+        scope: "/download-worker/",
+      });
+      const candidate = registration.active ?? registration.waiting ?? registration.installing;
+      if (candidate === null) return null;
+      if (candidate.state === "activated") return candidate;
+      return await new Promise<ServiceWorker | null>((resolve) => {
+        const settle = () => {
+          if (candidate.state === "activated") resolve(candidate);
+          if (candidate.state === "redundant") resolve(null);
+        };
+        candidate.addEventListener("statechange", settle);
+        setTimeout(() => resolve(null), 5_000);
+      });
+    } catch {
+      return null;
+    }
+  })();
+  return worker;
+}
+
+/**
+ * Saves a file as a link would, with the session's token (a plain link cannot send it).
+ * Through the download worker the browser writes the bytes to disk as they arrive;
+ * without one, the file is fetched into memory first and saved from there.
+ */
 export async function download(file: Pick<CellarFile, "id">): Promise<void> {
+  const active = await downloadWorker();
+  if (active !== null && token.value !== null) {
+    const key = crypto.randomUUID();
+    const channel = new MessageChannel();
+    const answer = new Promise<{ status: number; body?: unknown }>((resolve) => {
+      channel.port1.onmessage = (event) => resolve(event.data);
+    });
+    active.postMessage({ key, id: file.id, token: token.value }, [channel.port2]);
+    const { status, body } = await answer;
+    if (status === 0) throw new TypeError("Cellar cannot be reached.");
+    if (status >= 400) throw await apiError(new Response(null, { status }), body ?? null);
+    // Answered with Content-Disposition: attachment, this opens a download, not a page.
+    location.assign(`/download-worker/${key}`);
+    return;
+  }
   const answer = await client.value.download(file.id);
   const parts: BlobPart[] = [];
   for await (const chunk of answer.body) parts.push(chunk as Uint8Array<ArrayBuffer>);
-  const blob = new Blob(parts);
-  const url = URL.createObjectURL(blob);
+  const url = URL.createObjectURL(new Blob(parts));
   const link = document.createElement("a");
   link.href = url;
   link.download = answer.fileName;
