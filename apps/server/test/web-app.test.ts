@@ -236,9 +236,13 @@ describe("the web app", { timeout: 30_000 }, () => {
     const names = ((await (await api("/files?per_page=100", jwt)).json()) as { name: string }[]).map((f) => f.name);
     expect(names.sort()).toEqual(["book.xlsx", "budget.csv", "legacy.sheet"]);
 
+    // Rename by keyboard: the field takes focus with the name selected; Escape leaves it.
     await page.getByRole("button", { name: "Rename budget.csv" }).click();
-    await page.getByLabel("New name for budget.csv").fill("Budget 2026");
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.keyboard.press("Escape");
+    await page.getByLabel("New name for budget.csv").waitFor({ state: "detached" });
+    await page.getByRole("button", { name: "Rename budget.csv" }).click();
+    await page.keyboard.type("Budget 2026");
+    await page.keyboard.press("Enter");
     await page.getByRole("link", { name: "Budget 2026", exact: true }).waitFor();
     await page.getByRole("button", { name: "Share Budget 2026" }).click();
     await page.getByText("public", { exact: true }).waitFor();

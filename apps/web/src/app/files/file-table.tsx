@@ -117,7 +117,22 @@ export function FileTable(props: { listing: Listing; trash: boolean }) {
               <td>
                 {renaming.value === file.id ? (
                   <form onSubmit={rename(file)} class="inline">
-                    <input name="name" aria-label={`New name for ${file.name}`} value={file.name} required />
+                    <input
+                      name="name"
+                      aria-label={`New name for ${file.name}`}
+                      value={file.name}
+                      required
+                      // Opened by the Rename button: typing goes straight into the name.
+                      ref={(input) => {
+                        if (input !== null && document.activeElement?.closest("form") !== input.form) {
+                          input.focus();
+                          input.select();
+                        }
+                      }}
+                      onKeyDown={(event) => {
+                        if (event.key === "Escape") renaming.value = null;
+                      }}
+                    />
                     <button type="submit">Save</button>
                     <button type="button" onClick={() => (renaming.value = null)}>
                       Cancel
