@@ -421,6 +421,37 @@ describe("the web app", { timeout: 30_000 }, () => {
     console.log(`web preview: row 999,999 shown ${shownAfter} ms after the jump, ${rowsInPage} rows in the page`);
   }, 120_000);
 
+  it("shows the right cell across block edges: past column Y and row 200, at the last row and column", async () => {
+    const jwt = await tokenOf();
+    const lines: string[] = [];
+    for (let row = 1; row <= 450; row++) {
+      lines.push(Array.from({ length: 30 }, (_, column) => `r${row}c${column + 1}`).join(","));
+    }
+    const form = new FormData();
+    form.append("file", new Blob([`${lines.join("\n")}\n`], { type: "text/csv" }), "wide.csv");
+    const stored = (await (await api("/files", jwt, { method: "POST", body: form })).json()) as { id: string };
+    await page.goto(`${server.url}/files/${stored.id}`);
+    await page.getByRole("grid", { name: "Cells of Sheet1" }).waitFor();
+    for (const [reference, row, column] of [
+      ["Z1", 1, 26],
+      ["Y200", 200, 25],
+      ["Z201", 201, 26],
+      ["AD450", 450, 30],
+      ["A401", 401, 1],
+    ] as const) {
+      await page.getByLabel("Go to cell").fill(reference);
+      await page.getByRole("button", { name: "Go", exact: true }).click();
+      await page
+        .locator(`#cell-${row}-${column}`)
+        .filter({ hasText: `r${row}c${column}` })
+        .waitFor();
+    }
+    // Nothing past the sheet: Go to refuses it and says the sheet's extent.
+    await page.getByLabel("Go to cell").fill("AE1");
+    await page.getByRole("button", { name: "Go", exact: true }).click();
+    await page.getByText("AE1 is not a cell of this sheet (A1 to AD450).").waitFor();
+  });
+
   it("selects several files to trash and restore at once; the trash shows when each goes for good", async () => {
     await page.goto(`${server.url}/files`);
     // Trashed behind the list's back: Download says why it cannot, and the page stays.
