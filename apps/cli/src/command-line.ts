@@ -9,7 +9,7 @@
  * keeps every value as typed, is strict about unknown options, and loads with Node. What
  * is left here is the dispatch to a command and its help text.
  */
-import type { CommandContext } from "./context.js";
+import type { CommandContext, CommandOptions } from "./context.js";
 import { CliError, EXIT } from "./exit-codes.js";
 
 /** One option: a flag, or one that takes a value (`value` names it in the help). */
@@ -25,7 +25,7 @@ export interface OptionSpec {
 /** What a command is given: its arguments, and its options (flags as booleans, values as strings). */
 export interface CommandInput {
   readonly args: readonly string[];
-  readonly options: Readonly<Record<string, string | boolean | undefined>>;
+  readonly options: CommandOptions;
 }
 
 export interface CommandSpec {

@@ -1,7 +1,9 @@
-import type { CommandInput } from "./command-line.js";
 import type { CliIo } from "./io.js";
 import { Output } from "./output.js";
 import { openSession, requireToken, type Session } from "./session.js";
+
+/** The options a command was given, by long name (`per-page`); flags are booleans. */
+export type CommandOptions = Readonly<Record<string, string | boolean | undefined>>;
 
 /** What a command's action gets: the run's streams, how to answer, and the server session. */
 export interface CommandContext {
@@ -13,7 +15,7 @@ export interface CommandContext {
 }
 
 /** The context of a run, from its global options. */
-export function contextOf(io: CliIo, options: CommandInput["options"]): CommandContext {
+export function contextOf(io: CliIo, options: CommandOptions): CommandContext {
   const output = new Output(io, {
     json: options.json === true,
     quiet: options.quiet === true,

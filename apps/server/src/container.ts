@@ -2,31 +2,52 @@ import "reflect-metadata";
 import { join } from "node:path";
 import { createOutboxMailer, createSmtpMailer } from "@cellar/adapter-mail";
 import { createSpreadsheetReader } from "@cellar/adapter-sheets";
-import { createCellar } from "@cellar/core";
+import { type BlobStorage, createCellar } from "@cellar/core";
 import type { Logger } from "pino";
 import { container, type DependencyContainer, instanceCachingFactory } from "tsyringe";
 import type { Settings } from "./settings.js";
-import type { Storage } from "./storage.js";
-import { Tokens } from "./tokens.js";
+import { type ServerMetadataStorage, Tokens } from "./tokens.js";
 
 /**
- * The composition root: the one place that knows every package. Storage is opened
- * before (it is asynchronous) and handed in, with the JWT key; everything else is built on first use,
- * once, by factories. Core knows nothing of the container.
+ * The composition root: the one place that knows every package. The container chooses
+ * the adapters from the settings — SQLite or PostgreSQL for metadata, the disk or a
+ * bucket for bytes, SMTP or the dev outbox for mail — and builds each on first use, once.
+ * An engine's adapter is loaded only when chosen: the AWS SDK and pg weigh megabytes a
+ * server that does not use them never loads. Core knows nothing of the container.
  */
-export function createServerContainer(input: {
-  settings: Settings;
-  publicUrl: string;
-  logger: Logger;
-  storage: Storage;
-  jwtSecret: string;
-}): DependencyContainer {
+export function createServerContainer(input: { settings: Settings; logger: Logger }): DependencyContainer {
   const scope = container.createChildContainer();
   scope.register(Tokens.Settings, { useValue: input.settings });
-  scope.register(Tokens.PublicUrl, { useValue: input.publicUrl });
   scope.register(Tokens.Logger, { useValue: input.logger });
-  scope.register(Tokens.Storage, { useValue: input.storage });
-  scope.register(Tokens.JwtSecret, { useValue: input.jwtSecret });
+
+  scope.register(Tokens.MetadataStorage, {
+    useFactory: instanceCachingFactory(async (c): Promise<ServerMetadataStorage> => {
+      const settings = c.resolve(Tokens.Settings);
+      if (settings.databaseUrl === undefined) {
+        const { openSqliteStorage } = await import("@cellar/adapter-sqlite");
+        return openSqliteStorage({ dataDir: settings.dataDir });
+      }
+      const { openPostgresStorage } = await import("@cellar/adapter-postgres");
+      return openPostgresStorage({ url: settings.databaseUrl, poolMax: settings.databasePoolMax });
+    }),
+  });
+
+  scope.register(Tokens.BlobStorage, {
+    useFactory: instanceCachingFactory(async (c): Promise<BlobStorage> => {
+      const { dataDir, blobStore } = c.resolve(Tokens.Settings);
+      if (blobStore.kind === "fs") {
+        const { openFsBlobStore } = await import("@cellar/adapter-fs-storage");
+        return openFsBlobStore({ dataDir });
+      }
+      const { openS3BlobStore } = await import("@cellar/adapter-s3-storage");
+      return openS3BlobStore({
+        bucket: blobStore.bucket,
+        prefix: blobStore.prefix,
+        forcePathStyle: blobStore.forcePathStyle,
+        ...(blobStore.endpoint === undefined ? {} : { endpoint: blobStore.endpoint }),
+      });
+    }),
+  });
 
   scope.register(Tokens.Mailer, {
     useFactory: instanceCachingFactory((c) => {
@@ -45,16 +66,18 @@ export function createServerContainer(input: {
   });
 
   scope.register(Tokens.Cellar, {
-    useFactory: instanceCachingFactory((c) => {
+    useFactory: instanceCachingFactory(async (c) => {
       const settings = c.resolve(Tokens.Settings);
-      const storage = c.resolve(Tokens.Storage);
+      const metadata = await c.resolve(Tokens.MetadataStorage);
+      const { blobs } = await c.resolve(Tokens.BlobStorage);
       return createCellar({
-        files: storage.files,
-        users: storage.users,
-        sessions: storage.sessions,
-        magicLinks: storage.magicLinks,
-        blobs: storage.blobs,
-        rateLimits: storage.rateLimits,
+        files: metadata.files,
+        sheetIndexes: metadata.sheetIndexes,
+        users: metadata.users,
+        sessions: metadata.sessions,
+        magicLinks: metadata.magicLinks,
+        rateLimits: metadata.rateLimits,
+        blobs,
         spreadsheets: createSpreadsheetReader(),
         mailer: c.resolve(Tokens.Mailer),
         config: {

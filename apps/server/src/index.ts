@@ -9,11 +9,4 @@ export {
   startServer,
 } from "./server.js";
 export { readSettings, type Settings, SettingsError } from "./settings.js";
-export {
-  type EmbeddedStorage,
-  openEmbeddedStorage,
-  openPostgresStorage,
-  openStorage,
-  type Storage,
-} from "./storage.js";
-export { StorageUnreachableError } from "./storage-errors.js";
+export { openServerStorage, type ServerStorage } from "./storage.js";

@@ -1,7 +1,7 @@
+import { StorageUnreachableError } from "@cellar/core";
 import { createLogger } from "./logger.js";
 import { startServer } from "./server.js";
 import { readSettings, SettingsError } from "./settings.js";
-import { StorageUnreachableError } from "./storage-errors.js";
 
 let logger = createLogger();
 
@@ -23,7 +23,7 @@ try {
   process.once("SIGINT", stop);
 } catch (error) {
   if (error instanceof SettingsError || error instanceof StorageUnreachableError) {
-    // One clear line naming the setting, and nothing else.
+    // One clear line naming the setting or the engine, and nothing else.
     process.stderr.write(`cellar: ${error.message}\n`);
   } else {
     logger.fatal({ err: error }, "Cellar could not start");

@@ -1,6 +1,6 @@
+import { StorageUnreachableError } from "@cellar/core";
 import { MoveError, moveEmbeddedStorage } from "./move-storage.js";
 import { readSettings, SettingsError } from "./settings.js";
-import { StorageUnreachableError } from "./storage-errors.js";
 
 /**
  * `scripts/pnpm move-storage`: copies the embedded install under `DATA_DIR` into the

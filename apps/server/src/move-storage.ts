@@ -1,9 +1,14 @@
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import type { FileRecord } from "@cellar/core";
+import { openFsBlobStore } from "@cellar/adapter-fs-storage";
+import { openSqliteStorage, type SqliteStorage, sqliteStorageExists } from "@cellar/adapter-sqlite";
+import type { BlobStore, FileRecord } from "@cellar/core";
+import { createServerContainer } from "./container.js";
+import { createLogger } from "./logger.js";
 import type { Settings } from "./settings.js";
-import { type EmbeddedStorage, openEmbeddedStorage, openStorage, type Storage } from "./storage.js";
+import { openServerStorage, type ServerStorage } from "./storage.js";
+
+/** The embedded install under `DATA_DIR`: its metadata, and its bytes on disk. */
+type EmbeddedInstall = SqliteStorage & { readonly blobs: BlobStore };
 
 export interface MoveReport {
   readonly users: number;
@@ -37,37 +42,39 @@ export async function moveEmbeddedStorage(
   if (settings.databaseUrl === undefined) {
     throw new MoveError("DATABASE_URL must name the PostgreSQL database to move to.");
   }
-  if (!existsSync(join(settings.dataDir, "cellar.db"))) {
+  if (!sqliteStorageExists({ dataDir: settings.dataDir })) {
     throw new MoveError(`There is no embedded install in ${settings.dataDir} (no cellar.db).`);
   }
-  const source = await openEmbeddedStorage(settings.dataDir);
-  let target: Storage | undefined;
+  const metadata = await openSqliteStorage({ dataDir: settings.dataDir });
+  const bytes = await openFsBlobStore({ dataDir: settings.dataDir });
+  const source: EmbeddedInstall = { ...metadata, blobs: bytes.blobs };
+  let target: ServerStorage | undefined;
   try {
-    target = await openStorage(settings);
+    target = await openServerStorage(createServerContainer({ settings, logger: createLogger({ level: "silent" }) }));
     const copyBytes = settings.blobStore.kind !== "fs";
     const report = await copyAll(source, target, copyBytes, progress);
-    const keyFile = join(settings.dataDir, "jwt-secret");
     let jwtKeyKept = settings.jwtSecret !== undefined;
-    if (settings.jwtSecret === undefined && existsSync(keyFile)) {
-      const embeddedKey = readFileSync(keyFile, "utf8").trim();
-      jwtKeyKept = (await target.generatedJwtSecret(embeddedKey)) === embeddedKey;
+    const embeddedKey = metadata.keptJwtSecret();
+    if (settings.jwtSecret === undefined && embeddedKey !== undefined) {
+      jwtKeyKept = (await target.sharedJwtSecret(embeddedKey)) === embeddedKey;
       if (!jwtKeyKept)
         progress("the target already had a JWT key of its own: sessions signed before must sign in again");
     }
     return { ...report, jwtKeyKept };
   } finally {
     await target?.close();
-    await source.close();
+    await metadata.close();
+    await bytes.close();
   }
 }
 
 async function copyAll(
-  source: EmbeddedStorage,
-  target: Storage,
+  source: EmbeddedInstall,
+  target: ServerStorage,
   copyBytes: boolean,
   progress: (message: string) => void,
 ): Promise<Omit<MoveReport, "jwtKeyKept">> {
-  const ids = (table: string) => source.db.prepare(`SELECT id FROM ${table} ORDER BY id`).pluck().all() as string[];
+  const ids = (table: "users" | "sessions" | "files") => source.ids(table);
   let users = 0;
   let sessions = 0;
   let files = 0;
@@ -116,7 +123,7 @@ async function copyAll(
 }
 
 /** Streams a file's bytes to the target and checks their count and SHA-256 against its row. */
-async function copyBlob(source: Storage, target: Storage, file: FileRecord): Promise<void> {
+async function copyBlob(source: EmbeddedInstall, target: ServerStorage, file: FileRecord): Promise<void> {
   const hash = createHash("sha256");
   const bytes = await source.blobs.read({ key: file.blobKey });
   async function* hashed(): AsyncGenerator<Uint8Array> {

@@ -1,31 +1,32 @@
 import { createServer } from "node:net";
 import {
   cellarApi,
+  cellarHealth,
+  cellarMetrics,
   cellarOpenApi,
   cellarResponseHeaders,
   cellarSignInPage,
-  cellarTurnBatchedAnswers,
   cellarWebApp,
   clientErrorOptions,
+  createMetricsRegistry,
   frameworkErrorOptionsFor,
+  type MetricsServer,
   requestIdOptions,
+  startMetricsServer,
   webAppIsBuilt,
 } from "@cellar/adapter-http";
 import type { Cellar } from "@cellar/core";
 import { WEB_APP_FOLDER } from "@cellar/web";
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { Logger } from "pino";
 import { createServerContainer } from "./container.js";
-import { type AccessEntry, createAccessLog, createLogger, withLazyRequestLoggers } from "./logger.js";
+import { AccessLog, createLogger } from "./logger.js";
 import { readSettings, type Settings } from "./settings.js";
-import { openStorage, type Storage } from "./storage.js";
-import { isStorageUnavailable } from "./storage-errors.js";
+import { openServerStorage, type ServerStorage } from "./storage.js";
 import { Tokens } from "./tokens.js";
 
 /** How long shutdown waits for in-flight requests (uploads included) before cutting them. */
 export const SHUTDOWN_GRACE_MS = 30_000;
-/** Orphan blobs younger than this are spared: their upload may still be in flight. */
-const ORPHAN_GRACE_MS = 3_600_000;
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -33,10 +34,12 @@ export interface RunningServer {
   /** Where the server listens, e.g. `http://127.0.0.1:3000`. */
   readonly url: string;
   readonly publicUrl: string;
+  /** Where Prometheus scrapes `/metrics`, when `METRICS_PORT` is set. */
+  readonly metricsUrl: string | undefined;
   readonly settings: Settings;
-  /** The data the server keeps, opened from `DATA_DIR`. */
-  readonly storage: Storage;
-  /** Runs the purge job and housekeeping once, now. */
+  /** The engines the settings chose, opened. */
+  readonly storage: ServerStorage;
+  /** Runs the maintenance cycle (purge, expiry, orphan sweep) once, now. */
   runMaintenance(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish within the grace, and closes everything. */
   close(graceMs?: number): Promise<void>;
@@ -67,46 +70,11 @@ export type HttpTimeouts = { readonly headersMs: number; readonly requestMs: num
  * Node enforces `headersTimeout` and `requestTimeout` only when it sweeps its connections,
  * every `connectionsCheckingInterval` ms (30 s by default), so a slow client could hold on
  * for up to 30 s past either. Sweeping at a quarter of the shorter one keeps the cut-off
- * within 25 % of it (15 s headers: cut off by 18.75 s, not 45 s). Sweeps are cheap: a pass
- * over the connections still receiving a request.
+ * within 25 % of it.
  */
 function connectionsCheckingIntervalFor({ headersMs, requestMs }: HttpTimeouts): number {
   const shortest = Math.min(...[headersMs, requestMs].filter((ms) => ms > 0));
   return Number.isFinite(shortest) ? Math.min(30_000, Math.max(50, Math.floor(shortest / 4))) : 30_000;
-}
-
-function trustNearestHops(hops: number) {
-  return (_address: string, hop: number) => hop < hops;
-}
-
-/**
- * Fastify's own per-request lines switched off, and Cellar's access line written where
- * Fastify would write its "request completed": when the answer has been handed to the
- * connection, or writing it failed (a client that leaves before the end gets no line, as
- * with an `onResponse` hook). Written by the server's logger with the request id as a field, so
- * that a request that logs nothing else never makes its own child logger. An extended
- * LogController, rather than an `onResponse` hook, because every request pays for a
- * hook's runner and Fastify calls this method anyway.
- */
-class AccessLogController extends LogController {
-  readonly #logAccess: (entry: AccessEntry) => void;
-
-  constructor(logAccess: (entry: AccessEntry) => void) {
-    super({ disableRequestLogging: true });
-    this.#logAccess = logAccess;
-  }
-
-  override requestCompleted(_error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    this.#logAccess({
-      reqId: request.id,
-      method: request.method,
-      url: request.url,
-      statusCode: reply.statusCode,
-      responseTime: reply.elapsedTime,
-      remoteAddress: request.ip,
-      host: request.host,
-    });
-  }
 }
 
 export function buildHttpApp(input: {
@@ -115,24 +83,25 @@ export function buildHttpApp(input: {
   timeouts?: HttpTimeouts;
   publicUrl: string;
   logger: Logger | false;
-  storage: Storage;
+  storage: Pick<ServerStorage, "ping" | "isUnavailable">;
   acceptingRequests: () => boolean;
+  /** Where request metrics go (`createMetricsRegistry`), with the database pool's figures. */
+  metrics?: { registry: ReturnType<typeof createMetricsRegistry>; poolStats?: ServerStorage["poolStats"] };
   /** The built web app (default: `@cellar/web`'s). */
   webAppFolder?: string;
 }): FastifyInstance {
   const timeouts = input.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
+  const { trustProxy } = input;
+  const loggerInstance: FastifyBaseLogger | undefined = input.logger === false ? undefined : input.logger;
   const app = Fastify({
     ...requestIdOptions,
     ...clientErrorOptions,
     ...frameworkErrorOptionsFor({ cellar: input.cellar }),
-    ...(input.logger === false ? { logger: false } : { loggerInstance: withLazyRequestLoggers(input.logger) }),
+    ...(loggerInstance === undefined ? { logger: false } : { loggerInstance }),
     // A number of hops becomes proxy-addr's trust function: believe the nearest N.
-    trustProxy: typeof input.trustProxy === "number" ? trustNearestHops(input.trustProxy) : (input.trustProxy ?? false),
-    // One log line per request, written when it is answered, instead of two.
-    logController:
-      input.logger === false
-        ? new LogController({ disableRequestLogging: true })
-        : new AccessLogController(createAccessLog(input.logger)),
+    trustProxy:
+      typeof trustProxy === "number" ? (_address: string, hop: number) => hop < trustProxy : (trustProxy ?? false),
+    logController: input.logger === false ? new LogController({ disableRequestLogging: true }) : new AccessLog(),
     // Our own hooks answer 503 in the API's error shape while shutting down.
     return503OnClosing: false,
     connectionTimeout: timeouts.idleMs,
@@ -142,14 +111,20 @@ export function buildHttpApp(input: {
   });
 
   app.register(cellarResponseHeaders);
-  app.register(cellarTurnBatchedAnswers);
+  if (input.metrics !== undefined) {
+    app.register(cellarMetrics, {
+      registry: input.metrics.registry,
+      ...(input.metrics.poolStats === undefined ? {} : { poolStats: input.metrics.poolStats }),
+    });
+  }
+  app.register(cellarHealth, { ping: () => input.storage.ping(), acceptingRequests: input.acceptingRequests });
   app.register(cellarOpenApi, { publicUrl: input.publicUrl });
   app.register(cellarApi, {
     prefix: "/v1",
     cellar: input.cellar,
     publicUrl: input.publicUrl,
     acceptingRequests: input.acceptingRequests,
-    isStorageUnavailable,
+    isStorageUnavailable: input.storage.isUnavailable,
   });
   // The web app at /, on the same /v1 API as every other client; it also answers the
   // mailed link. Where it is not built, the self-contained sign-in page does.
@@ -162,30 +137,19 @@ export function buildHttpApp(input: {
       verifyPath: `${new URL(input.publicUrl).pathname.replace(/\/+$/, "")}/v1/sessions/verify`,
     });
   }
-
-  // Outside /v1 too, an unknown address is answered in the API's error shape.
-  app.setNotFoundHandler((_request, reply) => {
-    reply.code(404).send({ error: { code: "not_found", message: "Nothing exists at this address." } });
-  });
-  app.get("/healthz", async () => ({ status: "ok" }));
-  app.get("/readyz", async (_request, reply) => {
-    try {
-      await input.storage.ping();
-    } catch (error) {
-      reply.log.error({ err: error }, "readiness check failed");
-      reply.code(503).header("retry-after", "5");
-      return { error: { code: "unavailable", message: "The database or file storage cannot be reached." } };
-    }
-    if (!input.acceptingRequests()) {
-      reply.code(503).header("retry-after", "5");
-      return { error: { code: "unavailable", message: "The server is shutting down." } };
-    }
-    return { status: "ready" };
-  });
   return app;
 }
 
-/** Starts the standalone server from environment settings: storage, mail, HTTP, purge job. */
+/** The engines in use, in words, for the start-up line. */
+function enginesOf(settings: Settings) {
+  return {
+    metadata: settings.databaseUrl === undefined ? "sqlite" : "postgresql",
+    files: settings.blobStore.kind === "fs" ? "disk" : `s3 bucket ${settings.blobStore.bucket}`,
+    mail: settings.smtpUrl === undefined ? "dev outbox" : "smtp",
+  };
+}
+
+/** Starts the standalone server from environment settings: storage, mail, HTTP, maintenance. */
 export async function startServer(
   options: {
     settings?: Settings;
@@ -198,21 +162,21 @@ export async function startServer(
   } = {},
 ): Promise<RunningServer> {
   const settings = options.settings ?? readSettings(options.env ?? process.env);
-  const logger = options.logger ?? createLogger();
-  const storage = await openStorage(settings);
+  const logger = options.logger ?? createLogger({ level: settings.logLevel });
+  const scope = createServerContainer({
+    settings,
+    logger: logger === false ? createLogger({ level: "silent" }) : logger,
+  });
+  const storage = await openServerStorage(scope);
+  let metricsServer: MetricsServer | undefined;
   try {
-    const jwtSecret = settings.jwtSecret ?? (await storage.generatedJwtSecret());
+    scope.register(Tokens.JwtSecret, { useValue: settings.jwtSecret ?? (await storage.sharedJwtSecret()) });
     const port = settings.port === 0 ? await freePort(settings.host) : settings.port;
     const publicUrl = settings.publicUrl ?? `http://${urlHost(settings.host)}:${port}`;
-    const scope = createServerContainer({
-      settings,
-      publicUrl,
-      logger: logger === false ? createLogger({ level: "silent" }) : logger,
-      storage,
-      jwtSecret,
-    });
-    const cellar = scope.resolve(Tokens.Cellar);
+    scope.register(Tokens.PublicUrl, { useValue: publicUrl });
+    const cellar = await scope.resolve(Tokens.Cellar);
     const mailer = scope.resolve(Tokens.Mailer);
+    const registry = settings.metricsPort === undefined ? undefined : createMetricsRegistry();
     let accepting = true;
     const app = buildHttpApp({
       cellar,
@@ -222,34 +186,33 @@ export async function startServer(
       logger,
       storage,
       acceptingRequests: () => accepting,
+      ...(registry === undefined
+        ? {}
+        : { metrics: { registry, ...(storage.poolStats === undefined ? {} : { poolStats: storage.poolStats }) } }),
       ...(options.webAppFolder === undefined ? {} : { webAppFolder: options.webAppFolder }),
     });
     await app.listen({ host: settings.host, port });
     const url = `http://${urlHost(settings.host)}:${port}`;
+    if (registry !== undefined && settings.metricsPort !== undefined) {
+      metricsServer = await startMetricsServer({ host: settings.metricsHost, port: settings.metricsPort, registry });
+    }
     app.log.info(
-      { url, publicUrl, dataDir: settings.dataDir, mail: settings.smtpUrl ? "smtp" : "dev-outbox" },
+      { url, publicUrl, dataDir: settings.dataDir, ...enginesOf(settings), metrics: metricsServer?.url },
       "Cellar is listening",
     );
 
-    // The purge job: once now, then on its interval; never two runs at once.
-    let running: Promise<void> | undefined;
-    const runMaintenance = () => {
-      running ??= (async () => {
-        try {
-          const purge = await cellar.files.purgeDue();
-          const expired = await cellar.deleteExpired();
-          const orphans = await cellar.files.sweepOrphanBlobs({ graceMs: ORPHAN_GRACE_MS });
-          app.log.info({ ...purge, orphansRemoved: orphans.removed, expired }, "maintenance done");
-        } catch (error) {
-          app.log.error({ err: error }, "maintenance failed");
-        } finally {
-          running = undefined;
-        }
-      })();
-      return running;
+    // The maintenance cycle: once now, then on its interval (core never runs two at once).
+    const runMaintenance = async () => {
+      try {
+        app.log.info(await cellar.maintenance.run(), "maintenance done");
+      } catch (error) {
+        app.log.error({ err: error }, "maintenance failed");
+      }
     };
-    void runMaintenance();
-    const timer = setInterval(() => void runMaintenance(), settings.purgeIntervalSeconds * 1000);
+    let running = runMaintenance();
+    const timer = setInterval(() => {
+      running = runMaintenance();
+    }, settings.purgeIntervalSeconds * 1000);
     timer.unref();
 
     let closing: Promise<void> | undefined;
@@ -266,6 +229,7 @@ export async function startServer(
           await running;
         } finally {
           clearTimeout(cutOff);
+          await metricsServer?.close();
           await mailer.close();
           await storage.close();
           if (logger !== false) logger.flush();
@@ -273,8 +237,9 @@ export async function startServer(
       })();
       return closing;
     };
-    return { app, cellar, url, publicUrl, settings, storage, runMaintenance, close };
+    return { app, cellar, url, publicUrl, metricsUrl: metricsServer?.url, settings, storage, runMaintenance, close };
   } catch (error) {
+    await metricsServer?.close();
     await storage.close();
     throw error;
   }

@@ -33,6 +33,9 @@ export interface Settings {
   readonly databasePoolMax: number;
   /** Where file bytes go: under `DATA_DIR`, or an S3-compatible bucket. */
   readonly blobStore: BlobStoreSetting;
+  /** Where Prometheus metrics are served (`/metrics`), apart from the API. Unset: no metrics. */
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
 }
 
 export type BlobStoreSetting =
@@ -166,5 +169,9 @@ export function readSettings(env: Env = process.env): Settings {
     databaseUrl: absoluteUrl("DATABASE_URL", optional(env, "DATABASE_URL"), ["postgres:", "postgresql:"]),
     databasePoolMax: wholeNumber(env, "DATABASE_POOL_MAX", 10, 1, 1000),
     blobStore: blobStore(env),
+    metricsPort:
+      optional(env, "METRICS_PORT") === undefined ? undefined : wholeNumber(env, "METRICS_PORT", 0, 0, 65_535),
+    // Metrics tell about the server's traffic: on the loopback only, unless asked.
+    metricsHost: optional(env, "METRICS_HOST") ?? "127.0.0.1",
   };
 }

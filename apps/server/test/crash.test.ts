@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { createCellar, createMemoryMailer } from "@cellar/core";
 import { aFile, aTrashedFile, aUser, collect, createFakeClock } from "@cellar/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmbeddedStorage, openEmbeddedStorage } from "../src/storage.js";
+import { type EmbeddedStorage, openEmbeddedStorage } from "./support/embedded-storage.js";
 
 const CHILD = fileURLToPath(new URL("./crash/crash-child.ts", import.meta.url));
 const DAY = 86_400_000;

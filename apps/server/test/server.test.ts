@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.js";
 import { type RunningServer, startServer } from "../src/server.js";
-import { openEmbeddedStorage } from "../src/storage.js";
+import { openEmbeddedStorage } from "./support/embedded-storage.js";
 
 const DAY = 86_400_000;
 const dirs: string[] = [];
@@ -93,6 +93,38 @@ describe("the standalone server", () => {
     const devLines = lines.filter((line) => line.devMode === true);
     expect(devLines).toHaveLength(1);
     expect(String(devLines[0]?.link)).toMatch(/\/sign-in\?token=/);
+  });
+
+  it("says which engines it stands on when it starts", async () => {
+    const { lines, logger } = capturedLogger();
+    const server = await start({ DATA_DIR: aDataDir() }, logger);
+    expect(lines.find((line) => line.msg === "Cellar is listening")).toMatchObject({
+      url: server.url,
+      metadata: "sqlite",
+      files: "disk",
+      mail: "dev outbox",
+    });
+  });
+
+  it("serves Prometheus metrics on METRICS_PORT, apart from the API, by route and status", async () => {
+    const server = await start({ DATA_DIR: aDataDir(), METRICS_PORT: "0" });
+    expect(server.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.metricsUrl).not.toBe(server.url);
+    const { headers } = await signIn(server, "ada@example.com");
+    await fetch(`${server.url}/v1/files/file_aaaaaaaaaaaaaaaaaaaaaaaa`, { headers });
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
+    const text = await (await fetch(`${server.metricsUrl}/metrics`)).text();
+    expect(text).toMatch(/cellar_http_requests_total\{method="GET",route="\/v1\/files\/:id",status="404"\} 1/);
+    expect(text).toContain("cellar_http_request_duration_seconds_bucket");
+    expect(text).toContain("cellar_http_open_connections");
+    expect(text).toContain("nodejs_eventloop_lag_seconds");
+    expect(text).not.toContain("file_aaaaaaaaaaaaaaaaaaaaaaaa");
+  });
+
+  it("serves no metrics unless METRICS_PORT is set", async () => {
+    const server = await start({ DATA_DIR: aDataDir() });
+    expect(server.metricsUrl).toBeUndefined();
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
   });
 
   it("puts the request id in its log lines", async () => {

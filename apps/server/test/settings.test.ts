@@ -23,7 +23,18 @@ describe("reading settings from the environment", () => {
       databaseUrl: undefined,
       databasePoolMax: 10,
       blobStore: { kind: "fs" },
+      metricsPort: undefined,
+      metricsHost: "127.0.0.1",
     });
+  });
+
+  it("serves metrics only where METRICS_PORT says, on the loopback unless METRICS_HOST says otherwise", () => {
+    expect(readSettings({ METRICS_PORT: "9464" })).toMatchObject({ metricsPort: 9464, metricsHost: "127.0.0.1" });
+    expect(readSettings({ METRICS_PORT: "0", METRICS_HOST: "0.0.0.0" })).toMatchObject({
+      metricsPort: 0,
+      metricsHost: "0.0.0.0",
+    });
+    expect(() => readSettings({ METRICS_PORT: "http" })).toThrow(/^METRICS_PORT must be a whole number/);
   });
 
   it.each([

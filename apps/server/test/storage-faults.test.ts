@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { type BlobStore, createCellar, createMemoryMailer, type FileRepository } from "@cellar/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildHttpApp } from "../src/server.js";
-import { type EmbeddedStorage, openEmbeddedStorage } from "../src/storage.js";
+import { type EmbeddedStorage, openEmbeddedStorage } from "./support/embedded-storage.js";
 
 const dirs: string[] = [];
 const closers: (() => Promise<void> | void)[] = [];

@@ -4,7 +4,6 @@
  * ```ts
  * const app = Fastify({ ...requestIdOptions, ...frameworkErrorOptionsFor({ cellar }), logger: true });
  * await app.register(cellarResponseHeaders);
- * await app.register(cellarTurnBatchedAnswers);
  * await app.register(cellarOpenApi, { publicUrl });
  * await app.register(cellarApi, { prefix: "/v1", cellar, publicUrl, acceptingRequests });
  * await app.register(cellarSignInPage);
@@ -23,15 +22,18 @@ export {
   type FrameworkErrorOptionsInput,
   frameworkErrorOptionsFor,
 } from "./framework-errors.js";
+export { type CellarHealthOptions, cellarHealth } from "./health/health.plugin.js";
 export { type ErrorReply, toCellarError, toErrorReply, wwwAuthenticate } from "./http/error-handler.js";
 export { ERROR_STATUS, type ErrorStatus } from "./http/error-status.js";
 export { JSON_BODY_LIMIT_BYTES } from "./http/json-body-parser.js";
+export { type CellarMetricsOptions, cellarMetrics, type PoolStats, UNMATCHED_ROUTE } from "./metrics/metrics.plugin.js";
+export { createMetricsRegistry } from "./metrics/metrics-registry.js";
+export { type MetricsServer, type MetricsServerOptions, startMetricsServer } from "./metrics/metrics-server.js";
 export { type CellarOpenApiOptions, cellarOpenApi } from "./openapi.plugin.js";
 export { requestIdFor, requestIdOptions } from "./request-id.js";
 export { cellarResponseHeaders } from "./response-headers.plugin.js";
 export { type ErrorJson, errorSchema } from "./shared/error.schemas.js";
 export { type CellarSignInPageOptions, cellarSignInPage } from "./sign-in-page.plugin.js";
-export { cellarTurnBatchedAnswers, type TurnBatchedAnswersOptions } from "./turn-batched-answers.plugin.js";
 export { toUserJson, toUserSummaryJson, type UserJson, type UserSummaryJson } from "./users/user.json.js";
 export { userSchema, userSummarySchema } from "./users/user.schemas.js";
 export {

@@ -73,17 +73,23 @@ describe("requestIdFor", () => {
 });
 
 describe("toFileJson", () => {
-  it("is made once for frozen metadata, and afresh for any other", async () => {
+  it("writes every field of the file in the API's names, times as ISO 8601 in UTC", async () => {
     const { toFileJson } = await import("../src/files/file.json.js");
-    const { aFile } = await import("@cellar/core/testing");
-    const { blobKey: _blobKey, ...metadata } = aFile("user_abcdefghijklmnopqrstuvwx");
-    const frozen = Object.freeze({ ...metadata });
-    expect(toFileJson(frozen)).toBe(toFileJson(frozen));
-    expect(toFileJson(frozen)).toMatchObject({ id: metadata.id, created_at: metadata.createdAt.toISOString() });
-    const mutable = { ...metadata };
-    const before = toFileJson(mutable);
-    Object.assign(mutable, { name: "renamed.csv" });
-    expect(toFileJson(mutable)).not.toBe(before);
-    expect(toFileJson(mutable).name).toBe("renamed.csv");
+    const { aTrashedFile, at } = await import("@cellar/core/testing");
+    const { blobKey: _blobKey, ...metadata } = aTrashedFile("user_abcdefghijklmnopqrstuvwx", at(86_400_000));
+    expect(toFileJson(metadata)).toEqual({
+      id: metadata.id,
+      name: metadata.name,
+      visibility: metadata.visibility,
+      created_at: metadata.createdAt.toISOString(),
+      updated_at: metadata.updatedAt.toISOString(),
+      size: metadata.size,
+      content_type: metadata.contentType,
+      sha256: metadata.sha256,
+      owner_id: metadata.ownerId,
+      state: "trashed",
+      trashed_at: metadata.trashedAt?.toISOString(),
+      purge_at: "2026-03-02T12:00:00.000Z",
+    });
   });
 });

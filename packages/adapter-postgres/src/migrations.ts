@@ -172,6 +172,18 @@ export const MIGRATIONS: readonly string[] = [
     body     jsonb NOT NULL
   );
   `,
+  /* 3 */ `
+  -- No more row cache across instances: reads go to the database (many concurrent
+  -- lookups to a statement), so no write waits for other instances to forget a row.
+  DROP TRIGGER sessions_noted_update ON sessions;
+  DROP TRIGGER sessions_noted_delete ON sessions;
+  DROP TRIGGER users_noted_update ON users;
+  DROP TRIGGER users_noted_delete ON users;
+  DROP TRIGGER files_noted_update ON files;
+  DROP TRIGGER files_noted_delete ON files;
+  DROP FUNCTION cellar_note_changes();
+  DROP TABLE cellar_changes;
+  `,
 ];
 
 export class SchemaTooNewError extends Error {

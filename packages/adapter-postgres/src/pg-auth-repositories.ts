@@ -1,6 +1,5 @@
 import type { MagicLinkRecord, MagicLinkRepository, SessionRecord, SessionRepository } from "@cellar/core";
 import type { Pool } from "pg";
-import { NO_SHARED_ROW_CACHE, type SharedRowCache } from "./shared-row-cache.js";
 import { batchedLookupById } from "./statement-batches.js";
 
 interface SessionRow {
@@ -19,12 +18,10 @@ const toSession = (row: SessionRow): SessionRecord => ({
   revokedAt: row.revoked_at,
 });
 
-export function createPostgresSessionRepository(
-  pool: Pool,
-  cache: SharedRowCache = NO_SHARED_ROW_CACHE,
-): SessionRepository {
-  const kept = cache.table<SessionRecord>("sessions");
-  // Every authenticated request looks its session up: kept, or many to a statement.
+export function createPostgresSessionRepository(pool: Pool): SessionRepository {
+  // Every authenticated request looks its session up: many concurrent lookups to a
+  // statement, which starts after each of them was asked, so a revocation committed
+  // before a request arrived is seen by it on every instance.
   const load = batchedLookupById(
     pool,
     "SELECT id, user_id, created_at, expires_at, revoked_at FROM sessions WHERE id = ANY($1::text[])",
@@ -37,16 +34,12 @@ export function createPostgresSessionRepository(
         [session.id, session.userId, session.createdAt, session.expiresAt, session.revokedAt],
       );
     },
-    findById: (id) => kept.get(id, load),
+    findById: load,
     async revoke({ id, at }) {
       const { rowCount } = await pool.query(
         "UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
         [id, at],
       );
-      kept.forget(id);
-      // Answered only once no instance would still take the session; a revocation that
-      // found it revoked already too, since the one that did may still be waiting.
-      await cache.settleWrite();
       return (rowCount ?? 0) > 0;
     },
     async deleteExpired(now) {

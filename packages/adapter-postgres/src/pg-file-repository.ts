@@ -1,6 +1,5 @@
-import type { FileRecord, FileRepository, SheetIndex } from "@cellar/core";
+import type { FileRecord, FileRepository, SheetIndex, SheetIndexRepository } from "@cellar/core";
 import type { Pool } from "pg";
-import { NO_SHARED_ROW_CACHE, type SharedRowCache } from "./shared-row-cache.js";
 import { batchedLookupById } from "./statement-batches.js";
 
 const FILE_COLUMNS = `id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
@@ -74,9 +73,8 @@ const LIST_PAGE = `
   ) f ON true`;
 
 /** The file repository on PostgreSQL. */
-export function createPostgresFileRepository(pool: Pool, cache: SharedRowCache = NO_SHARED_ROW_CACHE): FileRepository {
-  const kept = cache.table<FileRecord>("files");
-  // Every read of one file starts here: kept, or many to a statement.
+export function createPostgresFileRepository(pool: Pool): FileRepository & SheetIndexRepository {
+  // Every read of one file starts here: many concurrent reads to a statement.
   const load = batchedLookupById(pool, `SELECT ${FILE_COLUMNS} FROM files WHERE id = ANY($1::text[])`, toRecord);
   return {
     async insert(file) {
@@ -102,7 +100,7 @@ export function createPostgresFileRepository(pool: Pool, cache: SharedRowCache =
         ],
       );
     },
-    findById: (id) => kept.get(id, load),
+    findById: load,
     async listByOwner({ ownerId, state, offset, limit }) {
       // Prepared once per connection, and planned once (the pool's plan_cache_mode):
       // planning this statement took four times as long as running it.
@@ -146,11 +144,6 @@ export function createPostgresFileRepository(pool: Pool, cache: SharedRowCache =
           changes.updatedAt,
         ],
       );
-      kept.forget(id);
-      // Answered only once no instance would still show the file as it was; an update
-      // that changed nothing too, since it may have lost a race with one that did and
-      // is still waiting (two trashes of one file at once).
-      await cache.settleWrite();
       return rows[0] === undefined ? null : toRecord(rows[0]);
     },
     async removeDueForPurge({ now, limit }) {
@@ -164,8 +157,6 @@ export function createPostgresFileRepository(pool: Pool, cache: SharedRowCache =
          ) RETURNING ${FILE_COLUMNS}`,
         [now, limit],
       );
-      for (const row of rows) kept.forget(row.id);
-      if (rows.length > 0) await cache.settleWrite();
       return rows.map(toRecord).sort(byPurgeAt);
     },
     async findSheetIndex(fileId) {

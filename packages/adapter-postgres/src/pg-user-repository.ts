@@ -1,6 +1,5 @@
 import type { UserRecord, UserRepository } from "@cellar/core";
 import type { Pool } from "pg";
-import { NO_SHARED_ROW_CACHE, type SharedRowCache } from "./shared-row-cache.js";
 import { batchedLookupById } from "./statement-batches.js";
 
 interface UserRow {
@@ -21,9 +20,8 @@ const toUser = (row: UserRow): UserRecord => ({
   updatedAt: row.updated_at,
 });
 
-export function createPostgresUserRepository(pool: Pool, cache: SharedRowCache = NO_SHARED_ROW_CACHE): UserRepository {
-  const kept = cache.table<UserRecord>("users");
-  // Every authenticated request looks its user up: kept, or many to a statement.
+export function createPostgresUserRepository(pool: Pool): UserRepository {
+  // Every authenticated request looks its user up: many concurrent lookups to a statement.
   const load = batchedLookupById(pool, `SELECT ${USER_COLUMNS} FROM users WHERE id = ANY($1::text[])`, toUser);
   const one = async (text: string, values: unknown[]) => {
     const { rows } = await pool.query<UserRow>(text, values);
@@ -31,7 +29,7 @@ export function createPostgresUserRepository(pool: Pool, cache: SharedRowCache =
   };
   const findByEmail = (email: string) => one(`SELECT ${USER_COLUMNS} FROM users WHERE email = $1`, [email]);
   return {
-    findById: (id) => kept.get(id, load),
+    findById: load,
     findByEmail,
     async insertIfAbsent(user) {
       // An insert racing with another for the same email waits for it to commit, then
@@ -52,8 +50,6 @@ export function createPostgresUserRepository(pool: Pool, cache: SharedRowCache =
         name,
         updatedAt,
       ]);
-      kept.forget(id);
-      await cache.settleWrite();
       return updated;
     },
   };

@@ -1,13 +1,7 @@
 import { rateLimitStoreContract, repositoryContracts } from "@cellar/core/testing";
 import { createTestSchema } from "@cellar/test-engines";
 import { describe, expect, inject, it } from "vitest";
-import {
-  createPostgresPool,
-  createPostgresRateLimitStore,
-  createPostgresRepositories,
-  createSharedRowCache,
-  migrate,
-} from "../src/index.js";
+import { createPostgresPool, createPostgresRateLimitStore, createPostgresRepositories, migrate } from "../src/index.js";
 
 const t = { describe, it, expect };
 
@@ -32,22 +26,6 @@ describe("PostgreSQL adapters against core's contracts", () => {
       const { pool, close } = await freshPool();
       return { ...createPostgresRepositories(pool), close };
     },
-  });
-  describe("with rows kept in memory (shared-row-cache)", () => {
-    repositoryContracts(t, {
-      async create() {
-        const { pool, close } = await freshPool();
-        // A short lease: writes wait for it.
-        const cache = createSharedRowCache(pool, { pollMs: 5, leaseMs: 20 });
-        return {
-          ...createPostgresRepositories(pool, cache),
-          async close() {
-            cache.stop();
-            await close();
-          },
-        };
-      },
-    });
   });
   rateLimitStoreContract(t, {
     async create() {

@@ -1,4 +1,4 @@
-import type { RateLimitStore } from "@cellar/core";
+import { type RateLimitStore, StorageUnreachableError } from "@cellar/core";
 import { aFile, aMagicLink, aSession, aTrashedFile, at, aUser } from "@cellar/core/testing";
 import { createTestDatabase, type TestDatabase } from "@cellar/test-engines";
 import type { Pool } from "pg";
@@ -7,12 +7,11 @@ import {
   createPostgresPool,
   createPostgresRateLimitStore,
   createPostgresRepositories,
-  createSharedRowCache,
+  isPostgresUnavailable,
   MIGRATIONS,
   migrate,
+  openPostgresStorage,
   SchemaTooNewError,
-  type SharedRowCache,
-  type SharedRowCacheOptions,
 } from "../src/index.js";
 
 // Several pools on one database stand for several Cellar instances: each has connections
@@ -29,13 +28,6 @@ async function freshDatabase(): Promise<TestDatabase> {
 }
 
 type Repositories = ReturnType<typeof createPostgresRepositories>;
-
-/** Rows kept in memory for an instance's pool, stopped after the test. */
-function keptRows(pool: Pool, options?: SharedRowCacheOptions): SharedRowCache {
-  const cache = createSharedRowCache(pool, options);
-  cleanups.push(async () => cache.stop());
-  return cache;
-}
 
 function instances(database: TestDatabase, count: number, max = 5): Pool[] {
   const pools = Array.from({ length: count }, () => createPostgresPool({ connectionString: database.url, max }));
@@ -214,35 +206,27 @@ describe("across instances sharing one database", () => {
     ]);
   });
 
-  it.each([
-    ["read from the database", false],
-    ["kept in memory", true],
-  ])(
-    "a lookup made after another instance's write sees it, even while a lookup of its kind is under way (%s)",
-    async (_, keep) => {
-      const pools = await migratedInstances(2);
-      const [writer, reader] = pools.map((pool) =>
-        createPostgresRepositories(pool, keep ? keptRows(pool) : undefined),
-      ) as [Repositories, Repositories];
-      const user = aUser();
-      await writer.users.insertIfAbsent(user);
-      const session = aSession(user.id);
-      await writer.sessions.insert(session);
-      const file = aFile(user.id);
-      await writer.files.insert(file);
-      for (let round = 0; round < 5; round++) {
-        const underWay = [reader.sessions.findById(session.id), reader.files.findById(file.id)];
-        const revokedAt = at(1_000 + round);
-        await writer.sessions.revoke({ id: session.id, at: revokedAt });
-        await writer.files.update({ id: file.id, changes: { name: `round-${round}.csv`, updatedAt: revokedAt } });
-        expect((await reader.sessions.findById(session.id))?.revokedAt).toEqual(revokedAt);
-        expect((await reader.files.findById(file.id))?.name).toBe(`round-${round}.csv`);
-        await Promise.all(underWay);
-        // The next round revokes again.
-        await (pools[0] as Pool).query("UPDATE sessions SET revoked_at = NULL WHERE id = $1", [session.id]);
-      }
-    },
-  );
+  it("a lookup made after another instance's write sees it, even while a lookup of its kind is under way", async () => {
+    const pools = await migratedInstances(2);
+    const [writer, reader] = pools.map((pool) => createPostgresRepositories(pool)) as [Repositories, Repositories];
+    const user = aUser();
+    await writer.users.insertIfAbsent(user);
+    const session = aSession(user.id);
+    await writer.sessions.insert(session);
+    const file = aFile(user.id);
+    await writer.files.insert(file);
+    for (let round = 0; round < 5; round++) {
+      const underWay = [reader.sessions.findById(session.id), reader.files.findById(file.id)];
+      const revokedAt = at(1_000 + round);
+      await writer.sessions.revoke({ id: session.id, at: revokedAt });
+      await writer.files.update({ id: file.id, changes: { name: `round-${round}.csv`, updatedAt: revokedAt } });
+      expect((await reader.sessions.findById(session.id))?.revokedAt).toEqual(revokedAt);
+      expect((await reader.files.findById(file.id))?.name).toBe(`round-${round}.csv`);
+      await Promise.all(underWay);
+      // The next round revokes again.
+      await (pools[0] as Pool).query("UPDATE sessions SET revoked_at = NULL WHERE id = $1", [session.id]);
+    }
+  });
 
   it("lookups made together each get their own row, or null", async () => {
     const [pool] = await migratedInstances(1);
@@ -291,192 +275,6 @@ describe("across instances sharing one database", () => {
   });
 });
 
-describe("rows kept in memory (shared-row-cache)", () => {
-  /** A user and one file of theirs, written through `repos`. */
-  async function aStoredFile(repos: Repositories) {
-    const owner = aUser();
-    await repos.users.insertIfAbsent(owner);
-    const file = aFile(owner.id);
-    await repos.files.insert(file);
-    return file;
-  }
-
-  /** A write no trigger notes (as a replica applying changes would): kept rows cannot learn of it. */
-  async function unnotedRename(pool: Pool, fileId: string, name: string) {
-    const client = await pool.connect();
-    try {
-      await client.query("SET session_replication_role = replica");
-      await client.query("UPDATE files SET name = $2 WHERE id = $1", [fileId, name]);
-      await client.query("RESET session_replication_role");
-    } finally {
-      client.release();
-    }
-  }
-
-  async function eventually(check: () => Promise<boolean>, withinMs = 2_000) {
-    const until = performance.now() + withinMs;
-    while (!(await check())) {
-      if (performance.now() > until) throw new Error(`not within ${withinMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
-
-  it("are served without reading the database, and dropped once another instance's change is noted", async () => {
-    const pools = await migratedInstances(2);
-    const cache = keptRows(pools[1] as Pool, { pollMs: 10, leaseMs: 5_000 });
-    const reader = createPostgresRepositories(pools[1] as Pool, cache);
-    const file = await aStoredFile(createPostgresRepositories(pools[0] as Pool));
-    await cache.ready();
-    expect((await reader.files.findById(file.id))?.name).toBe(file.name);
-    await unnotedRename(pools[0] as Pool, file.id, "unnoted.csv");
-    // The kept row: the database was not read.
-    expect((await reader.files.findById(file.id))?.name).toBe(file.name);
-    // A change noted by the trigger, by an instance that keeps nothing and does not wait.
-    await (pools[0] as Pool).query("UPDATE files SET name = 'noted.csv' WHERE id = $1", [file.id]);
-    await eventually(async () => (await reader.files.findById(file.id))?.name === "noted.csv");
-  });
-
-  it("are not trusted once changes have not been read for the lease: reads go to the database", async () => {
-    const pools = await migratedInstances(3);
-    const cache = keptRows(pools[1] as Pool, { pollMs: 10, leaseMs: 60 });
-    const reader = createPostgresRepositories(pools[1] as Pool, cache);
-    const file = await aStoredFile(createPostgresRepositories(pools[0] as Pool));
-    await cache.ready();
-    expect((await reader.files.findById(file.id))?.name).toBe(file.name);
-    // Reads of changes now wait behind a lock: no lease is renewed.
-    const blocker = await (pools[2] as Pool).connect();
-    try {
-      await blocker.query("BEGIN");
-      await blocker.query("LOCK TABLE cellar_changes IN ACCESS EXCLUSIVE MODE");
-      await unnotedRename(pools[0] as Pool, file.id, "unnoted.csv");
-      await new Promise((resolve) => setTimeout(resolve, 120));
-      expect((await reader.files.findById(file.id))?.name).toBe("unnoted.csv");
-    } finally {
-      await blocker.query("ROLLBACK");
-      blocker.release();
-    }
-  });
-
-  it("a row read while a change to it was noted is returned but not kept", async () => {
-    const pools = await migratedInstances(2);
-    const cache = keptRows(pools[1] as Pool, { pollMs: 10, leaseMs: 5_000 });
-    // The reader's lookups of files come back late: the row they read is older than a
-    // change noted (and read by the cache) in the meantime.
-    let delayFiles = true;
-    const slowReads = new Proxy(pools[1] as Pool, {
-      get(pool, property, receiver) {
-        if (property !== "query") return Reflect.get(pool, property, receiver);
-        return async (text: string, values: unknown[]) => {
-          const result = await pool.query(text, values);
-          if (delayFiles && text.includes("FROM files")) await new Promise((resolve) => setTimeout(resolve, 200));
-          return result;
-        };
-      },
-    });
-    const reader = createPostgresRepositories(slowReads, cache);
-    const file = await aStoredFile(createPostgresRepositories(pools[0] as Pool));
-    await cache.ready();
-    const late = reader.files.findById(file.id);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await (pools[0] as Pool).query("UPDATE files SET name = 'renamed.csv' WHERE id = $1", [file.id]);
-    expect((await late)?.name).toBe(file.name);
-    delayFiles = false;
-    expect((await reader.files.findById(file.id))?.name).toBe("renamed.csv");
-  });
-
-  it("a write is answered only once every instance has stopped serving the row as it was", async () => {
-    const pools = await migratedInstances(3);
-    const [writer, ...readers] = pools.map((pool) =>
-      createPostgresRepositories(pool, keptRows(pool, { pollMs: 10, leaseMs: 40 })),
-    ) as [Repositories, Repositories, Repositories];
-    const file = await aStoredFile(writer);
-    // Renames one after another; readers on the other instances read all the while, and
-    // every read that starts after a rename was answered must see it or a later one.
-    let answered = 0;
-    let stop = false;
-    const stale: string[] = [];
-    const read = async (reader: Repositories) => {
-      while (!stop) {
-        const atLeast = answered;
-        const name = (await reader.files.findById(file.id))?.name ?? "";
-        const seen = name.startsWith("rename-") ? Number(name.slice(7, -4)) : 0;
-        if (seen < atLeast) stale.push(`saw ${seen} after ${atLeast} was answered`);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    };
-    const reading = readers.flatMap((reader) => [read(reader), read(reader)]);
-    for (let n = 1; n <= 15; n++) {
-      await writer.files.update({ id: file.id, changes: { name: `rename-${n}.csv`, updatedAt: at(n) } });
-      answered = n;
-      await new Promise((resolve) => setTimeout(resolve, n % 3 === 0 ? 0 : 15));
-    }
-    stop = true;
-    await Promise.all(reading);
-    expect(stale).toEqual([]);
-  });
-
-  it("are not watched by an instance that reads none: it stops reading changes, and starts again on its next read", async () => {
-    const pools = await migratedInstances(2);
-    let readsOfChanges = 0;
-    const counted = new Proxy(pools[1] as Pool, {
-      get(pool, property, receiver) {
-        if (property !== "query") return Reflect.get(pool, property, receiver);
-        return (text: string, values: unknown[]) => {
-          if (text.includes("FROM cellar_changes")) readsOfChanges++;
-          return pool.query(text, values);
-        };
-      },
-    });
-    const cache = keptRows(counted, { pollMs: 10, leaseMs: 50 });
-    const reader = createPostgresRepositories(pools[1] as Pool, cache);
-    const file = await aStoredFile(createPostgresRepositories(pools[0] as Pool));
-    await cache.ready();
-    expect((await reader.files.findById(file.id))?.name).toBe(file.name);
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
-    const whileIdle = readsOfChanges;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(readsOfChanges).toBe(whileIdle);
-    await (pools[0] as Pool).query("UPDATE files SET name = 'renamed.csv' WHERE id = $1", [file.id]);
-    expect((await reader.files.findById(file.id))?.name).toBe("renamed.csv");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(readsOfChanges).toBeGreaterThan(whileIdle);
-  });
-
-  it("a write that changed nothing waits the lease too: it may have lost a race with one still waiting", async () => {
-    const [pool] = await migratedInstances(1);
-    const cache = keptRows(pool as Pool, { pollMs: 10, leaseMs: 150 });
-    const repos = createPostgresRepositories(pool as Pool, cache);
-    const owner = aUser();
-    await repos.users.insertIfAbsent(owner);
-    const session = aSession(owner.id);
-    await repos.sessions.insert(session);
-    const file = await aStoredFile(repos);
-    const timed = async (write: () => Promise<unknown>) => {
-      const started = performance.now();
-      const result = await write();
-      return { result, ms: performance.now() - started };
-    };
-    const revokes = await Promise.all(
-      [1, 2].map(() => timed(() => repos.sessions.revoke({ id: session.id, at: at(1) }))),
-    );
-    expect(revokes.map((r) => r.result).sort()).toEqual([false, true]);
-    const trashes = await Promise.all(
-      [1, 2].map(() =>
-        timed(() =>
-          repos.files.update({ id: file.id, changes: { state: "trashed", updatedAt: at(2) }, onlyIfState: "active" }),
-        ),
-      ),
-    );
-    expect(trashes.filter((t) => t.result === null)).toHaveLength(1);
-    for (const { ms } of [...revokes, ...trashes]) expect(ms).toBeGreaterThanOrEqual(150);
-  });
-
-  it("refuse a lease no longer than the interval between reads of changes", async () => {
-    const [pool] = await migratedInstances(1);
-    expect(() => createSharedRowCache(pool as Pool, { pollMs: 50, leaseMs: 50 })).toThrow(RangeError);
-  });
-});
-
 describe("connection settings", () => {
   async function show(pool: Pool, setting: string): Promise<string> {
     const { rows } = await pool.query(`SHOW ${setting}`);
@@ -500,6 +298,49 @@ describe("connection settings", () => {
     expect(await show(pool, "statement_timeout")).toBe("1234ms");
     expect(await show(pool, "application_name")).toBe("from-url");
     expect(await show(pool, "plan_cache_mode")).toBe("force_generic_plan");
+  });
+});
+
+describe("opening the storage", () => {
+  it("refuses a database it cannot reach with one line naming where, without the password", async () => {
+    const opening = openPostgresStorage({ url: "postgres://cellar:secret-word@127.0.0.1:1/nowhere" });
+    await expect(opening).rejects.toThrow(StorageUnreachableError);
+    await expect(opening).rejects.toThrow(/^cannot use the database at 127\.0\.0\.1:1\/nowhere: /);
+    await expect(opening).rejects.not.toThrow(/secret-word/);
+  });
+
+  it("opens a migrated database that answers, shares one JWT key between instances, and reports its pool", async () => {
+    const database = await freshDatabase();
+    const [first, second] = await Promise.all([
+      openPostgresStorage({ url: database.url, poolMax: 2 }),
+      openPostgresStorage({ url: database.url, poolMax: 2 }),
+    ]);
+    cleanups.push(async () => {
+      await first?.close();
+      await second?.close();
+    });
+    await first.ping();
+    const [one, two] = await Promise.all([first.sharedJwtSecret(), second.sharedJwtSecret("proposed-".repeat(5))]);
+    expect(one).toBe(two);
+    expect(first.poolStats().total).toBeGreaterThanOrEqual(1);
+    expect(first.poolStats().waiting).toBe(0);
+  });
+});
+
+describe("telling PostgreSQL failures from bugs", () => {
+  const withCode = (code: unknown) => Object.assign(new Error("x"), { code });
+  it.each(["08006", "53300", "57014", "57P01", "57P03", "ECONNREFUSED", "ECONNRESET"])(
+    "counts %s as the database being unavailable",
+    (code) => expect(isPostgresUnavailable(withCode(code))).toBe(true),
+  );
+  it.each(["23505", "42P01", "57P04", "0800", "ENOENT", 42, undefined])("does not count %s", (code) =>
+    expect(isPostgresUnavailable(withCode(code))).toBe(false),
+  );
+  it("counts pg's own words for a lost connection or none to be had in time", () => {
+    expect(isPostgresUnavailable(new Error("timeout exceeded when trying to connect"))).toBe(true);
+    expect(isPostgresUnavailable(new Error("Connection terminated unexpectedly"))).toBe(true);
+    expect(isPostgresUnavailable(new Error("connection terminated"))).toBe(false);
+    expect(isPostgresUnavailable("08006")).toBe(false);
   });
 });
 

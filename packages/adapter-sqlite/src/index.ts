@@ -1,13 +1,12 @@
-import type { Database } from "better-sqlite3";
+/**
+ * `@cellar/adapter-sqlite`: Cellar's metadata in SQLite (better-sqlite3). `openSqliteStorage`
+ * opens the embedded default from a folder; the repositories are exported one by one for
+ * embedders who hold a database of their own.
+ */
 
 /** The better-sqlite3 connection type, for code that holds one without importing the driver. */
 export type { Database } from "better-sqlite3";
-
-import { createReadCache, NO_READ_CACHE, type ReadCacheOptions } from "./read-cache.js";
-import { createSqliteMagicLinkRepository, createSqliteSessionRepository } from "./sqlite-auth-repositories.js";
-import { createSqliteFileRepository } from "./sqlite-file-repository.js";
-import { createSqliteUserRepository } from "./sqlite-user-repository.js";
-
+export { type BufferedRateLimitStore, createBufferedRateLimitStore } from "./buffered-rate-limit-store.js";
 export { MIGRATIONS, migrate, SchemaTooNewError } from "./migrations.js";
 export { type OpenDatabaseOptions, openDatabase } from "./open-database.js";
 export {
@@ -20,30 +19,12 @@ export {
 export { createSqliteMagicLinkRepository, createSqliteSessionRepository } from "./sqlite-auth-repositories.js";
 export { createSqliteFileRepository } from "./sqlite-file-repository.js";
 export { createSqliteRateLimitStore } from "./sqlite-rate-limit-store.js";
+export { createSqliteRepositories, type SqliteRepositoriesOptions } from "./sqlite-repositories.js";
+export {
+  isSqliteUnavailable,
+  openSqliteStorage,
+  type SqliteStorage,
+  type SqliteStorageOptions,
+  sqliteStorageExists,
+} from "./sqlite-storage.js";
 export { createSqliteUserRepository } from "./sqlite-user-repository.js";
-
-export interface SqliteRepositoriesOptions {
-  /**
-   * Keep sessions, users and files read by id in memory while the database is unchanged
-   * (see `ReadCache`): `true`, or the cache's options. Off by default. Turn it on only if
-   * nothing writes through `db` except these repositories, no transaction on `db` that
-   * writes through them rolls back, and there is one such set of repositories per
-   * connection (other connections and other processes may write freely). Otherwise call
-   * `forgetCachedReads()` after the write or the rollback.
-   */
-  readonly cacheReads?: boolean | ReadCacheOptions;
-}
-
-/** Every metadata repository of core on one database opened with `openDatabase`. */
-export function createSqliteRepositories(db: Database, options: SqliteRepositoriesOptions = {}) {
-  const { cacheReads = false } = options;
-  const cache = cacheReads === false ? NO_READ_CACHE : createReadCache(db, cacheReads === true ? {} : cacheReads);
-  return {
-    files: createSqliteFileRepository(db, cache),
-    users: createSqliteUserRepository(db, cache),
-    sessions: createSqliteSessionRepository(db, cache),
-    magicLinks: createSqliteMagicLinkRepository(db),
-    /** Drops every kept row: call it after writing through `db` directly. */
-    forgetCachedReads: () => cache.clear(),
-  };
-}

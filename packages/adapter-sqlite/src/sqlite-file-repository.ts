@@ -1,4 +1,4 @@
-import type { FileRecord, FileRepository, SheetIndex } from "@cellar/core";
+import type { FileRecord, FileRepository, SheetIndex, SheetIndexRepository } from "@cellar/core";
 import type { Database } from "better-sqlite3";
 import { NO_READ_CACHE, type ReadCache } from "./read-cache.js";
 import { fromMillis, fromNullableMillis, toNullableMillis } from "./sqlite-time.js";
@@ -56,7 +56,10 @@ function byPurgeAt(a: FileRecord, b: FileRecord): number {
  * The file repository on SQLite. Statements are prepared once, here. Files read by id are
  * kept in `cache` (see `ReadCache`); every write below forgets the rows it changes.
  */
-export function createSqliteFileRepository(db: Database, cache: ReadCache = NO_READ_CACHE): FileRepository {
+export function createSqliteFileRepository(
+  db: Database,
+  cache: ReadCache = NO_READ_CACHE,
+): FileRepository & SheetIndexRepository {
   const byId = cache.table<FileRecord>("files");
   const insert = db.prepare(`
     INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,

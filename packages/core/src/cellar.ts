@@ -6,11 +6,13 @@ import type { SessionRepository } from "./auth/session-repository.port.js";
 import type { BlobStore } from "./files/blob-store.port.js";
 import { createFileService, type FileService } from "./files/file.service.js";
 import type { FileRepository } from "./files/file-repository.port.js";
+import { createMaintenance, type Maintenance } from "./maintenance/maintenance.service.js";
 import type { RateLimitStore } from "./rate-limit/rate-limit-store.port.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit/rate-limiter.js";
 import { type Clock, systemClock } from "./shared/clock.port.js";
 import { cryptoRandom, type RandomSource } from "./shared/random.port.js";
 import { createSheetService, type SheetService } from "./sheets/sheet.service.js";
+import type { SheetIndexRepository } from "./sheets/sheet-index-repository.port.js";
 import type { SpreadsheetReader } from "./sheets/spreadsheet-reader.port.js";
 import { createUserService, type UserService } from "./users/user.service.js";
 import type { UserRepository } from "./users/user-repository.port.js";
@@ -47,6 +49,8 @@ export type ResolvedCellarConfig = Required<CellarConfig>;
 /** Everything Cellar needs from the outside world: one implementation of each port. */
 export interface CellarDeps {
   readonly files: FileRepository;
+  /** What a reader found in each file's cells; usually the same engine as `files`. */
+  readonly sheetIndexes: SheetIndexRepository;
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
   readonly magicLinks: MagicLinkRepository;
@@ -70,6 +74,8 @@ export interface Cellar {
   readonly users: UserService;
   readonly rateLimiter: RateLimiter;
   readonly config: ResolvedCellarConfig;
+  /** The periodic cycle: purge, expiry, orphan sweep. The server runs it on a timer. */
+  readonly maintenance: Maintenance;
   /** Forgets expired sessions, magic links and rate-limit windows. */
   deleteExpired(): Promise<{ sessions: number; magicLinks: number; rateWindows: number }>;
 }
@@ -109,21 +115,31 @@ export function createCellar(deps: CellarDeps): Cellar {
   const jwt = createJwtCodec({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience });
   const sheets = createSheetService({
     files: deps.files,
+    sheetIndexes: deps.sheetIndexes,
     blobs: deps.blobs,
     ...(deps.spreadsheets === undefined ? {} : { reader: deps.spreadsheets }),
   });
+  const files = createFileService({
+    files: deps.files,
+    blobs: deps.blobs,
+    clock,
+    random,
+    maxUploadBytes: config.maxUploadBytes,
+    trashRetentionDays: config.trashRetentionDays,
+    // Read through in the background, so the first window need not wait for it.
+    onCommitted: (file) => sheets.analyseSoon(file),
+  });
+  const deleteExpired = async () => {
+    const now = clock.now();
+    return {
+      sessions: await deps.sessions.deleteExpired(now),
+      magicLinks: await deps.magicLinks.deleteExpired(now),
+      rateWindows: await deps.rateLimits.deleteExpired(now),
+    };
+  };
   return {
     config,
-    files: createFileService({
-      files: deps.files,
-      blobs: deps.blobs,
-      clock,
-      random,
-      maxUploadBytes: config.maxUploadBytes,
-      trashRetentionDays: config.trashRetentionDays,
-      // Read through in the background, so the first window need not wait for it.
-      onCommitted: (file) => sheets.analyseSoon(file),
-    }),
+    files,
     sheets,
     auth: createAuthService({
       users: deps.users,
@@ -145,13 +161,7 @@ export function createCellar(deps: CellarDeps): Cellar {
       max: config.rateLimitMax,
       windowSeconds: config.rateLimitWindowSeconds,
     }),
-    async deleteExpired() {
-      const now = clock.now();
-      return {
-        sessions: await deps.sessions.deleteExpired(now),
-        magicLinks: await deps.magicLinks.deleteExpired(now),
-        rateWindows: await deps.rateLimits.deleteExpired(now),
-      };
-    },
+    maintenance: createMaintenance({ files, deleteExpired }),
+    deleteExpired,
   };
 }

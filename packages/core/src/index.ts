@@ -44,6 +44,7 @@ export {
 } from "./files/blob-store.port.js";
 export { type RangeRequest, resolveByteRange } from "./files/byte-range.js";
 export { readCentralDirectoryNames, XLSX_LIMITS } from "./files/content-check.js";
+export { owningBlobKey, SHEET_ROWS_SUFFIX, sheetRowsBlobKey } from "./files/derived-blob-keys.js";
 export {
   CONTENT_TYPES,
   downloadName,
@@ -60,6 +61,13 @@ export {
 export type { Download, FileService, ReceivedUpload, UploadOptions } from "./files/file.service.js";
 export { type AccessDecision, authorizeFileAction, decideFileAccess, type FileAction } from "./files/file-access.js";
 export type { FileChanges, FileRepository } from "./files/file-repository.port.js";
+// Maintenance: purge, expiry, orphan sweep.
+export {
+  createMaintenance,
+  type Maintenance,
+  type MaintenanceReport,
+  ORPHAN_GRACE_MS,
+} from "./maintenance/maintenance.service.js";
 // In memory: every port, for tests and embedding.
 export {
   createInMemoryCellar,
@@ -74,13 +82,11 @@ export { createMemoryMailer, type MemoryMailer } from "./memory/memory-mailer.js
 export { createMemoryRateLimitStore } from "./memory/memory-rate-limit-store.js";
 export { createMemoryUserRepository, type MemoryUserRepository } from "./memory/memory-user-repository.js";
 // Rate limiting.
-export { type BufferedRateLimitStore, createBufferedRateLimitStore } from "./rate-limit/buffered-rate-limit-store.js";
 export type { RateLimitStore, RateWindow } from "./rate-limit/rate-limit-store.port.js";
 export type { RateLimiter, RateLimitStatus } from "./rate-limit/rate-limiter.js";
 // Shared.
 export { type Clock, systemClock } from "./shared/clock.port.js";
 export { CellarError, ErrorCode, type FieldProblem, invalidField, isCellarError } from "./shared/errors.js";
-export { frozenMemo, rememberedForFrozen } from "./shared/frozen.js";
 export { isWellFormedId } from "./shared/ids.js";
 export {
   DEFAULT_PAGE,
@@ -110,20 +116,18 @@ export {
   type SheetDescription,
   type SheetService,
 } from "./sheets/sheet.service.js";
-export {
-  type CellType,
-  type CellValue,
-  type CsvDelimiter,
-  type CsvEncoding,
-  owningBlobKey,
-  type ReadableSheetIndex,
-  type RowCheckpoints,
-  SHEET_ROWS_SUFFIX,
-  type SheetIndex,
-  type SheetSummary,
-  sheetRowsBlobKey,
-  type UnreadableSheetIndex,
+export type {
+  CellType,
+  CellValue,
+  CsvDelimiter,
+  CsvEncoding,
+  ReadableSheetIndex,
+  RowCheckpoints,
+  SheetIndex,
+  SheetSummary,
+  UnreadableSheetIndex,
 } from "./sheets/sheet-index.js";
+export type { SheetIndexRepository } from "./sheets/sheet-index-repository.port.js";
 export {
   type CellGrid,
   type CellRectangle,
@@ -131,6 +135,16 @@ export {
   type SpreadsheetReader,
   SpreadsheetUnreadableError,
 } from "./sheets/spreadsheet-reader.port.js";
+// Storage engines: what an adapter that opens one hands back.
+export {
+  type BlobStorage,
+  isFileSystemUnavailable,
+  isNetworkUnavailable,
+  type MetadataStorage,
+  reasonOf,
+  type StorageEngine,
+  StorageUnreachableError,
+} from "./storage/storage-engine.port.js";
 // Users.
 export type { UserRecord } from "./users/user.entity.js";
 export type { UserService } from "./users/user.service.js";

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createCellar, createMemoryMailer } from "@cellar/core";
-import { openEmbeddedStorage } from "../../src/storage.js";
+import { openEmbeddedStorage } from "../support/embedded-storage.js";
 
 const [mode, dataDir, ownerId] = process.argv.slice(2);
 if (dataDir === undefined || ownerId === undefined)

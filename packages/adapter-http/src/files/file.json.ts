@@ -1,5 +1,4 @@
-import { type FileMetadata, type FileState, rememberedForFrozen, type Visibility } from "@cellar/core";
-import { isoTimestamp } from "../shared/iso-timestamp.js";
+import type { FileMetadata, FileState, Visibility } from "@cellar/core";
 
 /** A file as the API shows it; see `fileSchema`. */
 export interface FileJson {
@@ -17,25 +16,20 @@ export interface FileJson {
   readonly purge_at: string | null;
 }
 
-/**
- * The one mapping from core's file to the API's JSON. Frozen metadata (a row core read
- * from a cache) never changes, so its JSON is made once and reused.
- */
-export const toFileJson: (file: FileMetadata) => FileJson = rememberedForFrozen(fileJsonOf);
-
-function fileJsonOf(file: FileMetadata): FileJson {
+/** The one mapping from core's file to the API's JSON. */
+export function toFileJson(file: FileMetadata): FileJson {
   return {
     id: file.id,
     name: file.name,
     visibility: file.visibility,
-    created_at: isoTimestamp(file.createdAt),
-    updated_at: isoTimestamp(file.updatedAt),
+    created_at: file.createdAt.toISOString(),
+    updated_at: file.updatedAt.toISOString(),
     size: file.size,
     content_type: file.contentType,
     sha256: file.sha256,
     owner_id: file.ownerId,
     state: file.state,
-    trashed_at: file.trashedAt === null ? null : isoTimestamp(file.trashedAt),
-    purge_at: file.purgeAt === null ? null : isoTimestamp(file.purgeAt),
+    trashed_at: file.trashedAt === null ? null : file.trashedAt.toISOString(),
+    purge_at: file.purgeAt === null ? null : file.purgeAt.toISOString(),
   };
 }

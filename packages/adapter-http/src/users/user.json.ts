@@ -1,5 +1,4 @@
 import type { UserRecord } from "@cellar/core";
-import { isoTimestamp } from "../shared/iso-timestamp.js";
 
 /** The signed-in user's profile, as `GET /users/me` shows it; see `userSchema`. */
 export interface UserJson {
@@ -14,7 +13,7 @@ export type UserSummaryJson = Omit<UserJson, "created_at">;
 
 /** The one mapping from core's user to the API's JSON. */
 export function toUserJson(user: UserRecord): UserJson {
-  return { id: user.id, email: user.email, name: user.name, created_at: isoTimestamp(user.createdAt) };
+  return { id: user.id, email: user.email, name: user.name, created_at: user.createdAt.toISOString() };
 }
 
 export function toUserSummaryJson(user: UserRecord): UserSummaryJson {

@@ -1,4 +1,3 @@
-import type { SheetIndex } from "../sheets/sheet-index.js";
 import type { FileRecord, FileState } from "./file.entity.js";
 
 /** The fields of a file that change after upload. */
@@ -22,10 +21,9 @@ export type FileChanges = Partial<Pick<FileRecord, "name" | "visibility" | "stat
  * - `removeDueForPurge` atomically deletes and returns up to `limit` `trashed` records
  *   whose `purgeAt` is at or before `now`, earliest `purgeAt` first. A record restored
  *   in the meantime is not due and so is never removed;
- * - records come back equal to what was stored, dates included to the millisecond;
- * - `saveSheetIndex` keeps one index per file, replacing any earlier one, and stores
- *   nothing for a file that does not exist; `findSheetIndex` returns it equal to what
- *   was saved, or null. A file's index goes when the file is removed (purge).
+ * - records come back equal to what was stored, dates included to the millisecond.
+ *
+ * What a reader found in a file's cells is kept beside it by a `SheetIndexRepository`.
  */
 export interface FileRepository {
   insert(file: FileRecord): Promise<void>;
@@ -40,7 +38,4 @@ export interface FileRepository {
   removeDueForPurge(query: { now: Date; limit: number }): Promise<FileRecord[]>;
   /** Which of these blob keys some record (in any state) refers to. */
   findReferencedBlobKeys(keys: readonly string[]): Promise<Set<string>>;
-  /** What a reader found in the file's cells, once it has read them. */
-  findSheetIndex(fileId: string): Promise<SheetIndex | null>;
-  saveSheetIndex(input: { fileId: string; index: SheetIndex }): Promise<void>;
 }

@@ -1,5 +1,4 @@
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
-import { rememberedForFrozen } from "../shared/frozen.js";
 import { normaliseDisplayName } from "../shared/text-rules.js";
 
 export type Visibility = "private" | "public";
@@ -44,12 +43,11 @@ export interface FileRecord {
 export type FileMetadata = Omit<FileRecord, "blobKey">;
 
 /**
- * What core shows of a stored file: everything but where its bytes are (made once for a
- * frozen, cached row). Field by field rather than a rest pattern, which costs a list page
- * several times more; the type check catches a field added to `FileRecord` and not here.
+ * What core shows of a stored file: everything but where its bytes are. Field by field,
+ * so that the type check catches a field added to `FileRecord` and not here.
  */
-export const toMetadata: (record: FileRecord) => FileMetadata = rememberedForFrozen(
-  (record: FileRecord): Required<FileMetadata> => ({
+export function toMetadata(record: FileRecord): FileMetadata {
+  const metadata: Required<FileMetadata> = {
     id: record.id,
     ownerId: record.ownerId,
     name: record.name,
@@ -63,8 +61,9 @@ export const toMetadata: (record: FileRecord) => FileMetadata = rememberedForFro
     updatedAt: record.updatedAt,
     trashedAt: record.trashedAt,
     purgeAt: record.purgeAt,
-  }),
-);
+  };
+  return metadata;
+}
 
 const MAX_FILE_NAME_LENGTH = 255;
 

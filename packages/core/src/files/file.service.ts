@@ -4,10 +4,10 @@ import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { type Page, toPage, toPageRequest } from "../shared/pagination.js";
 import type { RandomSource } from "../shared/random.port.js";
-import { owningBlobKey, sheetRowsBlobKey } from "../sheets/sheet-index.js";
 import type { BlobStore, ByteRange, StoredBlob } from "./blob-store.port.js";
 import { type RangeRequest, resolveByteRange } from "./byte-range.js";
 import { createContentCheck } from "./content-check.js";
+import { owningBlobKey, sheetRowsBlobKey } from "./derived-blob-keys.js";
 import {
   baseName,
   CONTENT_TYPES,

@@ -14,8 +14,10 @@ import { createMemoryUserRepository } from "./memory-user-repository.js";
 /** One in-memory implementation of every port. */
 export function createInMemoryDeps(options: { clock?: Clock } = {}) {
   const clock = options.clock ?? systemClock;
+  const files = createMemoryFileRepository();
   return {
-    files: createMemoryFileRepository(),
+    files,
+    sheetIndexes: files,
     users: createMemoryUserRepository(),
     sessions: createMemorySessionRepository(),
     magicLinks: createMemoryMagicLinkRepository(),

@@ -1,6 +1,7 @@
 import type { FileRecord } from "../files/file.entity.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { SheetIndex } from "../sheets/sheet-index.js";
+import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
 
 /** Newest first: `createdAt` descending, then `id` descending. */
 export function newestFirst(a: FileRecord, b: FileRecord): number {
@@ -8,7 +9,7 @@ export function newestFirst(a: FileRecord, b: FileRecord): number {
 }
 
 /** The file repository in memory: for tests and embedding. Records are copied in and out. */
-export function createMemoryFileRepository(): FileRepository {
+export function createMemoryFileRepository(): FileRepository & SheetIndexRepository {
   const records = new Map<string, FileRecord>();
   const sheetIndexes = new Map<string, SheetIndex>();
   const copy = (record: FileRecord): FileRecord => structuredClone(record);

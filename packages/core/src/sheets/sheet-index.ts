@@ -73,19 +73,3 @@ export interface UnreadableSheetIndex {
 }
 
 export type SheetIndex = ReadableSheetIndex | UnreadableSheetIndex;
-
-/**
- * Where a workbook's rows, as its reader wrote them for windows, are kept: beside its
- * bytes, under its blob key and this suffix. The orphan sweep and the purge treat that
- * blob as part of the file.
- */
-export const SHEET_ROWS_SUFFIX = "_rows";
-
-export function sheetRowsBlobKey(blobKey: string): string {
-  return `${blobKey}${SHEET_ROWS_SUFFIX}`;
-}
-
-/** The file's own blob key for a key of either kind. */
-export function owningBlobKey(key: string): string {
-  return key.endsWith(SHEET_ROWS_SUFFIX) ? key.slice(0, -SHEET_ROWS_SUFFIX.length) : key;
-}

@@ -1,17 +1,12 @@
 import type { BlobStore } from "../files/blob-store.port.js";
+import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
 import { CONTENT_TYPES, type FileRecord } from "../files/file.entity.js";
 import { authorizeFileAction } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
 import { type A1Range, formatA1Range, parseA1Range } from "./a1-range.js";
-import {
-  type CellType,
-  type CellValue,
-  type ReadableSheetIndex,
-  type SheetIndex,
-  type SheetSummary,
-  sheetRowsBlobKey,
-} from "./sheet-index.js";
+import type { CellType, CellValue, ReadableSheetIndex, SheetIndex, SheetSummary } from "./sheet-index.js";
+import type { SheetIndexRepository } from "./sheet-index-repository.port.js";
 import { type OpenBytes, type SpreadsheetReader, SpreadsheetUnreadableError } from "./spreadsheet-reader.port.js";
 
 /** The most cells one window may hold (after clipping to the sheet). */
@@ -22,6 +17,7 @@ const MAX_QUEUED = 100;
 
 export interface SheetServiceDeps {
   readonly files: FileRepository;
+  readonly sheetIndexes: SheetIndexRepository;
   readonly blobs: BlobStore;
   /** Without one, no file's cells can be read (`unreadable_spreadsheet`). */
   readonly reader?: SpreadsheetReader;
@@ -69,7 +65,7 @@ function unreadable(reason: string): CellarError {
  * instead of starting their own.
  */
 export function createSheetService(deps: SheetServiceDeps) {
-  const { files, blobs } = deps;
+  const { files, sheetIndexes, blobs } = deps;
   const analysing = new Map<string, Promise<SheetIndex>>();
   // Uploads are read through one at a time, in the order they came, so a burst of them
   // takes one core's share at most; past MAX_QUEUED, a file is read on first use.
@@ -97,7 +93,7 @@ export function createSheetService(deps: SheetServiceDeps) {
         if (!(error instanceof SpreadsheetUnreadableError)) throw error;
         index = { readable: false, version: reader.version, reason: error.message };
       }
-      await files.saveSheetIndex({ fileId: file.id, index });
+      await sheetIndexes.saveSheetIndex({ fileId: file.id, index });
       return index;
     })();
     analysing.set(file.id, started);
@@ -117,7 +113,7 @@ export function createSheetService(deps: SheetServiceDeps) {
   async function readableIndex(file: FileRecord): Promise<ReadableSheetIndex> {
     if (file.kind === "sheet") throw unreadable("a .sheet file is stored as it is, not read.");
     const reader = readerOrRefuse();
-    let index = await files.findSheetIndex(file.id);
+    let index = await sheetIndexes.findSheetIndex(file.id);
     if (index === null || index.version !== reader.version) index = await analyse(file, reader);
     if (!index.readable) throw unreadable(index.reason);
     return index;

@@ -1,5 +1,4 @@
-import { type Clock, systemClock } from "../shared/clock.port.js";
-import type { RateLimitStore, RateWindow } from "./rate-limit-store.port.js";
+import { type Clock, type RateLimitStore, type RateWindow, systemClock } from "@cellar/core";
 
 export interface BufferedRateLimitStore extends RateLimitStore {
   /** Writes the hits counted since the last flush to the shared store. */

@@ -1,6 +1,7 @@
+import { createMemoryRateLimitStore } from "@cellar/core";
+import { at, createFakeClock, rateLimitStoreContract } from "@cellar/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BufferedRateLimitStore, createBufferedRateLimitStore, createMemoryRateLimitStore } from "../src/index.js";
-import { at, createFakeClock, rateLimitStoreContract } from "../src/testing/index.js";
+import { type BufferedRateLimitStore, createBufferedRateLimitStore } from "../src/buffered-rate-limit-store.js";
 
 const stores: BufferedRateLimitStore[] = [];
 afterEach(() => {

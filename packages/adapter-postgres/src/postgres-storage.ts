@@ -1,0 +1,92 @@
+import { randomBytes } from "node:crypto";
+import { isNetworkUnavailable, type MetadataStorage, reasonOf, StorageUnreachableError } from "@cellar/core";
+import { migrate } from "./migrations.js";
+import { createPostgresMagicLinkRepository, createPostgresSessionRepository } from "./pg-auth-repositories.js";
+import { createPostgresFileRepository } from "./pg-file-repository.js";
+import { createPostgresRateLimitStore } from "./pg-rate-limit-store.js";
+import { createPostgresUserRepository } from "./pg-user-repository.js";
+import { createPostgresPool } from "./pool.js";
+import { sharedSetting } from "./shared-settings.js";
+
+export interface PostgresStorageOptions {
+  /** `postgres://user:pass@host:port/db`. Holds a password: never put in a message. */
+  readonly url: string;
+  /** Connections this instance may open. Default 10. */
+  readonly poolMax?: number;
+  /** The schema Cellar's tables live in. Default: the connection's search path (`public`). */
+  readonly schema?: string;
+}
+
+/** Cellar's metadata in PostgreSQL, and how busy its pool is (for metrics). */
+export interface PostgresStorage extends MetadataStorage {
+  /** The pool's connections: open, idle, and requests waiting for one. */
+  poolStats(): { total: number; idle: number; waiting: number };
+}
+
+/**
+ * PostgreSQL's SQLSTATE codes that mean the server cannot serve for now: class 08
+ * (connection exception), class 53 (insufficient resources: too many connections, disk
+ * full, out of memory), 57014 (a statement cancelled, as the statement timeout does),
+ * 57P01–57P03 (the server shutting down, or not yet accepting connections).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08...|53...|57014|57P0[123])$/;
+/** What pg says, without a code, when a connection is lost or none frees up in time. */
+const CONNECTION_LOST = /^(timeout exceeded when trying to connect|Connection terminated)/;
+
+export function isPostgresUnavailable(error: unknown): boolean {
+  if (isNetworkUnavailable(error)) return true;
+  if (typeof error !== "object" || error === null) return false;
+  const code = "code" in error ? error.code : undefined;
+  if (typeof code === "string") return UNAVAILABLE_SQLSTATE.test(code);
+  return error instanceof Error && CONNECTION_LOST.test(error.message);
+}
+
+/**
+ * Opens Cellar's metadata in the PostgreSQL database at `url`, shared by any number of
+ * instances, and migrates it to the latest schema. Every read goes to the database —
+ * many concurrent lookups of one kind gathered into one statement (`statementBatches`) —
+ * so what one instance writes, every other reads on its very next request, and no write
+ * waits for anything but its own statement. Rate-limit hits are counted there exactly,
+ * many requests' hits to a statement. Fails with `StorageUnreachableError` when the
+ * database cannot be used.
+ */
+export async function openPostgresStorage(options: PostgresStorageOptions): Promise<PostgresStorage> {
+  const pool = createPostgresPool({
+    connectionString: options.url,
+    max: options.poolMax ?? 10,
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
+  });
+  try {
+    await migrate(pool);
+  } catch (error) {
+    await pool.end();
+    throw new StorageUnreachableError(`cannot use the database at ${whereIs(options.url)}: ${reasonOf(error)}`);
+  }
+  const files = createPostgresFileRepository(pool);
+  return {
+    files,
+    sheetIndexes: files,
+    users: createPostgresUserRepository(pool),
+    sessions: createPostgresSessionRepository(pool),
+    magicLinks: createPostgresMagicLinkRepository(pool),
+    rateLimits: createPostgresRateLimitStore(pool),
+    async ping() {
+      await pool.query("SELECT 1");
+    },
+    isUnavailable: isPostgresUnavailable,
+    sharedJwtSecret: (proposed) =>
+      sharedSetting(pool, "jwt_secret", () => proposed ?? randomBytes(48).toString("base64url")),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => pool.end(),
+  };
+}
+
+/** Host, port and database of a URL, without its password, for a message. */
+function whereIs(url: string): string {
+  try {
+    const where = new URL(url);
+    return `${where.hostname}:${where.port || "5432"}${where.pathname}`;
+  } catch {
+    return "the URL given";
+  }
+}

@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { aFile, aUser } from "@cellar/core/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { isSqliteUnavailable, openSqliteStorage, sqliteStorageExists } from "../src/index.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function aDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "cellar-sqlite-open-"));
+  dirs.push(dir);
+  return join(dir, "data");
+}
+
+describe("opening the embedded metadata from a data folder", () => {
+  it("makes the folder and its databases readable by their owner only, and finds the install again", async () => {
+    const dataDir = aDataDir();
+    expect(sqliteStorageExists({ dataDir })).toBe(false);
+    const storage = await openSqliteStorage({ dataDir });
+    await storage.ping();
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, "cellar.db")).mode & 0o777).toBe(0o600);
+    expect(sqliteStorageExists({ dataDir })).toBe(true);
+    const owner = aUser();
+    await storage.users.insertIfAbsent(owner);
+    const file = aFile(owner.id);
+    await storage.files.insert(file);
+    expect(storage.ids("files")).toEqual([file.id]);
+    await storage.close();
+
+    const again = await openSqliteStorage({ dataDir });
+    expect((await again.files.findById(file.id))?.name).toBe(file.name);
+    await again.close();
+  });
+
+  it("keeps one generated JWT key for every opening, and says when none was made", async () => {
+    const dataDir = aDataDir();
+    const first = await openSqliteStorage({ dataDir });
+    expect(first.keptJwtSecret()).toBeUndefined();
+    const key = await first.sharedJwtSecret();
+    expect(Buffer.byteLength(key)).toBeGreaterThanOrEqual(32);
+    await first.close();
+    const second = await openSqliteStorage({ dataDir });
+    expect(await second.sharedJwtSecret("another-key-that-is-long-enough-to-use")).toBe(key);
+    expect(second.keptJwtSecret()).toBe(key);
+    await second.close();
+  });
+
+  it.each([
+    "SQLITE_BUSY",
+    "SQLITE_BUSY_SNAPSHOT",
+    "SQLITE_IOERR_WRITE",
+    "SQLITE_FULL",
+    "SQLITE_READONLY",
+    "ENOSPC",
+    "EIO",
+  ])("counts %s as the database being unavailable", (code) =>
+    expect(isSqliteUnavailable(Object.assign(new Error("x"), { code }))).toBe(true),
+  );
+
+  it.each(["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_ERROR", "ENOENT", "ECONNREFUSED", 42, undefined])(
+    "does not count %s",
+    (code) => expect(isSqliteUnavailable(Object.assign(new Error("x"), { code }))).toBe(false),
+  );
+});

@@ -1,0 +1,49 @@
+import type { FileService } from "../files/file.service.js";
+
+/** Orphan blobs younger than this are spared: their upload may still be in flight. */
+export const ORPHAN_GRACE_MS = 3_600_000;
+
+export interface MaintenanceReport {
+  /** Files whose time in the trash ran out, deleted for good. */
+  readonly purged: number;
+  /** Blobs of purged files that could not be deleted: the orphan sweep takes them later. */
+  readonly blobsLeft: number;
+  /** Blobs no file refers to, removed. */
+  readonly orphansRemoved: number;
+  /** Expired sessions, sign-in links and rate-limit windows forgotten. */
+  readonly expired: { readonly sessions: number; readonly magicLinks: number; readonly rateWindows: number };
+}
+
+export interface Maintenance {
+  /**
+   * One maintenance cycle: purge the files due, then forget what has expired, then sweep
+   * orphan blobs. A call while a cycle runs gets that cycle's report instead of starting
+   * another. Safe to stop at any point (a crash mid-purge leaves only orphan blobs, which
+   * the next sweep removes) and to run on several instances at once: each step is atomic
+   * in storage.
+   */
+  run(): Promise<MaintenanceReport>;
+}
+
+export function createMaintenance(deps: {
+  files: FileService;
+  deleteExpired: () => Promise<MaintenanceReport["expired"]>;
+  orphanGraceMs?: number;
+}): Maintenance {
+  const orphanGraceMs = deps.orphanGraceMs ?? ORPHAN_GRACE_MS;
+  let running: Promise<MaintenanceReport> | undefined;
+  const cycle = async (): Promise<MaintenanceReport> => {
+    const purge = await deps.files.purgeDue();
+    const expired = await deps.deleteExpired();
+    const orphans = await deps.files.sweepOrphanBlobs({ graceMs: orphanGraceMs });
+    return { ...purge, orphansRemoved: orphans.removed, expired };
+  };
+  return {
+    run() {
+      running ??= cycle().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
+  };
+}
