@@ -17,21 +17,16 @@
  * ENV_B add environment variables (comma-separated NAME=value). AB_ROUNDS (10) and
  * AB_SECONDS (2) set the rounds. A build must still log its "listening" line (info level).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { SERVER_NODE_FLAGS } from "@cellar/server";
 import autocannon from "autocannon";
 import { signIn, uploadSmallCsv } from "./cellar-client.js";
-import { type RunningProcess, repositoryRoot, startProcess, stopProcess } from "./processes.js";
-import { quantile } from "./stats.js";
+import { CONNECTIONS, median } from "./load.js";
+import { cpuSeconds, type RunningProcess } from "./processes.js";
+import { knob, ROOT, scaffold } from "./scaffold.js";
 
-const ROUNDS = Number(process.env.AB_ROUNDS ?? 10);
-const SECONDS = Number(process.env.AB_SECONDS ?? 2);
-const CONNECTIONS = 50;
-const root = repositoryRoot();
-const work = mkdtempSync(join(tmpdir(), "cellar-ab-"));
-process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+const ROUNDS = knob("AB_ROUNDS", 10);
+const SECONDS = knob("AB_SECONDS", 2);
+const bench = scaffold("cellar-ab-");
 
 const environment = (spec = "") =>
   Object.fromEntries(
@@ -49,21 +44,14 @@ interface Target {
 }
 
 async function startBuild(name: string, checkout: string, extra: Record<string, string>): Promise<Target> {
-  const server = await startProcess(
-    [...SERVER_NODE_FLAGS, join(resolve(checkout), "apps/server/dist/src/main.js")],
-    { HOST: "127.0.0.1", PORT: "0", DATA_DIR: join(work, name), RATE_LIMIT_MAX: "1000000000", ...extra },
-    "Cellar is listening",
-    join(work, `${name}.log`),
-  );
+  const server = await bench.startCellar({
+    dataDir: join(bench.work, name),
+    main: join(resolve(checkout), "apps/server/dist/src/main.js"),
+    env: extra,
+  });
   const alice = await signIn(server, "alice@example.com");
   const file = await uploadSmallCsv(server, alice.jwt);
   return { name, server, url: `${server.url}/v1/files/${file.id}`, headers: { authorization: `Bearer ${alice.jwt}` } };
-}
-
-/** The CPU time `pid` has used so far, in seconds, from /proc. */
-function cpuSeconds(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 async function round(target: Pick<Target, "url" | "headers" | "server">) {
@@ -80,23 +68,12 @@ async function round(target: Pick<Target, "url" | "headers" | "server">) {
   return { rps: result.requests.average, p99: result.latency.p99, cpuMicroseconds };
 }
 
-const median = (values: number[]) =>
-  quantile(
-    [...values].sort((a, b) => a - b),
-    0.5,
-  );
-
 async function main() {
-  const bareServer = await startProcess(
-    [join(root, "dist/bench/baselines/bare-server.js")],
-    { DIR: work, FILE: "/etc/hostname" },
-    "bare server listening",
-    join(work, "bare.log"),
-  );
+  const bareServer = await bench.startBare("/etc/hostname");
   const bare = { server: bareServer, url: `${bareServer.url}/json`, headers: {} };
   const builds = [
-    await startBuild("A", process.env.CELLAR_A ?? root, environment(process.env.ENV_A)),
-    await startBuild("B", process.env.CELLAR_B ?? root, environment(process.env.ENV_B)),
+    await startBuild("A", process.env.CELLAR_A ?? ROOT, environment(process.env.ENV_A)),
+    await startBuild("B", process.env.CELLAR_B ?? ROOT, environment(process.env.ENV_B)),
   ];
   for (const target of [bare, ...builds]) await round(target); // warm-up
   // Each build's round comes right after a bare round of its own, and the builds take
@@ -133,7 +110,7 @@ async function main() {
       `| ${build.name} | ${ratio.toFixed(3)} | ${rps.toFixed(0)} | ${p99} | ${tail.toFixed(2)} | ${cpu.toFixed(0)} |`,
     );
   }
-  for (const target of [bareServer, ...builds.map((build) => build.server)]) await stopProcess(target);
+  await bench.stop(bareServer, ...builds.map((build) => build.server));
 }
 
-await main();
+await bench.run(main);

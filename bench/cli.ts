@@ -13,21 +13,17 @@
  */
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { settle, signIn } from "./cellar-client.js";
 import { median } from "./load.js";
-import { repositoryRoot, startEmbeddedCellar, stopProcess } from "./processes.js";
+import { BIG_UPLOADS, knob, ROOT, report, scaffold } from "./scaffold.js";
 import { makeFile } from "./transfer.js";
 
-const MIB = Number(process.env.BENCH_CLI_MIB ?? 100);
-const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 15);
-const root = repositoryRoot();
-const CLI_MAIN = join(root, "apps/cli/bin/cellar.js");
-const work = mkdtempSync(join(tmpdir(), "cellar-bench-cli-"));
-process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+const MIB = knob("BENCH_CLI_MIB", 100);
+const ROUNDS = knob("BENCH_CLI_ROUNDS", 15);
+const CLI_MAIN = join(ROOT, "apps/cli/bin/cellar.js");
+const bench = scaffold("cellar-bench-cli-");
+const { work } = bench;
 
 /** Runs a command to its end and returns its wall time in seconds; a failure stops the benchmark. */
 function timed(command: string, args: readonly string[], env: Record<string, string>): Promise<number> {
@@ -55,62 +51,62 @@ function timed(command: string, args: readonly string[], env: Record<string, str
 async function main() {
   const path = join(work, "big.sheet");
   makeFile(path, MIB);
-  const cellar = await startEmbeddedCellar(join(work, "data"));
+  const cellar = await bench.startCellar({ dataDir: join(work, "data"), env: BIG_UPLOADS });
   const curlSeconds: number[] = [];
   const cliSeconds: number[] = [];
-  try {
-    await settle(500);
-    const { jwt } = await signIn(cellar, "alice@example.com");
-    const curl = () =>
-      timed(
-        "curl",
-        [
-          "-sS",
-          "-o",
-          "/dev/null",
-          "-w",
-          "%{http_code}",
-          "-H",
-          `authorization: Bearer ${jwt}`,
-          "-F",
-          `file=@${path}`,
-          `${cellar.url}/v1/files`,
-        ],
-        {},
-      );
-    const cli = () =>
-      timed(process.execPath, [CLI_MAIN, "upload", "-q", path], { CELLAR_TOKEN: jwt, CELLAR_SERVER: cellar.url });
-    // One of each first, unmeasured: disk cache and the server's first upload.
-    await curl();
-    await cli();
-    for (let round = 0; round < ROUNDS; round++) {
-      // Alternated, so that a slow spell of the machine falls on both.
-      curlSeconds.push(await curl());
-      cliSeconds.push(await cli());
-    }
-  } finally {
-    await stopProcess(cellar);
+  await settle(500);
+  const { jwt } = await signIn(cellar, "alice@example.com");
+  const curl = () =>
+    timed(
+      "curl",
+      [
+        "-sS",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code}",
+        "-H",
+        `authorization: Bearer ${jwt}`,
+        "-F",
+        `file=@${path}`,
+        `${cellar.url}/v1/files`,
+      ],
+      {},
+    );
+  const cli = () =>
+    timed(process.execPath, [CLI_MAIN, "upload", "-q", path], { CELLAR_TOKEN: jwt, CELLAR_SERVER: cellar.url });
+  // One of each first, unmeasured: disk cache and the server's first upload.
+  await curl();
+  await cli();
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternated, so that a slow spell of the machine falls on both.
+    curlSeconds.push(await curl());
+    cliSeconds.push(await cli());
   }
+  await bench.stop(cellar);
   const results = {
     cli_upload_ratio: median(curlSeconds) / median(cliSeconds),
     cli_upload_mib_s: MIB / median(cliSeconds),
     curl_upload_mib_s: MIB / median(curlSeconds),
   };
-  console.log(`\nThe cellar command against curl, ${MIB} MiB uploads (Node ${process.version})\n`);
-  console.log("| key | value | notes |\n|---|---:|---|");
-  console.log(
-    `| cli_upload_ratio | ${results.cli_upload_ratio.toFixed(3)} | ≥ 0.9; curl's median time over cellar's |`,
-  );
-  console.log(
-    `| cli_upload_mib_s | ${results.cli_upload_mib_s.toFixed(1)} | rounds ${cliSeconds.map((s) => s.toFixed(2)).join(", ")} s |`,
-  );
-  console.log(
-    `| curl_upload_mib_s | ${results.curl_upload_mib_s.toFixed(1)} | rounds ${curlSeconds.map((s) => s.toFixed(2)).join(", ")} s |`,
-  );
-  const file = join(root, "bench/results.json");
-  const previous = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, number>) : {};
-  await writeFile(file, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`);
-  console.log("\nadded to bench/results.json");
+  const oneDecimal = (value: number) => value.toFixed(1);
+  await report({
+    title: `The cellar command against curl, ${MIB} MiB uploads`,
+    results,
+    rows: [
+      { key: "cli_upload_ratio", target: "≥ 0.9", note: "curl's median time over cellar's" },
+      {
+        key: "cli_upload_mib_s",
+        note: `rounds ${cliSeconds.map((s) => s.toFixed(2)).join(", ")} s`,
+        format: oneDecimal,
+      },
+      {
+        key: "curl_upload_mib_s",
+        note: `rounds ${curlSeconds.map((s) => s.toFixed(2)).join(", ")} s`,
+        format: oneDecimal,
+      },
+    ],
+  });
 }
 
-await main();
+await bench.run(main);

@@ -5,18 +5,21 @@
  */
 import { Agent, request } from "node:http";
 import autocannon from "autocannon";
+import { knob } from "./scaffold.js";
 import { quantile } from "./stats.js";
 
 // Nine: on this machine the rounds of one run gave ratios from 0.34 to 0.68 (the host's
 // load shifts within seconds); the median of nine moves far less than the median of five.
-export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
-export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+export const ROUNDS = knob("BENCH_ROUNDS", 9);
+export const SECONDS = knob("BENCH_SECONDS", 5);
 /** Files of the user whose list is read. */
-export const FILES = Number(process.env.BENCH_FILES ?? 100_000);
+export const FILES = knob("BENCH_FILES", 100_000);
 /** Size of the big file uploaded and downloaded, in MiB. */
-export const BIG_MIB = Number(process.env.BENCH_BIG_MIB ?? 1024);
+export const BIG_MIB = knob("BENCH_BIG_MIB", 1024);
 export const WARM_UP_SECONDS = 2;
 export const CONNECTIONS = 50;
+/** How the load runs are set, for a table's title. */
+export const LOAD_SETTING = `${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections`;
 
 export async function load(url: string, headers: Record<string, string> = {}, seconds = SECONDS) {
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
@@ -25,8 +28,8 @@ export async function load(url: string, headers: Record<string, string> = {}, se
   return { rps: result.requests.average, p99: result.latency.p99 };
 }
 
-export /** Median latency of `count` sequential GETs on one keep-alive connection. */
-async function sequentialMedian(url: string, jwt: string, count: number): Promise<number> {
+/** Median latency of `count` sequential GETs on one keep-alive connection. */
+export async function sequentialMedian(url: string, jwt: string, count: number): Promise<number> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const samples: number[] = [];
   for (let i = 0; i < count + 10; i++) {
@@ -89,4 +92,15 @@ export async function interleavedGetRounds(bareUrl: string, cellarUrl: string, j
     rounds: rounds(cellarRps, bareRps, "req/s"),
     p99Note: `${CONNECTIONS} connections, median of ${cellarP99.join(", ")}`,
   };
+}
+
+/**
+ * Median latency of the first and the last page of a list of FILES files, 25 a page, each
+ * over 200 sequential requests.
+ */
+export async function listPages(cellarUrl: string, jwt: string) {
+  const lastPage = Math.ceil(FILES / 25);
+  const first = await sequentialMedian(`${cellarUrl}/v1/files?page=1&per_page=25`, jwt, 200);
+  const last = await sequentialMedian(`${cellarUrl}/v1/files?page=${lastPage}&per_page=25`, jwt, 200);
+  return { first, last, firstNote: `${FILES} files, per_page 25`, lastNote: `page ${lastPage}` };
 }

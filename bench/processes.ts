@@ -4,7 +4,6 @@ import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs
 import { dirname, join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
-import { SERVER_NODE_FLAGS } from "@cellar/server";
 
 // Whatever happens to the benchmark, no server it started outlives it.
 const started = new Set<ChildProcess>();
@@ -130,12 +129,16 @@ function logLines(path: string, wanted: (line: string) => boolean): { next(): st
   };
 }
 
-/** Sends SIGTERM and waits for the process to exit. */
+/** Sends SIGTERM and waits for the process to exit (at once if it has exited already). */
 export async function stopProcess(running: RunningProcess): Promise<void> {
-  running.child.removeAllListeners("exit");
-  const exited = new Promise((resolve) => running.child.once("exit", resolve));
-  running.child.kill("SIGTERM");
-  await exited;
+  const { child } = running;
+  child.removeAllListeners("exit");
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+  }
+  started.delete(child);
   running.closeLog();
 }
 
@@ -143,6 +146,18 @@ export async function stopProcess(running: RunningProcess): Promise<void> {
 export function rssMiB(pid: number | undefined): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return match === null ? Number.NaN : Number(match[1]) / 1024;
+}
+
+/** Processor time a process has used so far, in seconds (Linux: /proc/<pid>/stat); 0 once it is gone. */
+export function cpuSeconds(pid: number | undefined): number {
+  try {
+    // Fields after the command name, which sits in parentheses and may hold spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    // utime and stime are the stat file's 14th and 15th fields, in clock ticks (100 a second).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 /** The repository root: the benchmarks run compiled, from dist/bench/. */
@@ -158,23 +173,3 @@ export const CELLAR_MAIN = join(repositoryRoot(), "apps/server/dist/src/main.js"
 /** The compiled bare Fastify baselines. */
 export const BARE_MAIN = join(repositoryRoot(), "dist/bench/baselines/bare-server.js");
 export const BARE_S3_MAIN = join(repositoryRoot(), "dist/bench/baselines/bare-s3-server.js");
-
-/**
- * The standalone server as `pnpm start` starts it (the compiled server with its Node
- * flags) on its embedded default, with `dataDir` for its data and `<dataDir>.log` for its
- * log, no rate limit to speak of and uploads up to 4 GiB.
- */
-export function startEmbeddedCellar(dataDir: string): Promise<RunningProcess> {
-  return startProcess(
-    [...SERVER_NODE_FLAGS, CELLAR_MAIN],
-    {
-      HOST: "127.0.0.1",
-      PORT: "0",
-      DATA_DIR: dataDir,
-      RATE_LIMIT_MAX: "1000000000",
-      MAX_UPLOAD_BYTES: String(4 * 1024 ** 3),
-    },
-    "Cellar is listening",
-    `${dataDir}.log`,
-  );
-}

@@ -12,22 +12,20 @@
  *
  *   BENCH_SECONDS=10 pnpm bench:profile
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { SERVER_NODE_FLAGS } from "@cellar/server";
 import { createTestDatabase, type RunningPostgres, startPostgres } from "@cellar/test-engines";
 import autocannon from "autocannon";
-import pg from "pg";
+import type pg from "pg";
 import { signIn, uploadSmallCsv } from "./cellar-client.js";
-import { repositoryRoot, startProcess, stopProcess } from "./processes.js";
+import { cpuSeconds } from "./processes.js";
+import { knob, ROOT, scaffold, withConnection } from "./scaffold.js";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = knob("BENCH_SECONDS", 10);
 const STORAGE = process.env.BENCH_STORAGE ?? "embedded";
 if (STORAGE !== "embedded" && STORAGE !== "postgres") throw new Error("BENCH_STORAGE is embedded or postgres.");
-const root = repositoryRoot();
-const work = mkdtempSync(join(tmpdir(), "cellar-profile-"));
-process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+const bench = scaffold("cellar-profile-");
+const { work } = bench;
 
 interface ProfileNode {
   id: number;
@@ -65,7 +63,7 @@ function summarise(profile: CpuProfile): void {
   for (const sample of profile.samples) {
     const frame = byId.get(sample)?.callFrame;
     if (frame === undefined) continue;
-    const name = `${frame.functionName || "(anonymous)"} ${frame.url.replace(/.*node_modules\/\.pnpm\/([^/]+)\/node_modules\//, "$1: ").replace(`file://${root}/`, "")}:${frame.lineNumber + 1}`;
+    const name = `${frame.functionName || "(anonymous)"} ${frame.url.replace(/.*node_modules\/\.pnpm\/([^/]+)\/node_modules\//, "$1: ").replace(`file://${ROOT}/`, "")}:${frame.lineNumber + 1}`;
     self.set(name, (self.get(name) ?? 0) + 1);
     let area = "other";
     for (let id: number | undefined = sample; id !== undefined && area === "other"; id = parent.get(id)) {
@@ -85,27 +83,9 @@ function summarise(profile: CpuProfile): void {
   }
 }
 
-/** Processor time a process has used so far, in seconds (Linux: /proc/<pid>/stat). */
-function cpuSecondsOf(pid: number): number {
-  try {
-    // Fields after the command name, which sits in parentheses and may hold spaces.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    // utime and stime are the stat file's 14th and 15th fields, in clock ticks (100 a second).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 /** One query on a connection of its own (to PostgreSQL's administrative database). */
-async function queryOnce<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[]): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<Row>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
+function queryOnce<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[]): Promise<Row[]> {
+  return withConnection(url, async (client) => (await client.query<Row>(text, values)).rows);
 }
 
 /** The server processes (backends) PostgreSQL runs for connections to `database`. */
@@ -134,23 +114,16 @@ async function main() {
   const storage: Record<string, string> = {};
   let databaseName = "";
   if (STORAGE === "postgres") {
-    postgres = await startPostgres();
+    postgres = bench.keep(await startPostgres());
     const database = await createTestDatabase(postgres.url, "profile");
     storage.DATABASE_URL = database.url;
     databaseName = new URL(database.url).pathname.slice(1);
   }
-  const cellar = await startProcess(
-    [
-      ...SERVER_NODE_FLAGS,
-      "--cpu-prof",
-      `--cpu-prof-dir=${profiles}`,
-      "--cpu-prof-interval=250",
-      join(root, "apps/server/dist/src/main.js"),
-    ],
-    { HOST: "127.0.0.1", PORT: "0", DATA_DIR: join(work, "data"), RATE_LIMIT_MAX: "1000000000", ...storage },
-    "Cellar is listening",
-    join(work, "server.log"),
-  );
+  const cellar = await bench.startCellar({
+    dataDir: join(work, "data"),
+    nodeFlags: ["--cpu-prof", `--cpu-prof-dir=${profiles}`, "--cpu-prof-interval=250"],
+    env: storage,
+  });
   const alice = await signIn(cellar, "alice@example.com");
   const file = await uploadSmallCsv(cellar, alice.jwt);
   const load = (duration: number) =>
@@ -164,8 +137,8 @@ async function main() {
   if (postgres !== undefined) await load(1);
   const pids = postgres === undefined ? [] : await backendPids(postgres.url, databaseName);
   const cpu = () => ({
-    server: cpuSecondsOf(cellar.child.pid as number),
-    database: pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0),
+    server: cpuSeconds(cellar.child.pid),
+    database: pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0),
     load: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
   });
   const commitsBefore = postgres === undefined ? 0 : await commitsOn(postgres.url, databaseName);
@@ -173,11 +146,12 @@ async function main() {
   const result = await load(SECONDS);
   const after = cpu();
   const commits = postgres === undefined ? 0 : (await commitsOn(postgres.url, databaseName)) - commitsBefore;
-  await stopProcess(cellar);
-  await postgres?.stop();
+  // The server writes its profile as it stops.
+  await bench.stop(cellar);
+  if (postgres !== undefined) await bench.stop(postgres);
   const written = readdirSync(profiles).find((name) => name.endsWith(".cpuprofile"));
   if (written === undefined) throw new Error("The server wrote no profile.");
-  const keep = join(root, "bench/profiles/get-file.cpuprofile");
+  const keep = join(ROOT, "bench/profiles/get-file.cpuprofile");
   mkdirSync(dirname(keep), { recursive: true });
   copyFileSync(join(profiles, written), keep);
   console.log(
@@ -199,4 +173,4 @@ async function main() {
   console.log(`\nprofile written to ${keep}`);
 }
 
-await main();
+await bench.run(main);

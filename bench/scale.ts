@@ -5,43 +5,37 @@
  * `pg_*` and `s3_*` keys to bench/results.json (run `pnpm bench` first: it writes the file
  * anew) and prints them. Every server it starts, it stops.
  *
- *   BENCH_ROUNDS=9 BENCH_SECONDS=5 BENCH_FILES=100000 BENCH_BIG_MIB=1024 pnpm bench:scale
+ * - `pg_rename_p50_ms`: two instances on the one database; the median time of a rename
+ *   (`PATCH /v1/files/:id`) through the first, each read back (`GET`) through the second
+ *   right after it answers; `pg_rename_stale_reads` counts the reads that still showed
+ *   the old name, and must be 0: the benchmark fails otherwise.
+ *
+ *   BENCH_ROUNDS=9 BENCH_SECONDS=5 BENCH_FILES=100000 BENCH_BIG_MIB=1024 BENCH_RENAMES=200 pnpm bench:scale
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { SERVER_NODE_FLAGS } from "@cellar/server";
 import { createTestBucket, createTestDatabase, startPostgres, startS3 } from "@cellar/test-engines";
-import pg from "pg";
 import { json, settle, signIn, uploadSmallCsv } from "./cellar-client.js";
-import {
-  BIG_MIB,
-  CONNECTIONS,
-  FILES,
-  interleavedGetRounds,
-  pairedRatio,
-  ROUNDS,
-  rounds,
-  SECONDS,
-  sequentialMedian,
-} from "./load.js";
-import { BARE_MAIN, BARE_S3_MAIN, CELLAR_MAIN, repositoryRoot, startProcess, stopProcess } from "./processes.js";
-import { download, makeFile, peakRssDuring, upload } from "./transfer.js";
+import { BIG_MIB, FILES, interleavedGetRounds, LOAD_SETTING, listPages, median } from "./load.js";
+import type { RunningProcess } from "./processes.js";
+import { BIG_UPLOADS, knob, type Results, report, scaffold, withConnection } from "./scaffold.js";
+import { quantile } from "./stats.js";
+import { transferFiles, transferRounds } from "./transfer.js";
 
-const root = repositoryRoot();
+/** Renames measured through one instance and read back through the other. */
+const RENAMES = knob("BENCH_RENAMES", 200);
+/** Renames before those, not timed (their reads are checked all the same). */
+const RENAME_WARM_UP = 10;
 
-const work = mkdtempSync(join(tmpdir(), "cellar-bench-scale-"));
-process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+const bench = scaffold("cellar-bench-scale-");
+const { work } = bench;
 
 /**
  * `count` files for `ownerId`, one a second from 2026-01-01, written by PostgreSQL itself
  * (`generate_series`): the same rows the API would store, without a 100,000-request upload.
  */
 async function fillFiles(databaseUrl: string, ownerId: string, count: number): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
+  await withConnection(databaseUrl, async (client) => {
     await client.query(
       `INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
                           created_at, updated_at, trashed_at, purge_at)
@@ -53,155 +47,130 @@ async function fillFiles(databaseUrl: string, ownerId: string, count: number): P
       [ownerId, count],
     );
     await client.query("ANALYZE files");
-  } finally {
-    await client.end();
+  });
+}
+
+/**
+ * A file renamed through `writer` again and again, each rename timed from the request to
+ * its answer, and read through `reader` on the very next request after it: the median
+ * time, and how many of those reads showed a name other than the new one.
+ */
+async function renameRounds(writer: RunningProcess, reader: RunningProcess) {
+  const { jwt } = await signIn(writer, "dave@example.com");
+  const file = await uploadSmallCsv(writer, jwt);
+  const read = async () => {
+    const answer = await json<{ name: string }>(`${reader.url}/v1/files/${file.id}`, { jwt });
+    if (answer.status !== 200) throw new Error(`GET through the second instance answered ${answer.status}`);
+    return answer.body.name;
+  };
+  await read(); // the reader has the file in hand before the first rename
+  const times: number[] = [];
+  let stale = 0;
+  for (let i = 0; i < RENAME_WARM_UP + RENAMES; i++) {
+    const name = `renamed-${i}.csv`;
+    const started = performance.now();
+    const renamed = await json<{ name: string }>(`${writer.url}/v1/files/${file.id}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name }),
+      jwt,
+    });
+    const took = performance.now() - started;
+    if (renamed.status !== 200 || renamed.body.name !== name) throw new Error(`PATCH answered ${renamed.status}`);
+    if ((await read()) !== name) stale++;
+    if (i >= RENAME_WARM_UP) times.push(took);
   }
+  const sorted = [...times].sort((a, b) => a - b);
+  return {
+    p50: median(times),
+    stale,
+    note: `${RENAMES} renames through one instance (after ${RENAME_WARM_UP}), p99 ${quantile(sorted, 0.99).toFixed(1)} ms`,
+    staleNote: `reads through the other instance right after a rename answered, of ${RENAME_WARM_UP + RENAMES}`,
+  };
 }
 
 async function main() {
-  const results: Record<string, number> = {};
-  const postgres = await startPostgres();
-  try {
-    const database = await createTestDatabase(postgres.url, "bench");
-    const bare = await startProcess(
-      [BARE_MAIN],
-      { DIR: work, FILE: join(work, "none") },
-      "bare server listening",
-      join(work, "bare.log"),
-    );
-    const cellar = await startProcess(
-      [...SERVER_NODE_FLAGS, CELLAR_MAIN],
-      {
-        HOST: "127.0.0.1",
-        PORT: "0",
-        DATA_DIR: join(work, "data"),
-        DATABASE_URL: database.url,
-        RATE_LIMIT_MAX: "1000000000",
-      },
-      "Cellar is listening",
-      join(work, "cellar.log"),
-    );
-    await settle(1000);
+  const results: Results = {};
+  const postgres = bench.keep(await startPostgres());
+  const database = await createTestDatabase(postgres.url, "bench");
+  const bare = await bench.startBare(join(work, "none"));
+  const cellar = await bench.startCellar({ dataDir: join(work, "data"), env: { DATABASE_URL: database.url } });
+  await settle(1000);
 
-    // Authenticated GET /v1/files/:id against the bare JSON route, interleaved.
-    const alice = await signIn(cellar, "alice@example.com");
-    const small = await uploadSmallCsv(cellar, alice.jwt);
-    const get = await interleavedGetRounds(`${bare.url}/json`, `${cellar.url}/v1/files/${small.id}`, alice.jwt);
-    results.pg_get_file_rps_ratio = get.ratio;
-    results.pg_get_file_p99_ms = get.p99;
+  // Authenticated GET /v1/files/:id against the bare JSON route, interleaved.
+  const alice = await signIn(cellar, "alice@example.com");
+  const small = await uploadSmallCsv(cellar, alice.jwt);
+  const get = await interleavedGetRounds(`${bare.url}/json`, `${cellar.url}/v1/files/${small.id}`, alice.jwt);
+  results.pg_get_file_rps_ratio = get.ratio;
+  results.pg_get_file_p99_ms = get.p99;
 
-    // Listing a user with FILES files.
-    const bob = await signIn(cellar, "bob@example.com");
-    await fillFiles(database.url, bob.user.id, FILES);
-    const lastPage = Math.ceil(FILES / 25);
-    results.pg_list_first_page_ms = await sequentialMedian(`${cellar.url}/v1/files?page=1&per_page=25`, bob.jwt, 200);
-    results.pg_list_last_page_ms = await sequentialMedian(
-      `${cellar.url}/v1/files?page=${lastPage}&per_page=25`,
-      bob.jwt,
-      200,
-    );
-    await stopProcess(cellar);
-    await stopProcess(bare);
+  // Listing a user with FILES files.
+  const bob = await signIn(cellar, "bob@example.com");
+  await fillFiles(database.url, bob.user.id, FILES);
+  const list = await listPages(cellar.url, bob.jwt);
+  results.pg_list_first_page_ms = list.first;
+  results.pg_list_last_page_ms = list.last;
+  await bench.stop(cellar, bare);
 
-    // Uploads and downloads through one s3rver: Cellar (on PostgreSQL, bytes in the bucket)
-    // against a bare route with the same SDK, client settings and part size.
-    const s3 = await startS3();
-    const bucket = await createTestBucket(s3, "bench");
-    const s3Env = {
-      BLOB_STORE: `s3://${bucket}/cellar`,
-      S3_ENDPOINT: s3.endpoint,
-      S3_FORCE_PATH_STYLE: "true",
-      AWS_REGION: s3.region,
-      AWS_ACCESS_KEY_ID: s3.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    };
-    const bigFile = join(work, "big.bin");
-    const mediumFile = join(work, "medium.bin");
-    makeFile(bigFile, BIG_MIB);
-    makeFile(mediumFile, 100);
-    const bigBytes = BIG_MIB * 1024 ** 2;
-    const bareS3 = await startProcess(
-      [BARE_S3_MAIN],
-      { ...s3Env, BUCKET: bucket, KEY: "bare-upload-0" },
-      "bare server listening",
-      join(work, "bare-s3.log"),
-    );
-    const cellarS3 = await startProcess(
-      [...SERVER_NODE_FLAGS, CELLAR_MAIN],
-      {
-        HOST: "127.0.0.1",
-        PORT: "0",
-        DATA_DIR: join(work, "data-s3"),
-        DATABASE_URL: database.url,
-        RATE_LIMIT_MAX: "1000000000",
-        MAX_UPLOAD_BYTES: String(4 * 1024 ** 3),
-        ...s3Env,
-      },
-      "Cellar is listening",
-      join(work, "cellar-s3.log"),
-    );
-    const carol = await signIn(cellarS3, "carol@example.com");
-    await settle(1000);
-    // Memory does not grow with the file: a 100 MiB upload's peak beside the big one's.
-    const medium = await peakRssDuring(cellarS3.child.pid, () =>
-      upload(`${cellarS3.url}/v1/files`, mediumFile, 100 * 1024 ** 2, carol.jwt),
-    );
-    results.s3_upload_rss_100m_mib = medium.peakMiB;
-    const bareUpload: number[] = [];
-    const cellarUpload: number[] = [];
-    let peakUpload = 0;
-    for (let round = 0; round < Math.min(ROUNDS, 2); round++) {
-      bareUpload.push(await upload(`${bareS3.url}/upload`, bigFile, bigBytes));
-      const measured = await peakRssDuring(cellarS3.child.pid, () =>
-        upload(`${cellarS3.url}/v1/files`, bigFile, bigBytes, carol.jwt),
-      );
-      cellarUpload.push(measured.result);
-      peakUpload = Math.max(peakUpload, measured.peakMiB);
-    }
-    results.s3_upload_ratio = pairedRatio(cellarUpload, bareUpload);
-    results.s3_upload_rss_1g_mib = peakUpload;
-    const listed = await json<{ id: string; size: number }[]>(`${cellarS3.url}/v1/files?per_page=100`, {
-      jwt: carol.jwt,
-    });
-    const bigId = listed.body.find((file) => file.size === bigBytes)?.id ?? "";
-    const bareDownload: number[] = [];
-    const cellarDownload: number[] = [];
-    for (let round = 0; round < Math.min(ROUNDS, 3); round++) {
-      bareDownload.push(await download(`${bareS3.url}/download`));
-      cellarDownload.push(await download(`${cellarS3.url}/v1/files/${bigId}/download`, carol.jwt));
-    }
-    results.s3_download_ratio = pairedRatio(cellarDownload, bareDownload);
-    await stopProcess(cellarS3);
-    await stopProcess(bareS3);
-    await s3.stop();
+  // Renames across two instances on the one database: one JWT secret, so that one
+  // token is good on both; a DATA_DIR each.
+  const shared = { DATABASE_URL: database.url, JWT_SECRET: randomBytes(32).toString("hex") };
+  const writer = await bench.startCellar({ dataDir: join(work, "data-a"), env: shared });
+  const reader = await bench.startCellar({ dataDir: join(work, "data-b"), env: shared });
+  await settle(1000);
+  const renames = await renameRounds(writer, reader);
+  results.pg_rename_p50_ms = renames.p50;
+  results.pg_rename_stale_reads = renames.stale;
+  await bench.stop(writer, reader);
 
-    const table: [string, number, string][] = [
-      ["pg_get_file_rps_ratio", get.ratio, get.rounds],
-      ["pg_get_file_p99_ms", get.p99, get.p99Note],
-      ["pg_list_first_page_ms", results.pg_list_first_page_ms, `${FILES} files, per_page 25`],
-      ["pg_list_last_page_ms", results.pg_list_last_page_ms, `page ${lastPage}`],
-      ["s3_upload_ratio", results.s3_upload_ratio, `${rounds(cellarUpload, bareUpload, "MiB/s")}; ${BIG_MIB} MiB`],
-      ["s3_upload_rss_100m_mib", results.s3_upload_rss_100m_mib, "peak during a 100 MiB upload"],
-      ["s3_upload_rss_1g_mib", results.s3_upload_rss_1g_mib, `peak during a ${BIG_MIB} MiB upload`],
-      [
-        "s3_download_ratio",
-        results.s3_download_ratio,
-        `${rounds(cellarDownload, bareDownload, "MiB/s")}; ${BIG_MIB} MiB`,
-      ],
-    ];
-    console.log(
-      `\nCellar on PostgreSQL and S3 (Node ${process.version}, ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections)\n`,
+  // Uploads and downloads through one s3rver: Cellar (on PostgreSQL, bytes in the bucket)
+  // against a bare route with the same SDK, client settings and part size.
+  const s3 = bench.keep(await startS3());
+  const bucket = await createTestBucket(s3, "bench");
+  const s3Env = {
+    BLOB_STORE: `s3://${bucket}/cellar`,
+    S3_ENDPOINT: s3.endpoint,
+    S3_FORCE_PATH_STYLE: "true",
+    AWS_REGION: s3.region,
+    AWS_ACCESS_KEY_ID: s3.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  };
+  const files = transferFiles(work);
+  files.make();
+  const bareS3 = await bench.startBareS3({ ...s3Env, BUCKET: bucket, KEY: "bare-upload-0" });
+  const cellarS3 = await bench.startCellar({
+    dataDir: join(work, "data-s3"),
+    env: { DATABASE_URL: database.url, ...BIG_UPLOADS, ...s3Env },
+  });
+  const carol = await signIn(cellarS3, "carol@example.com");
+  await settle(1000);
+  // Memory does not grow with the file: a 100 MiB upload's peak beside the big one's.
+  const transfers = await transferRounds(bareS3, cellarS3, files, carol.jwt);
+  for (const [key, value] of Object.entries(transfers.keys)) results[`s3_${key}`] = value;
+  await bench.stop(cellarS3, bareS3, s3);
+
+  await report({
+    title: "Cellar on PostgreSQL and S3",
+    setting: LOAD_SETTING,
+    results,
+    rows: [
+      { key: "pg_get_file_rps_ratio", note: get.rounds },
+      { key: "pg_get_file_p99_ms", note: get.p99Note },
+      { key: "pg_list_first_page_ms", note: list.firstNote },
+      { key: "pg_list_last_page_ms", note: list.lastNote },
+      { key: "pg_rename_p50_ms", target: "≤ 15", note: renames.note },
+      { key: "pg_rename_stale_reads", target: "= 0", note: renames.staleNote, format: String },
+      { key: "s3_upload_ratio", note: `${transfers.uploadRounds}; ${BIG_MIB} MiB` },
+      { key: "s3_upload_rss_100m_mib", note: "peak during a 100 MiB upload" },
+      { key: "s3_upload_rss_1g_mib", note: `peak during a ${BIG_MIB} MiB upload` },
+      { key: "s3_download_ratio", note: `${transfers.downloadRounds}; ${BIG_MIB} MiB` },
+    ],
+  });
+  if (renames.stale > 0) {
+    throw new Error(
+      `pg_rename_stale_reads is ${renames.stale}: the second instance answered a file's old name right after a rename through the first had answered.`,
     );
-    console.log("| key | value | notes |\n|---|---:|---|");
-    for (const [key, value, note] of table) console.log(`| ${key} | ${value.toFixed(3)} | ${note} |`);
-  } finally {
-    await postgres.stop();
   }
-
-  const file = join(root, "bench/results.json");
-  const previous = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, number>) : {};
-  await writeFile(file, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`);
-  console.log("\nadded to bench/results.json");
 }
 
-await main();
+await bench.run(main);

@@ -18,22 +18,20 @@
  */
 
 import { once } from "node:events";
-import { createReadStream, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { createReadStream, createWriteStream, statSync } from "node:fs";
 import { join } from "node:path";
 import { createSpreadsheetReader } from "@cellar/adapter-sheets";
 import ExcelJS from "exceljs";
 import { json, settle, signIn } from "./cellar-client.js";
 import { median, sequentialMedian } from "./load.js";
-import { repositoryRoot, rssMiB, startEmbeddedCellar, stopProcess } from "./processes.js";
+import { rssMiB } from "./processes.js";
+import { BIG_UPLOADS, knob, type Results, report, scaffold } from "./scaffold.js";
 import { peakRssDuring, upload } from "./transfer.js";
 
-const CSV_ROWS = Number(process.env.BENCH_SHEET_ROWS ?? 1_000_100);
-const XLSX_ROWS = Number(process.env.BENCH_XLSX_ROWS ?? 250_000);
-const root = repositoryRoot();
-const work = mkdtempSync(join(tmpdir(), "cellar-bench-sheets-"));
-process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+const CSV_ROWS = knob("BENCH_SHEET_ROWS", 1_000_100);
+const XLSX_ROWS = knob("BENCH_XLSX_ROWS", 250_000);
+const bench = scaffold("cellar-bench-sheets-");
+const { work } = bench;
 
 /** Ten columns of mixed text: ids, names, amounts, dates, booleans, quoted text with commas. */
 async function writeCsv(path: string, rows: number): Promise<void> {
@@ -94,7 +92,7 @@ async function timedDownload(url: string, jwt: string): Promise<number> {
 }
 
 async function main() {
-  const results: Record<string, number> = {};
+  const results: Results = {};
   const big = join(work, "big.csv");
   const ten = join(work, "ten.csv");
   const book = join(work, "book.xlsx");
@@ -119,69 +117,58 @@ async function main() {
   }
   results.sheet_analysis_mib_s = median(throughputs);
 
-  const cellar = await startEmbeddedCellar(join(work, "data"));
-  try {
-    await settle(1000);
-    results.sheet_idle_rss_mib = rssMiB(cellar.child.pid);
-    const alice = await signIn(cellar, "alice@example.com");
-    const all = await peakRssDuring(cellar.child.pid, async () => {
-      const small = await peakRssDuring(cellar.child.pid, () => uploadAndRead(cellar.url, alice.jwt, ten, "ten.csv"));
-      results.sheet_rss_10m_mib = small.peakMiB;
-      const large = await peakRssDuring(cellar.child.pid, () => uploadAndRead(cellar.url, alice.jwt, big, "big.csv"));
-      results.sheet_rss_100m_mib = large.peakMiB;
-      results.sheet_window_csv_ms = await sequentialMedian(
-        `${cellar.url}/v1/files/${large.result}/values?range=A1000001:J1000100`,
-        alice.jwt,
-        50,
-      );
-      const workbook = await uploadAndRead(cellar.url, alice.jwt, book, "book.xlsx");
-      results.sheet_window_xlsx_ms = await sequentialMedian(
-        `${cellar.url}/v1/files/${workbook}/values?range=A200001:J200100`,
-        alice.jwt,
-        50,
-      );
-      const seconds: number[] = [];
-      for (let round = 0; round < 3; round++) {
-        seconds.push(await timedDownload(`${cellar.url}/v1/files/${workbook}/download?format=csv`, alice.jwt));
-      }
-      results.convert_xlsx_to_csv_mib_s = bookMiB / median(seconds);
-    });
-    results.sheet_rss_mib = all.peakMiB;
-  } finally {
-    await stopProcess(cellar);
-  }
+  const cellar = await bench.startCellar({ dataDir: join(work, "data"), env: BIG_UPLOADS });
+  await settle(1000);
+  results.sheet_idle_rss_mib = rssMiB(cellar.child.pid);
+  const alice = await signIn(cellar, "alice@example.com");
+  const all = await peakRssDuring(cellar.child.pid, async () => {
+    const small = await peakRssDuring(cellar.child.pid, () => uploadAndRead(cellar.url, alice.jwt, ten, "ten.csv"));
+    results.sheet_rss_10m_mib = small.peakMiB;
+    const large = await peakRssDuring(cellar.child.pid, () => uploadAndRead(cellar.url, alice.jwt, big, "big.csv"));
+    results.sheet_rss_100m_mib = large.peakMiB;
+    results.sheet_window_csv_ms = await sequentialMedian(
+      `${cellar.url}/v1/files/${large.result}/values?range=A1000001:J1000100`,
+      alice.jwt,
+      50,
+    );
+    const workbook = await uploadAndRead(cellar.url, alice.jwt, book, "book.xlsx");
+    results.sheet_window_xlsx_ms = await sequentialMedian(
+      `${cellar.url}/v1/files/${workbook}/values?range=A200001:J200100`,
+      alice.jwt,
+      50,
+    );
+    const seconds: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      seconds.push(await timedDownload(`${cellar.url}/v1/files/${workbook}/download?format=csv`, alice.jwt));
+    }
+    results.convert_xlsx_to_csv_mib_s = bookMiB / median(seconds);
+  });
+  results.sheet_rss_mib = all.peakMiB;
+  await bench.stop(cellar);
 
   const target = (results.sheet_idle_rss_mib ?? 0) + 96;
-  const table: [string, number, string][] = [
-    [
-      "sheet_window_csv_ms",
-      results.sheet_window_csv_ms ?? 0,
-      `≤ 50; rows 1,000,001–1,000,100 × 10 of ${bigMiB.toFixed(0)} MiB`,
+  await report({
+    title: "Cellar reading spreadsheets",
+    results,
+    rows: [
+      {
+        key: "sheet_window_csv_ms",
+        target: "≤ 50",
+        note: `rows 1,000,001–1,000,100 × 10 of ${bigMiB.toFixed(0)} MiB`,
+      },
+      { key: "sheet_window_xlsx_ms", target: "≤ 100", note: `rows 200,001–200,100 × 10 of ${XLSX_ROWS} rows` },
+      {
+        key: "sheet_analysis_mib_s",
+        target: "≥ 50",
+        note: `rounds ${throughputs.map((t) => t.toFixed(0)).join(", ")}`,
+      },
+      { key: "convert_xlsx_to_csv_mib_s", target: "≥ 30", note: `${bookMiB.toFixed(1)} MiB of XLSX` },
+      { key: "sheet_idle_rss_mib", note: "the server at rest" },
+      { key: "sheet_rss_10m_mib", note: "upload and reading of the 10 MiB CSV" },
+      { key: "sheet_rss_100m_mib", note: "upload and reading of the 100 MiB CSV" },
+      { key: "sheet_rss_mib", target: `≤ ${target.toFixed(0)} (idle + 96)`, note: "peak over all of these" },
     ],
-    [
-      "sheet_window_xlsx_ms",
-      results.sheet_window_xlsx_ms ?? 0,
-      `≤ 100; rows 200,001–200,100 × 10 of ${XLSX_ROWS} rows`,
-    ],
-    [
-      "sheet_analysis_mib_s",
-      results.sheet_analysis_mib_s ?? 0,
-      `≥ 50; rounds ${throughputs.map((t) => t.toFixed(0)).join(", ")}`,
-    ],
-    ["convert_xlsx_to_csv_mib_s", results.convert_xlsx_to_csv_mib_s ?? 0, `≥ 30; ${bookMiB.toFixed(1)} MiB of XLSX`],
-    ["sheet_idle_rss_mib", results.sheet_idle_rss_mib ?? 0, "the server at rest"],
-    ["sheet_rss_10m_mib", results.sheet_rss_10m_mib ?? 0, "upload and reading of the 10 MiB CSV"],
-    ["sheet_rss_100m_mib", results.sheet_rss_100m_mib ?? 0, "upload and reading of the 100 MiB CSV"],
-    ["sheet_rss_mib", results.sheet_rss_mib ?? 0, `≤ ${target.toFixed(0)} (idle + 96); peak over all of these`],
-  ];
-  console.log(`\nCellar reading spreadsheets (Node ${process.version})\n`);
-  console.log("| key | value | notes |\n|---|---:|---|");
-  for (const [key, value, note] of table) console.log(`| ${key} | ${value.toFixed(3)} | ${note} |`);
-
-  const file = join(root, "bench/results.json");
-  const previous = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, number>) : {};
-  await writeFile(file, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`);
-  console.log("\nadded to bench/results.json");
+  });
 }
 
-await main();
+await bench.run(main);

@@ -10,18 +10,15 @@
  * Targets: no 5xx, no lost upload, RSS growth under 20 % from the end of warm-up to the end.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { SERVER_NODE_FLAGS } from "@cellar/server";
-import { rssMiB, startProcess, stopProcess } from "./processes.js";
+import { rssMiB } from "./processes.js";
+import { knob, ROOT, scaffold } from "./scaffold.js";
 import { quantile } from "./stats.js";
 
-const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
-const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 16);
+const SECONDS = knob("SOAK_SECONDS", 60);
+const CLIENTS = knob("SOAK_CLIENTS", 16);
 const WARM_UP_SECONDS = Math.min(10, SECONDS / 6);
-const MAIN = fileURLToPath(new URL("../apps/server/src/main.ts", import.meta.url));
+const bench = scaffold("cellar-soak-");
 
 interface Upload {
   readonly id: string;
@@ -34,17 +31,14 @@ const latencies: number[] = [];
 const acknowledged: Upload[] = [];
 const unexpected: string[] = [];
 
-const startServer = (dataDir: string) =>
-  startProcess(
-    [...SERVER_NODE_FLAGS, "--conditions=@cellar/source", "--import", "tsx", MAIN],
-    { HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir, RATE_LIMIT_MAX: "1000000" },
-    "Cellar is listening",
-    join(dataDir, "server.log"),
-  );
-
 async function main() {
-  const dataDir = mkdtempSync(join(tmpdir(), "cellar-soak-"));
-  const server = await startServer(dataDir);
+  // The server's sources, through tsx, as the tests run them.
+  const server = await bench.startCellar({
+    dataDir: join(bench.work, "data"),
+    nodeFlags: ["--conditions=@cellar/source", "--import", "tsx"],
+    main: join(ROOT, "apps/server/src/main.ts"),
+    env: { RATE_LIMIT_MAX: "1000000" },
+  });
   const pid = server.child.pid ?? 0;
   const rssIdle = rssMiB(pid);
   const deadline = Date.now() + SECONDS * 1000;
@@ -152,8 +146,7 @@ async function main() {
     const bytes = Buffer.from(await response.arrayBuffer());
     if (response.status !== 200 || createHash("sha256").update(bytes).digest("hex") !== upload.sha256) lost++;
   }
-  await stopProcess(server);
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop(server);
 
   latencies.sort((a, b) => a - b);
   const served = latencies.length;
@@ -182,4 +175,4 @@ async function main() {
   process.exitCode = met ? 0 : 1;
 }
 
-await main();
+await bench.run(main);

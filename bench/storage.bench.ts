@@ -2,21 +2,20 @@
  * Storage benchmark: one user with 100,000 files in SQLite, and how long the queries
  * behind the API take. Run with `pnpm bench:storage`; it prints a table and cleans up.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqliteRepositories, openDatabase } from "@cellar/adapter-sqlite";
 import { aFile, aTrashedFile, aUser } from "@cellar/core/testing";
+import { knob, scaffold } from "./scaffold.js";
 import { measure, printTable } from "./stats.js";
 
-const FILES = Number(process.env.BENCH_FILES ?? 100_000);
+const FILES = knob("BENCH_FILES", 100_000);
 const TRASHED = 30_000;
 const PER_PAGE = 25;
 const RUNS = 300;
 
-const dir = mkdtempSync(join(tmpdir(), "cellar-bench-"));
-try {
-  const db = openDatabase(join(dir, "cellar.db"));
+const bench = scaffold("cellar-bench-");
+await bench.run(async () => {
+  const db = openDatabase(join(bench.work, "cellar.db"));
   const repos = createSqliteRepositories(db);
   const owner = await repos.users.insertIfAbsent(aUser());
   const start = Date.UTC(2026, 0, 1);
@@ -60,6 +59,4 @@ try {
   ];
   printTable(`SQLite, one user with ${FILES} files (Node ${process.version}, synchronous=FULL, WAL)`, rows);
   db.close();
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+});

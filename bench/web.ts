@@ -13,22 +13,17 @@
  *   `web_preview_rows_in_page`, the most rows the page held (≤ 200).
  */
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { unpackChromium } from "@cellar/test-engines";
 import { chromium } from "playwright-core";
 import { json, settle, signIn } from "./cellar-client.js";
 import { median } from "./load.js";
-import { repositoryRoot, startEmbeddedCellar, stopProcess } from "./processes.js";
+import { BIG_UPLOADS, knob, type Results, report, scaffold } from "./scaffold.js";
 
-const ROUNDS = Number(process.env.BENCH_WEB_ROUNDS ?? 9);
+const ROUNDS = knob("BENCH_WEB_ROUNDS", 9);
 const DEEP_ROWS = [999_999, 500_000, 250_001, 750_002];
-const root = repositoryRoot();
-const work = mkdtempSync(join(tmpdir(), "cellar-bench-web-"));
-process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+const bench = scaffold("cellar-bench-web-");
 
 async function upload(url: string, jwt: string, name: string, body: string): Promise<string> {
   const form = new FormData();
@@ -39,86 +34,82 @@ async function upload(url: string, jwt: string, name: string, body: string): Pro
 }
 
 async function main() {
-  const cellar = await startEmbeddedCellar(join(work, "data"));
+  const cellar = await bench.startCellar({ dataDir: join(bench.work, "data"), env: BIG_UPLOADS });
   const { executablePath, args } = await unpackChromium();
-  const browser = await chromium.launch({ executablePath, args: [...args], headless: true });
-  const results: Record<string, number> = {};
+  const browser = bench.keep(await chromium.launch({ executablePath, args: [...args], headless: true }), (it) =>
+    it.close(),
+  );
+  const results: Results = {};
   const notes: Record<string, string> = {};
-  try {
-    await settle(300);
-    const { jwt } = await signIn(cellar, "web@example.com");
-    let million = "n,parity\n";
-    for (let n = 1; n < 1_000_000; n++) million += `${n},${n % 2 === 0 ? "even" : "odd"}\n`;
-    const millionId = await upload(cellar.url, jwt, "million.csv", million);
-    for (let i = 1; i <= 49; i++) await upload(cellar.url, jwt, `file ${i}.csv`, `a,b\n${i},${i * 2}\n`);
-    // Read through once, as after any upload: the preview below measures reading a window, not the file.
-    if ((await json(`${cellar.url}/v1/files/${millionId}/sheets`, { jwt })).status !== 200) throw new Error("sheets");
+  await settle(300);
+  const { jwt } = await signIn(cellar, "web@example.com");
+  let million = "n,parity\n";
+  for (let n = 1; n < 1_000_000; n++) million += `${n},${n % 2 === 0 ? "even" : "odd"}\n`;
+  const millionId = await upload(cellar.url, jwt, "million.csv", million);
+  for (let i = 1; i <= 49; i++) await upload(cellar.url, jwt, `file ${i}.csv`, `a,b\n${i},${i * 2}\n`);
+  // Read through once, as after any upload: the preview below measures reading a window, not the file.
+  if ((await json(`${cellar.url}/v1/files/${millionId}/sheets`, { jwt })).status !== 200) throw new Error("sheets");
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    await page.goto(cellar.url);
-    await page.evaluate(`localStorage.setItem("cellar.session", ${JSON.stringify(jwt)})`);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(cellar.url);
+  await page.evaluate(`localStorage.setItem("cellar.session", ${JSON.stringify(jwt)})`);
 
-    // First load: every script the browser fetched to show the list, gzipped.
-    const scripts = new Map<string, Buffer>();
-    page.on("response", async (response) => {
-      if (response.request().resourceType() === "script") scripts.set(response.url(), await response.body());
-    });
-    const paints: number[] = [];
-    for (let round = 0; round < ROUNDS + 1; round++) {
-      await page.goto(`${cellar.url}/files`);
-      await page.locator("tbody tr").nth(49).waitFor();
-      const painted = (await page.evaluate(
-        "new Promise((resolve) => requestAnimationFrame(() => resolve(performance.now())))",
-      )) as number;
-      if ((await page.locator("tbody tr").count()) !== 50) throw new Error("the list is not 50 files");
-      if (round > 0) paints.push(painted); // the first warms the server and the disk cache
-    }
-    const gzipped = [...scripts].map(([url, body]) => [url, gzipSync(body).length] as const);
-    results.web_first_load_js_gzip_kib = gzipped.reduce((sum, [, size]) => sum + size, 0) / 1024;
-    notes.web_first_load_js_gzip_kib = gzipped.map(([url, size]) => `${new URL(url).pathname} ${size} B`).join(", ");
-    results.web_files_paint_ms = median(paints);
-    notes.web_files_paint_ms = `rounds ${paints.map((ms) => ms.toFixed(0)).join(", ")} ms`;
-
-    // The deep jump: measured in the page, from the press to the frame the row is painted in.
-    await page.goto(`${cellar.url}/files/${millionId}`);
-    await page.getByRole("grid").waitFor();
-    const jumps: number[] = [];
-    let mostRows = 0;
-    for (const row of DEEP_ROWS) {
-      const measured = (await page.evaluate(`new Promise((resolve) => {
-        const input = document.getElementById("go-to-cell");
-        input.value = "A${row}";
-        const started = performance.now();
-        input.form.requestSubmit();
-        const look = () => {
-          const cell = document.getElementById("cell-${row}-1");
-          if (cell !== null && cell.textContent !== "") {
-            resolve([performance.now() - started, document.querySelectorAll('[role="row"]').length, cell.textContent]);
-          } else requestAnimationFrame(look);
-        };
-        requestAnimationFrame(look);
-      })`)) as [number, number, string];
-      if (measured[2] !== String(row - 1)) throw new Error(`row ${row} shows ${measured[2]}`);
-      jumps.push(measured[0]);
-      mostRows = Math.max(mostRows, measured[1]);
-    }
-    results.web_deep_jump_ms = median(jumps);
-    notes.web_deep_jump_ms = `rows ${DEEP_ROWS.join(", ")}: ${jumps.map((ms) => ms.toFixed(0)).join(", ")} ms`;
-    results.web_preview_rows_in_page = mostRows;
-  } finally {
-    await browser.close();
-    await stopProcess(cellar);
+  // First load: every script the browser fetched to show the list, gzipped.
+  const scripts = new Map<string, Buffer>();
+  page.on("response", async (response) => {
+    if (response.request().resourceType() === "script") scripts.set(response.url(), await response.body());
+  });
+  const paints: number[] = [];
+  for (let round = 0; round < ROUNDS + 1; round++) {
+    await page.goto(`${cellar.url}/files`);
+    await page.locator("tbody tr").nth(49).waitFor();
+    const painted = (await page.evaluate(
+      "new Promise((resolve) => requestAnimationFrame(() => resolve(performance.now())))",
+    )) as number;
+    if ((await page.locator("tbody tr").count()) !== 50) throw new Error("the list is not 50 files");
+    if (round > 0) paints.push(painted); // the first warms the server and the disk cache
   }
-  console.log(`\nThe web app in headless Chromium (Node ${process.version})\n`);
-  console.log("| key | value | notes |\n|---|---:|---|");
-  for (const [key, value] of Object.entries(results)) {
-    console.log(`| ${key} | ${Number.isInteger(value) ? value : value.toFixed(1)} | ${notes[key] ?? ""} |`);
+  const gzipped = [...scripts].map(([url, body]) => [url, gzipSync(body).length] as const);
+  results.web_first_load_js_gzip_kib = gzipped.reduce((sum, [, size]) => sum + size, 0) / 1024;
+  notes.web_first_load_js_gzip_kib = gzipped.map(([url, size]) => `${new URL(url).pathname} ${size} B`).join(", ");
+  results.web_files_paint_ms = median(paints);
+  notes.web_files_paint_ms = `rounds ${paints.map((ms) => ms.toFixed(0)).join(", ")} ms`;
+
+  // The deep jump: measured in the page, from the press to the frame the row is painted in.
+  await page.goto(`${cellar.url}/files/${millionId}`);
+  await page.getByRole("grid").waitFor();
+  const jumps: number[] = [];
+  let mostRows = 0;
+  for (const row of DEEP_ROWS) {
+    const measured = (await page.evaluate(`new Promise((resolve) => {
+      const input = document.getElementById("go-to-cell");
+      input.value = "A${row}";
+      const started = performance.now();
+      input.form.requestSubmit();
+      const look = () => {
+        const cell = document.getElementById("cell-${row}-1");
+        if (cell !== null && cell.textContent !== "") {
+          resolve([performance.now() - started, document.querySelectorAll('[role="row"]').length, cell.textContent]);
+        } else requestAnimationFrame(look);
+      };
+      requestAnimationFrame(look);
+    })`)) as [number, number, string];
+    if (measured[2] !== String(row - 1)) throw new Error(`row ${row} shows ${measured[2]}`);
+    jumps.push(measured[0]);
+    mostRows = Math.max(mostRows, measured[1]);
   }
-  const file = join(root, "bench/results.json");
-  const previous = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, number>) : {};
-  await writeFile(file, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`);
-  console.log("\nadded to bench/results.json");
+  results.web_deep_jump_ms = median(jumps);
+  notes.web_deep_jump_ms = `rows ${DEEP_ROWS.join(", ")}: ${jumps.map((ms) => ms.toFixed(0)).join(", ")} ms`;
+  results.web_preview_rows_in_page = mostRows;
+  await bench.stop(browser, cellar);
+  // Integers as they are, the others with one decimal.
+  const format = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+  await report({
+    title: "The web app in headless Chromium",
+    results,
+    rows: Object.keys(results).map((key) => ({ key, note: notes[key] ?? "", format })),
+  });
 }
 
-await main();
+await bench.run(main);
