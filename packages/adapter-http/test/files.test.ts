@@ -399,7 +399,7 @@ const OWNER_TRASHED: Record<Action, number> = { get: 200, patch: 409, delete: 20
 /** What anyone else may do to a public, active file: look and download. */
 const OTHER_PUBLIC_ACTIVE: Record<Action, number> = { get: 200, patch: 403, delete: 403, restore: 403, download: 200 };
 
-/** decisions.md §3 and core's access table, over HTTP: every actor × file × action. */
+/** The access table (docs/api.md and core's file-access.ts), over HTTP: every actor × file × action. */
 const ACCESS_MATRIX: readonly AccessCase[] = ACTIONS.flatMap((action) => [
   ...VISIBILITIES.flatMap((visibility) => [
     { actor: "owner", visibility, state: "active", action, status: 200 } as const,

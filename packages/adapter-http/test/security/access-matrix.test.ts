@@ -10,7 +10,7 @@ import {
 } from "../support/test-app.js";
 
 /**
- * files.test.ts walks decisions.md's access matrix status by status. This file adds what
+ * files.test.ts walks the API's access matrix status by status. This file adds what
  * an attacker probes next: that a 404 for a file they may not see is the very same answer,
  * byte for byte, as a 404 for an id that never existed, so nothing tells "exists, hidden"
  * from "absent"; and that listings show each file to its owner only, in the right list.
@@ -27,7 +27,7 @@ interface Cell {
   readonly actor: Actor;
   readonly visibility: Visibility;
   readonly state: State;
-  /** decisions.md §3: the status of each action. */
+  /** The status of each action, as docs/api.md gives it. */
   readonly statuses: Readonly<Record<Action, 200 | 403 | 404 | 409>>;
   /** Whether the file appears in the actor's `GET /files` and `GET /files?trashed=true`. */
   readonly listed: { readonly active: boolean; readonly trash: boolean };

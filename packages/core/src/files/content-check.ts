@@ -29,7 +29,7 @@ function mismatch(message: string): CellarError {
 
 /**
  * CSV is text: a NUL byte means it is not, except in UTF-16, whose byte-order mark
- * (`FF FE` or `FE FF`) the file must then start with (decisions.md §6).
+ * (`FF FE` or `FE FF`) the file must then start with (docs/api.md, §6).
  */
 function csvCheck(): ContentCheck {
   const head: number[] = [];
