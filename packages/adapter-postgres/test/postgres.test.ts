@@ -7,6 +7,7 @@ import {
   createPostgresPool,
   createPostgresRateLimitStore,
   createPostgresRepositories,
+  createPostgresSessionRepository,
   isPostgresUnavailable,
   MIGRATIONS,
   migrate,
@@ -272,6 +273,43 @@ describe("across instances sharing one database", () => {
       expect(page?.items.length).toBe(page?.total);
     }
     await writes;
+  });
+});
+
+describe("sessions kept for their trust window", () => {
+  it("a sign-out through one instance is refused by another that kept the session, from the moment it is answered", async () => {
+    const pools = await migratedInstances(2);
+    const writer = createPostgresRepositories(pools[0] as Pool);
+    // Every instance trusts a session for the same window, as the server's do.
+    const reader = createPostgresSessionRepository(pools[1] as Pool, { trustMs: 300 });
+    const owner = aUser();
+    await writer.users.insertIfAbsent(owner);
+    const session = aSession(owner.id);
+    await writer.sessions.insert(session);
+    expect((await reader.findById(session.id))?.revokedAt).toBeNull(); // kept from now on
+    const revoking = createPostgresSessionRepository(pools[0] as Pool, { trustMs: 300 });
+    const started = performance.now();
+    expect(await revoking.revoke({ id: session.id, at: at(1) })).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+    expect((await reader.findById(session.id))?.revokedAt).toEqual(at(1));
+  });
+
+  it("keeps a live session for the window, then reads it again; a revoked one is never kept", async () => {
+    const [pool] = await migratedInstances(1);
+    const repos = createPostgresRepositories(pool as Pool);
+    const owner = aUser();
+    await repos.users.insertIfAbsent(owner);
+    const live = aSession(owner.id);
+    await repos.sessions.insert(live);
+    const sessions = createPostgresSessionRepository(pool as Pool, { trustMs: 60_000 });
+    await sessions.findById(live.id);
+    // Changed behind the instance's back (no port would): the kept copy still answers.
+    await (pool as Pool).query("UPDATE sessions SET revoked_at = now() WHERE id = $1", [live.id]);
+    expect((await sessions.findById(live.id))?.revokedAt).toBeNull();
+    const untrusting = createPostgresSessionRepository(pool as Pool, { trustMs: 0 });
+    expect((await untrusting.findById(live.id))?.revokedAt).not.toBeNull();
+    // Revoked rows are read every time: nothing makes a revoked session live again.
+    expect(await sessions.findById("ses_nosuchsessionnosuchsessio")).toBeNull();
   });
 });
 

@@ -75,7 +75,11 @@ export {
   type InMemoryCellarOptions,
   type InMemoryDeps,
 } from "./memory/in-memory-cellar.js";
-export { createMemoryMagicLinkRepository, createMemorySessionRepository } from "./memory/memory-auth-repositories.js";
+export {
+  createMemoryMagicLinkRepository,
+  createMemorySessionRepository,
+  type MemorySessionRepository,
+} from "./memory/memory-auth-repositories.js";
 export { createMemoryBlobStore } from "./memory/memory-blob-store.js";
 export { createMemoryFileRepository } from "./memory/memory-file-repository.js";
 export { createMemoryMailer, type MemoryMailer } from "./memory/memory-mailer.js";

@@ -63,8 +63,8 @@ describe("createCellar", () => {
   it("wires a whole working Cellar in memory", async () => {
     const { cellar } = aCellar();
     const { jwt } = await signIn(cellar, "ada@example.com");
-    const { user } = await cellar.auth.authenticate(jwt);
-    const file = await uploadCsv(cellar, user.id, { name: "Budget" });
-    expect((await cellar.files.list({ callerId: user.id })).items).toEqual([file]);
+    const { userId } = await cellar.auth.authenticate(jwt);
+    const file = await uploadCsv(cellar, userId, { name: "Budget" });
+    expect((await cellar.files.list({ callerId: userId })).items).toEqual([file]);
   });
 });

@@ -21,7 +21,7 @@ export async function downloadAnswer(
   request: FastifyRequest<{ Params: FileIdParams }>,
   reply: FastifyReply,
 ): Promise<Readable | undefined> {
-  const callerId = callerOf(request).user.id;
+  const callerId = callerOf(request).userId;
   const fileId = request.params.id;
   const range = parseRangeHeader(request.headers.range);
   const ifNoneMatch = request.headers["if-none-match"];

@@ -63,7 +63,7 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
     async (request, reply) => {
       const { page, per_page: perPage, trashed } = request.query;
       const listing = await cellar.files.list({
-        callerId: callerOf(request).user.id,
+        callerId: callerOf(request).userId,
         trashed: trashed === "true",
         ...(page === undefined ? {} : { page: Number(page) }),
         ...(perPage === undefined ? {} : { perPage: Number(perPage) }),
@@ -99,7 +99,7 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
       },
     },
     async (request) =>
-      toFileJson(await cellar.files.get({ callerId: callerOf(request).user.id, fileId: request.params.id })),
+      toFileJson(await cellar.files.get({ callerId: callerOf(request).userId, fileId: request.params.id })),
   );
 
   app.patch<{ Params: FileIdParams; Body: PatchFileBody }>(
@@ -127,7 +127,7 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
     async (request) => {
       const { name, visibility } = request.body;
       const file = await cellar.files.update({
-        callerId: callerOf(request).user.id,
+        callerId: callerOf(request).userId,
         fileId: request.params.id,
         changes: { name, visibility },
       });
@@ -153,7 +153,7 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
       },
     },
     async (request) =>
-      toFileJson(await cellar.files.trash({ callerId: callerOf(request).user.id, fileId: request.params.id })),
+      toFileJson(await cellar.files.trash({ callerId: callerOf(request).userId, fileId: request.params.id })),
   );
 
   app.post<{ Params: FileIdParams }>(
@@ -173,7 +173,7 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
       },
     },
     async (request) =>
-      toFileJson(await cellar.files.restore({ callerId: callerOf(request).user.id, fileId: request.params.id })),
+      toFileJson(await cellar.files.restore({ callerId: callerOf(request).userId, fileId: request.params.id })),
   );
 
   app.get<{ Params: FileIdParams; Querystring: ConversionQuery }>(
@@ -247,7 +247,7 @@ export function registerUploadRoute(app: FastifyInstance, { cellar, publicBase }
     async (request, reply) => {
       let file: Awaited<ReturnType<typeof receiveUploadForm>>;
       try {
-        file = await receiveUploadForm(request, cellar, callerOf(request).user.id);
+        file = await receiveUploadForm(request, cellar, callerOf(request).userId);
       } catch (error) {
         // The rest of a refused upload is never read: the connection cannot be reused.
         if (!request.raw.complete) reply.header("connection", "close");

@@ -51,7 +51,7 @@ export function addRequestGuards(app: FastifyInstance, options: RequestGuardOpti
         if (!isCellarError(error, ErrorCode.unauthorized)) throw error;
       }
     }
-    const key = request.cellarAuth === null ? addressKey(request) : `user:${request.cellarAuth.user.id}`;
+    const key = request.cellarAuth === null ? addressKey(request) : `user:${request.cellarAuth.userId}`;
     const status = await cellar.rateLimiter.hit(key);
     setRateLimitHeaders(reply, status);
     cellar.rateLimiter.assertAllowed(status);

@@ -24,7 +24,7 @@ export async function conversionAnswer(
 ): Promise<Readable | undefined> {
   const { sheet } = request.query;
   const conversion = await cellar.sheets.convert({
-    callerId: callerOf(request).user.id,
+    callerId: callerOf(request).userId,
     fileId: request.params.id,
     format,
     ...(sheet === undefined ? {} : { sheet }),

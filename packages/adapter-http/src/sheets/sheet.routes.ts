@@ -42,7 +42,7 @@ export function registerSheetRoutes(app: FastifyInstance, { cellar }: { readonly
    */
   async function revalidate(request: FastifyRequest<{ Params: FileIdParams }>, reply: FastifyReply): Promise<boolean> {
     const file: FileRecord = await cellar.sheets.authorize({
-      callerId: callerOf(request).user.id,
+      callerId: callerOf(request).userId,
       fileId: request.params.id,
     });
     const etag = entityTag(`${file.sha256}.sheets.${cellar.sheets.readerVersion ?? 0}`);
@@ -77,7 +77,7 @@ export function registerSheetRoutes(app: FastifyInstance, { cellar }: { readonly
     },
     async (request, reply) => {
       if (await revalidate(request, reply)) return undefined;
-      const { sheets } = await cellar.sheets.sheets({ callerId: callerOf(request).user.id, fileId: request.params.id });
+      const { sheets } = await cellar.sheets.sheets({ callerId: callerOf(request).userId, fileId: request.params.id });
       return sheets.map((sheet) => ({
         index: sheet.index,
         name: sheet.name,
@@ -117,7 +117,7 @@ export function registerSheetRoutes(app: FastifyInstance, { cellar }: { readonly
     async (request, reply) => {
       if (await revalidate(request, reply)) return undefined;
       const { window } = await cellar.sheets.values({
-        callerId: callerOf(request).user.id,
+        callerId: callerOf(request).userId,
         fileId: request.params.id,
         range: request.query.range,
         types: request.query.types === "true",

@@ -22,7 +22,7 @@ export function registerUserRoutes(app: FastifyInstance, { cellar }: { readonly 
         response: { 200: { description: "Your profile.", ...userRef }, ...errorResponses(AUTHENTICATED) },
       },
     },
-    async (request) => toUserJson(await cellar.users.getProfile(callerOf(request).user.id)),
+    async (request) => toUserJson(await cellar.users.getProfile(callerOf(request).userId)),
   );
 
   app.patch<{ Body: PatchUserBody }>(
@@ -47,6 +47,6 @@ export function registerUserRoutes(app: FastifyInstance, { cellar }: { readonly 
       },
     },
     async (request) =>
-      toUserJson(await cellar.users.rename({ userId: callerOf(request).user.id, name: request.body.name })),
+      toUserJson(await cellar.users.rename({ userId: callerOf(request).userId, name: request.body.name })),
   );
 }

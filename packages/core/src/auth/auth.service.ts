@@ -38,13 +38,16 @@ export interface AuthServiceDeps {
   readonly magicLinkTtlSeconds: number;
 }
 
+/** Who a bearer JWT speaks for: its user's id, and its live session. */
 export interface Authenticated {
-  readonly user: UserRecord;
+  readonly userId: string;
   readonly session: SessionRecord;
 }
 
-export interface SignedIn extends Authenticated {
+export interface SignedIn {
   readonly jwt: string;
+  readonly user: UserRecord;
+  readonly session: SessionRecord;
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;
@@ -145,7 +148,9 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /**
      * Checks a bearer JWT: signature, algorithm, claims and expiry, then that its session
-     * is live and its user still exists. Any failure is `unauthorized`; why is in `cause`.
+     * is live. Any failure is `unauthorized`; why is in `cause`. A live session means its
+     * user exists: sessions go with their user (`SessionRepository`), so the user's row
+     * is not read here — every request would pay for it, and only the profile needs it.
      */
     async authenticate(token: string): Promise<Authenticated> {
       const now = clock.now();
@@ -155,14 +160,11 @@ export function createAuthService(deps: AuthServiceDeps) {
       } catch (error) {
         throw unauthorized(error);
       }
-      // Both at once: on a networked store that is one wait instead of two. The user is
-      // only returned once the session has been checked.
-      const [session, user] = await Promise.all([sessions.findById(claims.jti), users.findById(claims.sub)]);
+      const session = await sessions.findById(claims.jti);
       if (session === null || session.userId !== claims.sub) throw unauthorized("unknown session");
       if (session.revokedAt !== null) throw unauthorized("revoked session");
       if (session.expiresAt.getTime() <= now.getTime()) throw unauthorized("expired session");
-      if (user === null) throw unauthorized("unknown user");
-      return { user, session };
+      return { userId: session.userId, session };
     },
 
     /** Revokes a session: its JWT is refused from then on. */

@@ -9,7 +9,10 @@ import type { SessionRecord } from "./session.entity.js";
  * - `revoke` marks a live session revoked at `at` and returns true; it returns false
  *   and changes nothing for a missing or already revoked session;
  * - `deleteExpired` removes sessions whose `expiresAt` is at or before `now` and says
- *   how many.
+ *   how many;
+ * - sessions go with their user: a user removed by any means (no port removes one; an
+ *   operator might) takes every session of theirs along (SQL: `ON DELETE CASCADE`), so a
+ *   live session always names a user who exists.
  */
 export interface SessionRepository {
   insert(session: SessionRecord): Promise<void>;

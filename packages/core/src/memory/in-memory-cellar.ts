@@ -15,11 +15,13 @@ import { createMemoryUserRepository } from "./memory-user-repository.js";
 export function createInMemoryDeps(options: { clock?: Clock } = {}) {
   const clock = options.clock ?? systemClock;
   const files = createMemoryFileRepository();
+  const sessions = createMemorySessionRepository();
   return {
     files,
     sheetIndexes: files,
-    users: createMemoryUserRepository(),
-    sessions: createMemorySessionRepository(),
+    // Sessions go with their user, as a SQL engine's cascade makes them.
+    users: createMemoryUserRepository({ onRemoved: (id) => sessions.removeAllOf(id) }),
+    sessions,
     magicLinks: createMemoryMagicLinkRepository(),
     blobs: createMemoryBlobStore({ clock }),
     mailer: createMemoryMailer(),

@@ -15,9 +15,17 @@ function deleteExpiredFrom<T extends { expiresAt: Date }>(map: Map<string, T>, n
   return removed;
 }
 
-export function createMemorySessionRepository(): SessionRepository {
+export interface MemorySessionRepository extends SessionRepository {
+  /** Removes every session of a user: what a SQL engine's cascade does when the user goes. */
+  removeAllOf(userId: string): void;
+}
+
+export function createMemorySessionRepository(): MemorySessionRepository {
   const sessions = new Map<string, SessionRecord>();
   return {
+    removeAllOf(userId) {
+      for (const [id, session] of sessions) if (session.userId === userId) sessions.delete(id);
+    },
     async insert(session) {
       if (sessions.has(session.id)) throw new Error(`A session with id ${session.id} already exists.`);
       sessions.set(session.id, structuredClone(session));

@@ -2,11 +2,11 @@ import type { UserRecord } from "../users/user.entity.js";
 import type { UserRepository } from "../users/user-repository.port.js";
 
 export interface MemoryUserRepository extends UserRepository {
-  /** Removes a user outright: for tests of what happens to a deleted account's tokens. */
+  /** Removes a user outright, and calls `onRemoved` (createInMemoryDeps removes their sessions with them): for tests of what happens to a deleted account's tokens. */
   remove(id: string): void;
 }
 
-export function createMemoryUserRepository(): MemoryUserRepository {
+export function createMemoryUserRepository(options: { onRemoved?: (id: string) => void } = {}): MemoryUserRepository {
   const byId = new Map<string, UserRecord>();
   const idByEmail = new Map<string, string>();
   const copy = (user: UserRecord): UserRecord => structuredClone(user);
@@ -42,6 +42,7 @@ export function createMemoryUserRepository(): MemoryUserRepository {
       if (user === undefined) return;
       byId.delete(id);
       idByEmail.delete(user.email);
+      options.onRemoved?.(id);
     },
   };
 }
