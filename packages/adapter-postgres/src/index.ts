@@ -1,8 +1,3 @@
-import type { Pool } from "pg";
-import { createPostgresMagicLinkRepository, createPostgresSessionRepository } from "./pg-auth-repositories.js";
-import { createPostgresFileRepository } from "./pg-file-repository.js";
-import { createPostgresUserRepository } from "./pg-user-repository.js";
-
 /**
  * `@cellar/adapter-postgres`: Cellar's metadata in PostgreSQL (pg). `openPostgresStorage`
  * opens it from a URL; the repositories are exported one by one for embedders who hold a
@@ -12,9 +7,14 @@ import { createPostgresUserRepository } from "./pg-user-repository.js";
 /** The pg connection pool type, for code that holds one without importing the driver. */
 export type { Pool } from "pg";
 export { MIGRATIONS, migrate, SchemaTooNewError } from "./migrations.js";
-export { createPostgresMagicLinkRepository, createPostgresSessionRepository } from "./pg-auth-repositories.js";
+export {
+  createPostgresMagicLinkRepository,
+  createPostgresSessionRepository,
+  type PostgresSessionOptions,
+} from "./pg-auth-repositories.js";
 export { createPostgresFileRepository } from "./pg-file-repository.js";
 export { createPostgresRateLimitStore } from "./pg-rate-limit-store.js";
+export { createPostgresRepositories } from "./pg-repositories.js";
 export { createPostgresUserRepository } from "./pg-user-repository.js";
 export { createPostgresPool, type PostgresPoolOptions } from "./pool.js";
 export {
@@ -24,15 +24,3 @@ export {
   type PostgresStorageOptions,
 } from "./postgres-storage.js";
 export { sharedSetting } from "./shared-settings.js";
-
-/** Every metadata repository of core on one pool (after `migrate`). */
-export function createPostgresRepositories(pool: Pool) {
-  const files = createPostgresFileRepository(pool);
-  return {
-    files,
-    sheetIndexes: files,
-    users: createPostgresUserRepository(pool),
-    sessions: createPostgresSessionRepository(pool),
-    magicLinks: createPostgresMagicLinkRepository(pool),
-  };
-}

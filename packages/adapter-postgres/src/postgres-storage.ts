@@ -1,10 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { isNetworkUnavailable, type MetadataStorage, reasonOf, StorageUnreachableError } from "@cellar/core";
 import { migrate } from "./migrations.js";
-import { createPostgresMagicLinkRepository, createPostgresSessionRepository } from "./pg-auth-repositories.js";
-import { createPostgresFileRepository } from "./pg-file-repository.js";
 import { createPostgresRateLimitStore } from "./pg-rate-limit-store.js";
-import { createPostgresUserRepository } from "./pg-user-repository.js";
+import { createPostgresRepositories } from "./pg-repositories.js";
 import { createPostgresPool } from "./pool.js";
 import { sharedSetting } from "./shared-settings.js";
 
@@ -62,13 +60,8 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     await pool.end();
     throw new StorageUnreachableError(`cannot use the database at ${whereIs(options.url)}: ${reasonOf(error)}`);
   }
-  const files = createPostgresFileRepository(pool);
   return {
-    files,
-    sheetIndexes: files,
-    users: createPostgresUserRepository(pool),
-    sessions: createPostgresSessionRepository(pool),
-    magicLinks: createPostgresMagicLinkRepository(pool),
+    ...createPostgresRepositories(pool),
     rateLimits: createPostgresRateLimitStore(pool),
     async ping() {
       await pool.query("SELECT 1");

@@ -1,0 +1,16 @@
+import type { Pool } from "pg";
+import { createPostgresMagicLinkRepository, createPostgresSessionRepository } from "./pg-auth-repositories.js";
+import { createPostgresFileRepository } from "./pg-file-repository.js";
+import { createPostgresUserRepository } from "./pg-user-repository.js";
+
+/** Every metadata repository of core on one pool (after `migrate`). */
+export function createPostgresRepositories(pool: Pool) {
+  const files = createPostgresFileRepository(pool);
+  return {
+    files,
+    sheetIndexes: files,
+    users: createPostgresUserRepository(pool),
+    sessions: createPostgresSessionRepository(pool),
+    magicLinks: createPostgresMagicLinkRepository(pool),
+  };
+}
