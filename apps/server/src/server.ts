@@ -2,19 +2,16 @@ import { createServer } from "node:net";
 import {
   cellarApi,
   cellarHealth,
-  cellarMetrics,
   cellarOpenApi,
   cellarResponseHeaders,
   cellarSignInPage,
   cellarWebApp,
   clientErrorOptions,
-  createMetricsRegistry,
   frameworkErrorOptionsFor,
-  type MetricsServer,
   requestIdOptions,
-  startMetricsServer,
   webAppIsBuilt,
 } from "@cellar/adapter-http";
+import type { CellarMetricsOptions, MetricsServer } from "@cellar/adapter-http/metrics";
 import type { Cellar } from "@cellar/core";
 import { WEB_APP_FOLDER } from "@cellar/web";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
@@ -85,8 +82,8 @@ export function buildHttpApp(input: {
   logger: Logger | false;
   storage: Pick<ServerStorage, "ping" | "isUnavailable">;
   acceptingRequests: () => boolean;
-  /** Where request metrics go (`createMetricsRegistry`), with the database pool's figures. */
-  metrics?: { registry: ReturnType<typeof createMetricsRegistry>; poolStats?: ServerStorage["poolStats"] };
+  /** Request metrics: `cellarMetrics` of `@cellar/adapter-http/metrics` with its options (a registry, the pool's figures). */
+  metrics?: { plugin: typeof import("@cellar/adapter-http/metrics").cellarMetrics; options: CellarMetricsOptions };
   /** The built web app (default: `@cellar/web`'s). */
   webAppFolder?: string;
 }): FastifyInstance {
@@ -111,12 +108,7 @@ export function buildHttpApp(input: {
   });
 
   app.register(cellarResponseHeaders);
-  if (input.metrics !== undefined) {
-    app.register(cellarMetrics, {
-      registry: input.metrics.registry,
-      ...(input.metrics.poolStats === undefined ? {} : { poolStats: input.metrics.poolStats }),
-    });
-  }
+  if (input.metrics !== undefined) app.register(input.metrics.plugin, input.metrics.options);
   app.register(cellarHealth, { ping: () => input.storage.ping(), acceptingRequests: input.acceptingRequests });
   app.register(cellarOpenApi, { publicUrl: input.publicUrl });
   app.register(cellarApi, {
@@ -176,7 +168,9 @@ export async function startServer(
     scope.register(Tokens.PublicUrl, { useValue: publicUrl });
     const cellar = await scope.resolve(Tokens.Cellar);
     const mailer = scope.resolve(Tokens.Mailer);
-    const registry = settings.metricsPort === undefined ? undefined : createMetricsRegistry();
+    // Loaded only when asked for: prom-client is a few MiB a server without metrics never needs.
+    const metrics = settings.metricsPort === undefined ? undefined : await import("@cellar/adapter-http/metrics");
+    const registry = metrics?.createMetricsRegistry();
     let accepting = true;
     const app = buildHttpApp({
       cellar,
@@ -186,15 +180,24 @@ export async function startServer(
       logger,
       storage,
       acceptingRequests: () => accepting,
-      ...(registry === undefined
+      ...(metrics === undefined || registry === undefined
         ? {}
-        : { metrics: { registry, ...(storage.poolStats === undefined ? {} : { poolStats: storage.poolStats }) } }),
+        : {
+            metrics: {
+              plugin: metrics.cellarMetrics,
+              options: { registry, ...(storage.poolStats === undefined ? {} : { poolStats: storage.poolStats }) },
+            },
+          }),
       ...(options.webAppFolder === undefined ? {} : { webAppFolder: options.webAppFolder }),
     });
     await app.listen({ host: settings.host, port });
     const url = `http://${urlHost(settings.host)}:${port}`;
-    if (registry !== undefined && settings.metricsPort !== undefined) {
-      metricsServer = await startMetricsServer({ host: settings.metricsHost, port: settings.metricsPort, registry });
+    if (metrics !== undefined && registry !== undefined && settings.metricsPort !== undefined) {
+      metricsServer = await metrics.startMetricsServer({
+        host: settings.metricsHost,
+        port: settings.metricsPort,
+        registry,
+      });
     }
     app.log.info(
       { url, publicUrl, dataDir: settings.dataDir, ...enginesOf(settings), metrics: metricsServer?.url },

@@ -3,6 +3,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createLogger, gathered } from "../src/logger.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -84,5 +85,44 @@ describe("the server's logger on standard output", () => {
       .split("\n")
       .map((line) => JSON.parse(line) as { msg: string });
     expect(lines.map((line) => line.msg)).toEqual(["last words", "and a warning"]);
+  });
+});
+
+describe("lines gathered before they are written", () => {
+  function captured() {
+    const writes: string[] = [];
+    return { writes, destination: gathered({ write: (text: string) => writes.push(text) }) };
+  }
+
+  it("hands routine lines over together, in order, within 10 ms", async () => {
+    const { writes, destination } = captured();
+    const logger = createLogger({ destination });
+    logger.info("one");
+    logger.info("two");
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(writes).toHaveLength(1);
+    expect(
+      (writes[0] ?? "")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).msg),
+    ).toEqual(["one", "two"]);
+  });
+
+  it("hands a warning over at once, with the lines before it", () => {
+    const { writes, destination } = captured();
+    const logger = createLogger({ destination });
+    logger.info("routine");
+    logger.warn("the sign-in link");
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toMatch(/"msg":"routine".*\n.*"msg":"the sign-in link"/s);
+  });
+
+  it("hands over whatever is pending when asked to flush, as at exit", () => {
+    const { writes, destination } = captured();
+    createLogger({ destination }).info("last words");
+    destination.flushSync();
+    expect(writes.join("")).toContain('"msg":"last words"');
   });
 });

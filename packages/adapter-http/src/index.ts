@@ -26,9 +26,6 @@ export { type CellarHealthOptions, cellarHealth } from "./health/health.plugin.j
 export { type ErrorReply, toCellarError, toErrorReply, wwwAuthenticate } from "./http/error-handler.js";
 export { ERROR_STATUS, type ErrorStatus } from "./http/error-status.js";
 export { JSON_BODY_LIMIT_BYTES } from "./http/json-body-parser.js";
-export { type CellarMetricsOptions, cellarMetrics, type PoolStats, UNMATCHED_ROUTE } from "./metrics/metrics.plugin.js";
-export { createMetricsRegistry } from "./metrics/metrics-registry.js";
-export { type MetricsServer, type MetricsServerOptions, startMetricsServer } from "./metrics/metrics-server.js";
 export { type CellarOpenApiOptions, cellarOpenApi } from "./openapi.plugin.js";
 export { requestIdFor, requestIdOptions } from "./request-id.js";
 export { cellarResponseHeaders } from "./response-headers.plugin.js";
