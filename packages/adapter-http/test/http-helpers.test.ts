@@ -73,6 +73,19 @@ describe("requestIdFor", () => {
 });
 
 describe("toFileJson", () => {
+  it("is made once for frozen metadata, and afresh for any other", async () => {
+    const { toFileJson } = await import("../src/files/file.json.js");
+    const { aFile } = await import("@cellar/core/testing");
+    const { blobKey: _blobKey, ...metadata } = aFile("user_abcdefghijklmnopqrstuvwx");
+    const frozen = Object.freeze({ ...metadata });
+    expect(toFileJson(frozen)).toBe(toFileJson(frozen));
+    const mutable = { ...metadata };
+    const before = toFileJson(mutable);
+    Object.assign(mutable, { name: "renamed.csv" });
+    expect(toFileJson(mutable)).not.toBe(before);
+    expect(toFileJson(mutable).name).toBe("renamed.csv");
+  });
+
   it("writes every field of the file in the API's names, times as ISO 8601 in UTC", async () => {
     const { toFileJson } = await import("../src/files/file.json.js");
     const { aTrashedFile, at } = await import("@cellar/core/testing");

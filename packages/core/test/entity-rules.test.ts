@@ -48,6 +48,19 @@ describe("a file's metadata", () => {
   });
 });
 
+describe("a file's metadata, made from a frozen record", () => {
+  it("is made once for a frozen record, which cannot change, and afresh for any other", () => {
+    const frozen = Object.freeze(aFile("user_abcdefghijklmnopqrstuvwx"));
+    expect(toMetadata(frozen)).toBe(toMetadata(frozen));
+    expect(Object.isFrozen(toMetadata(frozen))).toBe(true);
+    const mutable = aFile("user_abcdefghijklmnopqrstuvwx");
+    const before = toMetadata(mutable);
+    Object.assign(mutable, { name: "renamed.csv" });
+    expect(toMetadata(mutable)).not.toBe(before);
+    expect(toMetadata(mutable).name).toBe("renamed.csv");
+  });
+});
+
 describe("upload types", () => {
   it("come from the extension, case-insensitively", () => {
     expect(kindFromFileName("a.CSV")).toBe("csv");

@@ -16,8 +16,21 @@ export interface FileJson {
   readonly purge_at: string | null;
 }
 
-/** The one mapping from core's file to the API's JSON. */
+/** JSON made for frozen metadata (see core's `toMetadata`), which cannot change. */
+const jsonOfFrozen = new WeakMap<FileMetadata, FileJson>();
+
+/** The one mapping from core's file to the API's JSON; for frozen metadata, the same frozen JSON every time. */
 export function toFileJson(file: FileMetadata): FileJson {
+  if (!Object.isFrozen(file)) return fileJsonOf(file);
+  let json = jsonOfFrozen.get(file);
+  if (json === undefined) {
+    json = Object.freeze(fileJsonOf(file));
+    jsonOfFrozen.set(file, json);
+  }
+  return json;
+}
+
+function fileJsonOf(file: FileMetadata): FileJson {
   return {
     id: file.id,
     name: file.name,

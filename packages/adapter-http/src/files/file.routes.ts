@@ -1,6 +1,7 @@
 import type { Cellar } from "@cellar/core";
 import type { FastifyInstance } from "fastify";
 import { JSON_BODY_LIMIT_BYTES } from "../http/json-body-parser.js";
+import { rememberedJsonPayload } from "../http/remembered-json.js";
 import { callerOf } from "../http/request-context.js";
 import { MULTIPART_FORM_DATA } from "../http/validator-compiler.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
@@ -38,6 +39,9 @@ export interface FileRoutesOptions {
 }
 
 export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }: FileRoutesOptions): void {
+  // GET /files/:id answers 200 with a file: a cached file's text is made once.
+  const fileJsonPayload = rememberedJsonPayload();
+
   app.get<{ Querystring: ListFilesQuery }>(
     "/files",
     {
@@ -98,8 +102,11 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
         },
       },
     },
-    async (request) =>
-      toFileJson(await cellar.files.get({ callerId: callerOf(request).userId, fileId: request.params.id })),
+    async (request, reply) =>
+      fileJsonPayload(
+        reply,
+        toFileJson(await cellar.files.get({ callerId: callerOf(request).userId, fileId: request.params.id })),
+      ),
   );
 
   app.patch<{ Params: FileIdParams; Body: PatchFileBody }>(

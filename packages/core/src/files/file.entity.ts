@@ -43,10 +43,30 @@ export interface FileRecord {
 export type FileMetadata = Omit<FileRecord, "blobKey">;
 
 /**
+ * Metadata made from frozen records, by record. A frozen record (a row the SQLite
+ * adapter's read cache hands out) cannot change, so what is made from it once stands as
+ * long as it lives; and the same metadata object lets the HTTP adapter reuse the JSON it
+ * made for it (`rememberedJsonPayload`). Measured: remaking them cost the hottest route,
+ * `GET /v1/files/:id`, about a tenth of its throughput.
+ */
+const metadataOfFrozen = new WeakMap<FileRecord, FileMetadata>();
+
+/**
  * What core shows of a stored file: everything but where its bytes are. Field by field,
- * so that the type check catches a field added to `FileRecord` and not here.
+ * so that the type check catches a field added to `FileRecord` and not here. For a frozen
+ * record, the same frozen metadata every time.
  */
 export function toMetadata(record: FileRecord): FileMetadata {
+  if (!Object.isFrozen(record)) return metadataOf(record);
+  let metadata = metadataOfFrozen.get(record);
+  if (metadata === undefined) {
+    metadata = Object.freeze(metadataOf(record));
+    metadataOfFrozen.set(record, metadata);
+  }
+  return metadata;
+}
+
+function metadataOf(record: FileRecord): FileMetadata {
   const metadata: Required<FileMetadata> = {
     id: record.id,
     ownerId: record.ownerId,
