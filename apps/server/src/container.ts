@@ -61,6 +61,8 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         dir: join(settings.dataDir, "outbox"),
         from: settings.mailFrom,
         log: (message, fields) => logger.warn(fields, message),
+        // The link on a plain line of its own for whoever started the server, beside the JSON log.
+        announce: (text) => process.stderr.write(text),
       });
     }),
   });

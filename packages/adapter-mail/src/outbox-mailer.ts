@@ -18,6 +18,12 @@ export interface OutboxMailerOptions {
   readonly from: string;
   /** Receives exactly one line per mail, holding the sign-in link. */
   readonly log: OutboxLog;
+  /**
+   * Receives, per mail, plain text for a person at a terminal: who the link is for, then
+   * the link alone on its own line, to copy or click. The server writes it to standard
+   * error, beside its JSON log on standard output.
+   */
+  readonly announce?: (text: string) => void;
   /** Dates the files and their names. @default systemClock */
   readonly clock?: Clock;
 }
@@ -41,7 +47,7 @@ export const DEV_MODE_LOG_MESSAGE = "DEV MODE (no SMTP_URL set): sign-in mail wr
  * only place Cellar ever writes a sign-in link.
  */
 export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
-  const { dir, from, log } = options;
+  const { dir, from, log, announce } = options;
   const clock = options.clock ?? systemClock;
   // Nodemailer builds the message exactly as it would for SMTP, and hands it back instead
   // of sending it. "windows" makes every line end in CRLF, as RFC 5322 wants: the
@@ -58,7 +64,7 @@ export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
     async sendSignInLink(mail) {
       const message = composeSignInMessage({ mail, from });
       const date = clock.now();
-      const { message: eml } = await composer.sendMail({ ...message, date });
+      const { message: eml } = await composer.sendMail({ ...message, text: onOneLinePerLine(message.text), date });
       // `buffer: true` makes it a Buffer; the check satisfies the type, which allows a stream.
       if (!Buffer.isBuffer(eml)) throw new Error("Nodemailer returned a stream where a buffer was asked for.");
 
@@ -82,7 +88,21 @@ export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
       }
 
       log(DEV_MODE_LOG_MESSAGE, { devMode: true, to: mail.to, link: mail.link, path });
+      announce?.(`\nSign-in link for ${mail.to} (dev mode: no SMTP_URL, mail kept in ${path}):\n${mail.link}\n\n`);
     },
     async close() {},
   };
+}
+
+/**
+ * The text part as it was written, each line whole: ASCII lines of up to 998 characters
+ * (RFC 5322's limit) as 7bit, so that the link copied from the `.eml` works. Nodemailer
+ * would otherwise pick quoted-printable for any line over 76 characters, which splits the
+ * link across lines and writes its `=` as `=3D`. Other text is left to nodemailer.
+ */
+function onOneLinePerLine(text: string): string | { raw: string } {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range is meant.
+  if (!/^[\x00-\x7f]*$/.test(text) || text.split("\n").some((line) => line.length > 998)) return text;
+  const body = text.replace(/\r?\n/g, "\r\n");
+  return { raw: `Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 7bit\r\n\r\n${body}` };
 }

@@ -56,6 +56,30 @@ describe("createOutboxMailer", () => {
     expect(partOf(message, "text/html")).toContain(`<a href="${LINK}">`);
   });
 
+  it("keeps the link whole on a line of its own in the file itself, so that it can be copied from it", async () => {
+    const long = `http://cellar.example.org:8443/some/long/prefix/sign-in?token=${"b".repeat(43)}`;
+    await anOutbox().sendSignInLink(aMail({ link: long }));
+    const [file] = await readdir(dir);
+    const raw = await readFile(join(dir, file ?? ""), "utf8");
+    const textPart = raw.slice(0, raw.indexOf("Content-Type: text/html"));
+    expect(textPart.split("\r\n")).toContain(long);
+    expect(textPart).toContain("Content-Transfer-Encoding: 7bit");
+    expect(textPart).not.toContain("=3D");
+  });
+
+  it("tells a person at the terminal the link alone on a line, with whom it is for", async () => {
+    const said: string[] = [];
+    await createOutboxMailer({
+      dir,
+      from: "Cellar <no-reply@localhost>",
+      log: () => {},
+      announce: (text) => said.push(text),
+    }).sendSignInLink(aMail());
+    expect(said).toHaveLength(1);
+    expect(said[0]?.split("\n")).toContain(LINK);
+    expect(said[0]).toContain("ada@example.com");
+  });
+
   it("ends every line of the file in CRLF, as RFC 5322 wants", async () => {
     await anOutbox().sendSignInLink(aMail());
 
