@@ -28,7 +28,7 @@ export function contextOf(io: CliIo, options: CommandOptions): CommandContext {
     session,
     async signedIn() {
       const opened = await session();
-      requireToken(opened);
+      await requireToken(opened);
       return opened;
     },
   };

@@ -2,6 +2,30 @@ import { CellarApiError } from "@cellar/client";
 import { CliError, EXIT } from "./exit-codes.js";
 import type { CliIo } from "./io.js";
 
+/** Node's codes for a server that does not answer at all. */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+  "EAI_AGAIN",
+  "ECONNRESET",
+]);
+
+/**
+ * `error` as "Cannot reach <server>: <code>." when it says the server did not answer (a
+ * fetch that failed to connect, or a socket's own error), else undefined.
+ */
+export function unreachable(server: string, error: unknown): CliError | undefined {
+  const failedFetch = error instanceof TypeError && error.message === "fetch failed";
+  const cause = (failedFetch ? error.cause : error) as { code?: unknown } | undefined;
+  const code = typeof cause?.code === "string" ? cause.code : undefined;
+  if (code !== undefined && UNREACHABLE.has(code)) return new CliError(`Cannot reach ${server}: ${code}.`, EXIT.error);
+  if (failedFetch) return new CliError(`Cannot reach ${server}: the connection failed.`, EXIT.error);
+  return undefined;
+}
+
 /** What to say, and which status to exit with, for whatever a command threw. */
 export function failure(error: unknown, io: Pick<CliIo, "signal">): { message: string; exitCode: number } {
   if (io.signal.aborted) return { message: "Interrupted.", exitCode: EXIT.interrupted };

@@ -1,6 +1,7 @@
 import { type CellarClient, createCellarClient } from "@cellar/client";
 import { type CliConfig, readConfig } from "./config.js";
 import { CliError, EXIT } from "./exit-codes.js";
+import { unreachable } from "./failure.js";
 import type { CliIo } from "./io.js";
 
 /** The server a run talks to when nothing names one: the standalone server's default. */
@@ -62,14 +63,28 @@ export function clientFor(io: CliIo, server: string, token: string | undefined):
   return createCellarClient({
     baseUrl: server,
     ...(token === undefined ? {} : { token }),
-    fetch: (input, init) =>
-      fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, io.signal]) : io.signal }),
+    fetch: async (input, init) => {
+      try {
+        return await fetch(input, {
+          ...init,
+          signal: init?.signal ? AbortSignal.any([init.signal, io.signal]) : io.signal,
+        });
+      } catch (error) {
+        throw (io.signal.aborted ? undefined : unreachable(server, error)) ?? error;
+      }
+    },
   });
 }
 
-/** Stops with exit status 4 when there is no token to send. */
-export function requireToken(session: Session): string {
+/**
+ * Stops with exit status 4 when there is no token to send — once the server has answered,
+ * so that a server that does not exist is reported as such (exit status 1), not as a
+ * missing sign-in.
+ */
+export async function requireToken(session: Session): Promise<string> {
   if (session.token === undefined) {
+    // Any answer will do: it says the server is there.
+    await session.client.api.GET("/users/me");
     throw new CliError(`Not signed in to ${session.server}: run \`cellar login\`.`, EXIT.signedOut);
   }
   return session.token;

@@ -94,10 +94,10 @@ describe("signing in and out", () => {
     expect(statSync(join(home, ".config", "cellar")).mode & 0o777).toBe(0o700);
     const me = await cellar(["whoami", "--json"], { home });
     expect(JSON.parse(me.stdout)).toMatchObject({ email: "bo@example.com", server: server.url });
-    // Another server: the saved token stays home.
-    const elsewhere = await cellar(["whoami", "--server", "http://127.0.0.1:9"], { home });
-    expect(elsewhere).toMatchObject({ code: 4 });
-    expect(elsewhere.stderr).toContain("Not signed in to http://127.0.0.1:9");
+    // Another server: the saved token stays home. One that does not answer is said to be so.
+    const nowhere = `http://127.0.0.1:${await closedPort()}`;
+    const elsewhere = await cellar(["whoami", "--server", nowhere], { home });
+    expect(elsewhere).toMatchObject({ code: 1, stderr: `cellar: Cannot reach ${nowhere}: ECONNREFUSED.\n` });
 
     const refused = await cellar(["login", "--server", server.url, "--with-token"], { home, stdin: "not-a-jwt\n" });
     expect(refused.code).toBe(4);
@@ -229,22 +229,20 @@ describe("files", () => {
     const unsupported = await cellar(["upload", "notes.txt"], { home });
     expect(unsupported.code).toBe(1);
     expect(unsupported.stderr).toMatch(/^cellar: notes\.txt: .+\(unsupported_media_type\)\n$/);
-    const unreachable = await cellar(["whoami", "--server", `http://127.0.0.1:${await closedPort()}`], {
+    const closed = `http://127.0.0.1:${await closedPort()}`;
+    const unreachable = await cellar(["whoami", "--server", closed], { home, env: { CELLAR_TOKEN: "x.y.z" } });
+    expect(unreachable).toMatchObject({ code: 1, stderr: `cellar: Cannot reach ${closed}: ECONNREFUSED.\n` });
+    const uploadUnreachable = await cellar(["upload", "budget.csv", "--server", closed], {
       home,
       env: { CELLAR_TOKEN: "x.y.z" },
     });
-    expect(unreachable).toMatchObject({ code: 1, stderr: "cellar: Cannot reach the server: ECONNREFUSED.\n" });
-    const uploadUnreachable = await cellar(
-      ["upload", "budget.csv", "--server", `http://127.0.0.1:${await closedPort()}`],
-      {
-        home,
-        env: { CELLAR_TOKEN: "x.y.z" },
-      },
-    );
     expect(uploadUnreachable).toMatchObject({
       code: 1,
-      stderr: "cellar: budget.csv: Cannot reach the server: ECONNREFUSED.\n",
+      stderr: `cellar: budget.csv: Cannot reach ${closed}: ECONNREFUSED.\n`,
     });
+    // Not signed in, to a server that does not answer: the server is what is wrong.
+    const neither = await cellar(["ls", "--server", closed], { home: join(home, "nobody") });
+    expect(neither).toMatchObject({ code: 1, stderr: `cellar: Cannot reach ${closed}: ECONNREFUSED.\n` });
   });
 
   it("exits 2 on a wrong command line", async () => {

@@ -87,7 +87,7 @@ export const accountCommands: readonly CommandSpec[] = [
     description: "who you are signed in as, and where",
     async run(context) {
       const session = await context.session();
-      requireToken(session);
+      await requireToken(session);
       const me = await unwrap(session.client.api.GET("/users/me"));
       if (context.output.options.json) context.output.json({ ...me, server: session.server });
       else if (context.output.options.quiet) context.output.result(me.email);
@@ -100,7 +100,7 @@ export const accountCommands: readonly CommandSpec[] = [
     description: "change the name your account goes by",
     async run(context, { args: [name = ""] }) {
       const session = await context.session();
-      requireToken(session);
+      await requireToken(session);
       const me = await unwrap(session.client.api.PATCH("/users/me", { body: { name } }));
       if (context.output.options.json) context.output.json(me);
       else context.output.note(`You are now ${me.name}.`);

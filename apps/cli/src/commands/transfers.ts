@@ -7,7 +7,7 @@ import { uploadFile } from "@cellar/client/node";
 import type { CommandSpec } from "../command-line.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
-import { failure } from "../failure.js";
+import { failure, unreachable } from "../failure.js";
 import { transferBars } from "../progress.js";
 
 /** Uploads going at once: enough to keep a fast link busy with small files, few enough to show. */
@@ -61,7 +61,7 @@ async function uploadAll(context: CommandContext, paths: string[], options: { na
       } catch (error) {
         bar.finish("failed");
         if (io.signal.aborted) throw error;
-        failures.push({ path, error });
+        failures.push({ path, error: unreachable(session.server, error) ?? error });
       }
     }
   };
