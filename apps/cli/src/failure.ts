@@ -42,17 +42,10 @@ export function failure(error: unknown, io: Pick<CliIo, "signal">): { message: s
     const wait = error.retryAfterSeconds === undefined ? "" : ` Try again in ${error.retryAfterSeconds} s.`;
     return { message: `${error.message}${details}${wait} (${error.code})`, exitCode: EXIT.error };
   }
-  if (error instanceof TypeError && error.message === "fetch failed") {
-    const cause = (error.cause as { code?: string; message?: string } | undefined) ?? {};
-    return {
-      message: `Cannot reach the server: ${cause.code ?? cause.message ?? "the connection failed"}.`,
-      exitCode: EXIT.error,
-    };
-  }
+  // Where the server is not known here: commands name it themselves (`clientFor`, uploads).
+  const notAnswering = unreachable("the server", error);
+  if (notAnswering !== undefined) return { message: notAnswering.message, exitCode: notAnswering.exitCode };
   const errno = error as NodeJS.ErrnoException;
-  if (["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT", "EAI_AGAIN"].includes(errno?.code ?? "")) {
-    return { message: `Cannot reach the server: ${errno.code}.`, exitCode: EXIT.error };
-  }
   if (typeof errno?.code === "string" && typeof errno.path === "string") {
     return { message: `${errno.path}: ${errno.message.replace(/^[A-Z]+: /, "")}`, exitCode: EXIT.error };
   }

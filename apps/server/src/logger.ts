@@ -1,5 +1,4 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
-import { LogController } from "fastify";
+import { type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import { type DestinationStream, type Logger, pino } from "pino";
 
 /** Query parameters whose values are secrets: a sign-in token must never reach a log. */
@@ -11,11 +10,10 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * Structured JSON logs, as pino documents them: one line of JSON per event, every line
- * carrying `service: "cellar"`, a request's lines its `reqId`. By default lines go to
- * standard output through pino's asynchronous destination (sonic-boom), so a log reader
- * that stalls never blocks the server, gathered first (`gathered`); pino flushes what is
- * pending when the process exits. Headers (the bearer token) are never logged.
+ * Structured JSON logs, as pino documents them: a JSON line per event, each carrying
+ * `service: "cellar"`, a request's its `reqId`. By default to standard output through
+ * pino's asynchronous destination (a stalled reader never blocks the server), gathered
+ * first; flushed at exit. Headers (the bearer token) are never logged.
  */
 export function createLogger(options: { level?: string; destination?: DestinationStream } = {}): Logger {
   return pino(
@@ -24,20 +22,24 @@ export function createLogger(options: { level?: string; destination?: Destinatio
       base: { service: "cellar" },
       serializers: { err: pino.stdSerializers.err },
     },
-    options.destination ?? gathered(pino.destination({ dest: 1, sync: false })),
+    options.destination ?? standardOutput(),
   );
 }
 
+let stdout: DestinationStream | undefined;
+/** One destination for the process's standard output, however many loggers write there. */
+function standardOutput(): DestinationStream {
+  stdout ??= gathered(pino.destination({ dest: 1, sync: false }));
+  return stdout;
+}
+
 /**
- * Lines handed to `out` together: those logged within 10 ms (or 256 of them), in one
- * write. Warnings and errors go at once, with the lines before them.
- *
- * Why, measured with `pnpm bench:profile` on `GET /v1/files/:id`: handing sonic-boom each
- * request's line cost 5–8 µs of the server's thread per request (a write through libuv's
- * thread pool per line, or, with its `minLength`, the pending text measured anew per
- * line), and a request's own work is about 50 µs: the access line took a fifth to a
- * third of the throughput (14,700 req/s against 19,400–22,700 with no line at all).
- * Gathered, a line costs an array push: 17,300–18,400 req/s, and `get_file_rps_ratio`
+ * Lines handed to `out` together: those logged within 10 ms (or 256), in one write;
+ * warnings and errors at once, with the lines before them. Why, measured (`pnpm
+ * bench:profile`, `GET /v1/files/:id`): handed to sonic-boom one by one, a line cost 5–8 µs
+ * of a request's 50 (a thread-pool write per line, or with `minLength` the pending text
+ * measured anew per line), and the access line a third of the throughput (14,700 req/s,
+ * 19,400–22,700 without it). Gathered, a line is an array push: `get_file_rps_ratio`
  * 0.334 → 0.365 in the same minutes.
  */
 export function gathered(
@@ -71,11 +73,10 @@ export function gathered(
 }
 
 /**
- * One access line per request, "request completed", written when the answer has been
- * handed to the connection (or writing it failed), through the request's own logger so
- * it carries the request id: method, URL with its secret parameters masked, status,
+ * One access line per request, "request completed", written where Fastify writes its own
+ * (a `LogController`) once the answer is handed to the connection, through the request's
+ * logger so it carries the request id: method, URL with secrets masked, status,
  * milliseconds, client address and Host. Fastify's own two lines per request are off.
- * A `LogController` is where Fastify itself writes its "request completed".
  */
 export class AccessLog extends LogController {
   constructor() {

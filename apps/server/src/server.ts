@@ -141,6 +141,21 @@ function enginesOf(settings: Settings) {
   };
 }
 
+/**
+ * The metrics for `buildHttpApp`, and how to serve them on their own port. Loaded only
+ * when asked for: prom-client is a few MiB a server without metrics never needs.
+ */
+async function loadMetrics(storage: ServerStorage) {
+  const { cellarMetrics, createMetricsRegistry, startMetricsServer } = await import("@cellar/adapter-http/metrics");
+  const registry = createMetricsRegistry();
+  const options: CellarMetricsOptions =
+    storage.poolStats === undefined ? { registry } : { registry, poolStats: storage.poolStats };
+  return {
+    forApp: { plugin: cellarMetrics, options },
+    serve: (host: string, port: number) => startMetricsServer({ host, port, registry }),
+  };
+}
+
 /** Starts the standalone server from environment settings: storage, mail, HTTP, maintenance. */
 export async function startServer(
   options: {
@@ -168,9 +183,7 @@ export async function startServer(
     scope.register(Tokens.PublicUrl, { useValue: publicUrl });
     const cellar = await scope.resolve(Tokens.Cellar);
     const mailer = scope.resolve(Tokens.Mailer);
-    // Loaded only when asked for: prom-client is a few MiB a server without metrics never needs.
-    const metrics = settings.metricsPort === undefined ? undefined : await import("@cellar/adapter-http/metrics");
-    const registry = metrics?.createMetricsRegistry();
+    const metrics = settings.metricsPort === undefined ? undefined : await loadMetrics(storage);
     let accepting = true;
     const app = buildHttpApp({
       cellar,
@@ -180,24 +193,13 @@ export async function startServer(
       logger,
       storage,
       acceptingRequests: () => accepting,
-      ...(metrics === undefined || registry === undefined
-        ? {}
-        : {
-            metrics: {
-              plugin: metrics.cellarMetrics,
-              options: { registry, ...(storage.poolStats === undefined ? {} : { poolStats: storage.poolStats }) },
-            },
-          }),
+      ...(metrics === undefined ? {} : { metrics: metrics.forApp }),
       ...(options.webAppFolder === undefined ? {} : { webAppFolder: options.webAppFolder }),
     });
     await app.listen({ host: settings.host, port });
     const url = `http://${urlHost(settings.host)}:${port}`;
-    if (metrics !== undefined && registry !== undefined && settings.metricsPort !== undefined) {
-      metricsServer = await metrics.startMetricsServer({
-        host: settings.metricsHost,
-        port: settings.metricsPort,
-        registry,
-      });
+    if (metrics !== undefined && settings.metricsPort !== undefined) {
+      metricsServer = await metrics.serve(settings.metricsHost, settings.metricsPort);
     }
     app.log.info(
       { url, publicUrl, dataDir: settings.dataDir, ...enginesOf(settings), metrics: metricsServer?.url },
