@@ -15,7 +15,7 @@ export interface StatementBatchOptions {
  * (a value, or an Error for that call alone).
  *
  * Why: under load every request of a busy instance looks up the same few kinds of rows
- * (its session, its user, the file it names) and counts a rate-limit hit, and a round
+ * (its session, the file it names) and counts a rate-limit hit, and a round
  * trip to PostgreSQL costs about as much as a whole bare HTTP request (docs/performance.md).
  * Sent one by one, the round trips bound what an instance serves; gathered, fifty
  * requests under way cost a handful of statements.

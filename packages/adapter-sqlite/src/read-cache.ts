@@ -3,7 +3,7 @@ import type { Database } from "better-sqlite3";
 /**
  * Rows read by id through one connection, kept while the database is unchanged.
  *
- * Why: an authenticated request reads its session, its user and often a file, each by
+ * Why: an authenticated request reads its session and often a file (the profile its user), each by
  * id, and each read is a SQLite read transaction of its own, with its file-lock system
  * calls. Served from memory, the request costs none of them.
  *

@@ -38,7 +38,7 @@ export function createJwtCodec(settings: { secret: string | Uint8Array; issuer: 
   const { issuer, audience } = settings;
   // Tokens already verified, by their exact text (signature included), so a repeated
   // bearer token skips the header checks and the HMAC. Only expiry can change its verdict,
-  // and it is checked on every use; the session and user are checked by the caller.
+  // and it is checked on every use; the session is checked by the caller.
   const verified = new Map<string, SessionClaims>();
 
   return {
