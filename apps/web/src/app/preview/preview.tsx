@@ -7,6 +7,7 @@ import { messageOf } from "../messages.js";
 import { navigate } from "../router.js";
 import { client } from "../session.js";
 import { Grid } from "./grid.js";
+import "./grid.css";
 
 type Sheet = components["schemas"]["Sheet"];
 
