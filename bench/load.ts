@@ -5,6 +5,7 @@
  */
 import { Agent, request } from "node:http";
 import autocannon from "autocannon";
+import { SEARCH_TEXT } from "./file-names.js";
 import { knob } from "./scaffold.js";
 import { quantile } from "./stats.js";
 
@@ -103,4 +104,21 @@ export async function listPages(cellarUrl: string, jwt: string) {
   const first = await sequentialMedian(`${cellarUrl}/v1/files?page=1&per_page=25`, jwt, 200);
   const last = await sequentialMedian(`${cellarUrl}/v1/files?page=${lastPage}&per_page=25`, jwt, 200);
   return { first, last, firstNote: `${FILES} files, per_page 25`, lastNote: `page ${lastPage}` };
+}
+
+/**
+ * Median latency of the first page of a search of FILES files named by `benchFileName`:
+ * `q=invoice`, found in one name of ten, sorted by name, 25 a page, over 100 sequential
+ * requests. Its total is checked first: a search that finds the wrong files is no figure.
+ */
+export async function searchFirstPage(cellarUrl: string, jwt: string) {
+  const url = `${cellarUrl}/v1/files?q=${SEARCH_TEXT}&sort=name&per_page=25`;
+  const response = await fetch(url, { headers: { authorization: `Bearer ${jwt}` } });
+  const total = Number(response.headers.get("x-total-count"));
+  await response.arrayBuffer();
+  if (response.status !== 200 || total !== Math.ceil(FILES / 10)) {
+    throw new Error(`the search answered ${response.status} with X-Total-Count ${total}, not ${Math.ceil(FILES / 10)}`);
+  }
+  const ms = await sequentialMedian(url, jwt, 100);
+  return { ms, note: `q=${SEARCH_TEXT} (in 1 name of 10, ${total} files), sort=name, of ${FILES}, per_page 25` };
 }

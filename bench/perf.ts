@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { createSqliteRepositories, openDatabase } from "@cellar/adapter-sqlite";
 import { aFile } from "@cellar/core/testing";
 import { settle, signIn, uploadSmallCsv } from "./cellar-client.js";
-import { BIG_MIB, FILES, interleavedGetRounds, LOAD_SETTING, listPages, SECONDS } from "./load.js";
+import { benchFileName } from "./file-names.js";
+import { BIG_MIB, FILES, interleavedGetRounds, LOAD_SETTING, listPages, SECONDS, searchFirstPage } from "./load.js";
 import { rssMiB } from "./processes.js";
 import { BIG_UPLOADS, type Results, report, scaffold } from "./scaffold.js";
 import { transferFiles, transferRounds } from "./transfer.js";
@@ -59,7 +60,9 @@ async function main() {
     await Promise.all(
       db.transaction(() =>
         Array.from({ length: Math.min(10_000, FILES - from) }, (_, i) =>
-          repos.files.insert(aFile(bob.user.id, { createdAt: new Date(start + (from + i) * 1000) })),
+          repos.files.insert(
+            aFile(bob.user.id, { name: benchFileName(from + i + 1), createdAt: new Date(start + (from + i) * 1000) }),
+          ),
         ),
       )(),
     );
@@ -68,6 +71,8 @@ async function main() {
   const list = await listPages(cellar.url, bob.jwt);
   results.list_first_page_ms = list.first;
   results.list_last_page_ms = list.last;
+  const search = await searchFirstPage(cellar.url, bob.jwt);
+  results.list_search_ms = search.ms;
   await bench.stop(cellar);
 
   // Uploads and downloads: a fresh Cellar, peak RSS sampled during each upload.
@@ -89,6 +94,7 @@ async function main() {
       { key: "get_file_p99_ms", note: get.p99Note },
       { key: "list_first_page_ms", note: list.firstNote },
       { key: "list_last_page_ms", note: list.lastNote },
+      { key: "list_search_ms", target: "≤ 25", note: search.note },
       { key: "upload_ratio", note: transfers.uploadRounds },
       { key: "upload_rss_100m_mib", note: "peak during a 100 MiB upload" },
       { key: "upload_rss_1g_mib", note: `peak during a ${BIG_MIB} MiB upload` },

@@ -4,7 +4,9 @@
  */
 import { join } from "node:path";
 import { createSqliteRepositories, openDatabase } from "@cellar/adapter-sqlite";
+import { parseFileSort } from "@cellar/core";
 import { aFile, aTrashedFile, aUser } from "@cellar/core/testing";
+import { benchFileName, SEARCH_TEXT } from "./file-names.js";
 import { knob, scaffold } from "./scaffold.js";
 import { measure, printTable } from "./stats.js";
 
@@ -25,7 +27,12 @@ await bench.run(async () => {
   const fill = db.transaction((from: number, to: number) => {
     const pending: Promise<void>[] = [];
     for (let i = from; i < to; i++) {
-      const file = aFile(owner.id, { createdAt: new Date(start + i * 1000), updatedAt: new Date(start + i * 1000) });
+      const file = aFile(owner.id, {
+        name: benchFileName(i),
+        size: 1000 + ((i * 7919) % 100_000),
+        createdAt: new Date(start + i * 1000),
+        updatedAt: new Date(start + i * 1000),
+      });
       ids.push(file.id);
       pending.push(repos.files.insert(file));
     }
@@ -44,6 +51,23 @@ await bench.run(async () => {
   const lastPage = Math.ceil(FILES / PER_PAGE);
   const page = (n: number) =>
     repos.files.listByOwner({ ownerId: owner.id, state: "active", offset: (n - 1) * PER_PAGE, limit: PER_PAGE });
+  const search = (sort: string, n = 1) =>
+    repos.files.listByOwner({
+      ownerId: owner.id,
+      state: "active",
+      nameContains: SEARCH_TEXT,
+      sort: parseFileSort(sort as "name"),
+      offset: (n - 1) * PER_PAGE,
+      limit: PER_PAGE,
+    });
+  const sorted = (sort: string, n: number) =>
+    repos.files.listByOwner({
+      ownerId: owner.id,
+      state: "active",
+      sort: parseFileSort(sort as "name"),
+      offset: (n - 1) * PER_PAGE,
+      limit: PER_PAGE,
+    });
   const pick = (run: number) => ids[(run * 7919) % ids.length] as string;
   const now = new Date(start + TRASHED);
 
@@ -54,6 +78,22 @@ await bench.run(async () => {
     await measure("total count", RUNS, () =>
       repos.files.listByOwner({ ownerId: owner.id, state: "active", offset: 0, limit: 0 }),
     ),
+    await measure(`search "${SEARCH_TEXT}" by name, first page`, 50, () => search("name")),
+    await measure(`search "${SEARCH_TEXT}" newest first, first page`, 50, () => search("-created_at")),
+    await measure(`search "${SEARCH_TEXT}" by name, page 200`, 50, () => search("name", 200)),
+    await measure(`search "${SEARCH_TEXT}" by name, page 401 (past the end)`, 50, () => search("name", 401)),
+    await measure('search "zzz" (nothing), by size', 50, () =>
+      repos.files.listByOwner({
+        ownerId: owner.id,
+        state: "active",
+        nameContains: "zzz",
+        sort: parseFileSort("-size"),
+        offset: 0,
+        limit: PER_PAGE,
+      }),
+    ),
+    await measure("by name, first page", RUNS, () => sorted("name", 1)),
+    await measure(`by size descending, last page`, RUNS, () => sorted("-size", lastPage)),
     await measure("get by id", RUNS, (run) => repos.files.findById(pick(run))),
     await measure("purge batch of 1,000", 20, () => repos.files.removeDueForPurge({ now, limit: 1000 }), 2),
   ];

@@ -169,7 +169,16 @@ describe("GET /v1/files", () => {
       "per_page=99999999999999999999",
       "page=1&page=2",
       "trashed=yes",
-      "sort=name",
+      "sort=Name",
+      "sort=%2Bname",
+      "sort=--name",
+      "sort=id",
+      "sort=",
+      "sort=name&sort=size",
+      "q=",
+      `q=${"x".repeat(101)}`,
+      "q=a&q=b",
+      "q=tab%09in",
     ])("answers 400 validation_error for ?%s", async (query) => {
       const response = await t.inject({ method: "GET", url: `/v1/files?${query}`, headers });
       const body = expectError(response, 400, "validation_error");
@@ -189,6 +198,116 @@ describe("GET /v1/files", () => {
         { field: "page", message: "must be at most 15 characters" },
       ]);
     });
+  });
+});
+
+describe("finding files with GET /v1/files?q=…&sort=…", () => {
+  let t: TestApp;
+  let headers: { authorization: string };
+  const byName: Record<string, FileBody> = {};
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    headers = (await t.signIn("alice@example.com")).headers;
+    const bob = await t.signIn("bob@example.com");
+    await t.uploadCsv(bob.headers, { name: "ÄRGER bob.csv", visibility: "public" });
+    const names = ["ÄRGER im Amt.csv", "Notes.csv", "ärger notes.csv", "Plan.csv", "Ärger-Liste.csv", "Straße.csv"];
+    for (const [i, name] of names.entries()) {
+      // Sizes that order the files otherwise than their names or times.
+      const file = await t.uploadCsv(headers, { name, content: `a,b\n${"1,2\n".repeat((i * 5) % 7)}` });
+      byName[name] = file;
+      t.clock.advance(1000);
+    }
+  });
+
+  const list = (query: string) => t.inject({ method: "GET", url: `/v1/files?${query}`, headers });
+  const namesOf = (response: Awaited<ReturnType<typeof list>>) => response.json<FileBody[]>().map((f) => f.name);
+
+  it("keeps the caller's files whose name contains q, ignoring case in any script, newest first", async () => {
+    const response = await list(`q=${encodeURIComponent("ärger")}`);
+    expect(response.statusCode).toBe(200);
+    expect(namesOf(response)).toEqual(["Ärger-Liste.csv", "ärger notes.csv", "ÄRGER im Amt.csv"]);
+    expect(response.headers["x-total-count"]).toBe("3");
+    expect(namesOf(await list("q=STRASSE"))).toEqual(["Straße.csv"]);
+    expect(namesOf(await list("q=notes"))).toEqual(["ärger notes.csv", "Notes.csv"]);
+  });
+
+  it("answers an empty page with zero totals and no Link when q finds nothing", async () => {
+    const response = await list("q=nothing%20here");
+    expect(response.json()).toEqual([]);
+    expect(response.headers).toMatchObject({ "x-total-count": "0", "x-total-pages": "0" });
+    expect(response.headers).not.toHaveProperty("link");
+  });
+
+  it("sorts by name ignoring case, by size, and by either date, each both ways", async () => {
+    // By key, code point by code point: "ä" (U+00E4) after every ASCII letter, " " before "-".
+    const byKey = ["Notes.csv", "Plan.csv", "Straße.csv", "ÄRGER im Amt.csv", "ärger notes.csv", "Ärger-Liste.csv"];
+    expect(namesOf(await list("sort=name"))).toEqual(byKey);
+    expect(namesOf(await list("sort=-name"))).toEqual([...byKey].reverse());
+    const sizes = (response: Awaited<ReturnType<typeof list>>) => response.json<FileBody[]>().map((f) => f.size);
+    const ascending = sizes(await list("sort=size"));
+    expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+    expect(sizes(await list("sort=-size"))).toEqual([...ascending].reverse());
+    const uploaded = Object.keys(byName);
+    expect(namesOf(await list("sort=created_at"))).toEqual(uploaded);
+    expect(namesOf(await list("sort=-created_at"))).toEqual([...uploaded].reverse());
+    expect(namesOf(await list("sort=updated_at"))).toEqual(uploaded);
+    expect(namesOf(await list("sort=-updated_at"))).toEqual(namesOf(await list("")));
+  });
+
+  it("finds and sorts the trash too", async () => {
+    const local = await buildTestApp();
+    const alice = await local.signIn("alice@example.com");
+    for (const name of ["b report.csv", "A report.csv", "notes.csv"]) {
+      const file = await local.uploadCsv(alice.headers, { name });
+      await local.inject({ method: "DELETE", url: `/v1/files/${file.id}`, headers: alice.headers });
+    }
+    await local.uploadCsv(alice.headers, { name: "active report.csv" });
+    const response = await local.inject({
+      method: "GET",
+      url: "/v1/files?trashed=true&q=REPORT&sort=name",
+      headers: alice.headers,
+    });
+    expect(response.json<FileBody[]>().map((f) => [f.name, f.state])).toEqual([
+      ["A report.csv", "trashed"],
+      ["b report.csv", "trashed"],
+    ]);
+    expect(response.headers.link).toBe(
+      `<${PUBLIC_URL}/v1/files?trashed=true&q=REPORT&sort=name&page=1&per_page=25>; rel="first", <${PUBLIC_URL}/v1/files?trashed=true&q=REPORT&sort=name&page=1&per_page=25>; rel="last"`,
+    );
+  });
+
+  it("keeps q and sort in every Link, and following next gives the next page of the same listing", async () => {
+    const response = await list(`q=${encodeURIComponent("ärger ")}&sort=-name&per_page=1&page=2`);
+    expect(namesOf(response)).toEqual(["ÄRGER im Amt.csv"]);
+    expect(response.headers).toMatchObject({ "x-total-count": "2", "x-total-pages": "2", "x-page": "2" });
+    const link = (page: number) => `<${PUBLIC_URL}/v1/files?q=%C3%A4rger+&sort=-name&page=${page}&per_page=1>`;
+    expect(response.headers.link).toBe(`${link(1)}; rel="first", ${link(1)}; rel="prev", ${link(2)}; rel="last"`);
+    const first = /<([^>]+)>; rel="first"/.exec(String(response.headers.link))?.[1] as string;
+    const followed = await t.inject({ method: "GET", url: first.slice(PUBLIC_URL.length), headers });
+    expect(namesOf(followed)).toEqual(["ärger notes.csv"]);
+    expect(followed.headers.link).toContain(`${link(2)}; rel="next"`);
+  });
+
+  it("names q and sort, each with its rule, in the details of a 400", async () => {
+    const response = await list(`q=&sort=NAME`);
+    expect(expectError(response, 400, "validation_error").error.details).toEqual([
+      { field: "q", message: "must not be empty" },
+      {
+        field: "sort",
+        message:
+          "must be one of 'created_at', '-created_at', 'updated_at', '-updated_at', 'name', '-name', 'size', '-size'",
+      },
+    ]);
+    const tooLong = await list(`q=${"é".repeat(101)}`);
+    expect(expectError(tooLong, 400, "validation_error").error.details).toEqual([
+      { field: "q", message: "must be at most 100 characters" },
+    ]);
+    expect((await list(`q=${encodeURIComponent("\u{1F4CA}".repeat(100))}`)).statusCode).toBe(200);
+    const control = await list("q=a%00b");
+    expect(expectError(control, 400, "validation_error").error.details).toEqual([
+      { field: "q", message: "must not contain control characters" },
+    ]);
   });
 });
 

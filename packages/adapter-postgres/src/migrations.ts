@@ -1,4 +1,11 @@
-import type { Pool } from "pg";
+import { fileNameKey } from "@cellar/core";
+import type { ClientBase, Pool } from "pg";
+
+/**
+ * One step of the schema: SQL, or a function for work SQL alone cannot do. A function runs
+ * on the migration's connection, inside its transaction.
+ */
+export type Migration = string | ((client: ClientBase) => Promise<void>);
 
 /**
  * The schema, as an append-only list: migration N brings a database from version N-1 to
@@ -7,7 +14,7 @@ import type { Pool } from "pg";
  * Times are `timestamptz`: they read as times in psql, and they hold JavaScript's
  * milliseconds exactly (PostgreSQL keeps microseconds).
  */
-export const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly Migration[] = [
   /* 1 */ `
   CREATE TABLE users (
     id          text PRIMARY KEY,
@@ -184,7 +191,44 @@ export const MIGRATIONS: readonly string[] = [
   DROP FUNCTION cellar_note_changes();
   DROP TABLE cellar_changes;
   `,
+  /* 4 */ async (client) => {
+    // Each name's key (core's fileNameKey), written with the name by the repository: what
+    // a search looks for, and what sorting by name compares, in code point order
+    // (COLLATE "C", whatever the database's own collation). PostgreSQL's lower() follows
+    // the server's locale, so existing names get their keys from core's own function.
+    await client.query(`ALTER TABLE files ADD COLUMN name_key text COLLATE "C"`);
+    await fillNameKeys(client);
+    await client.query(`
+    ALTER TABLE files ALTER COLUMN name_key SET NOT NULL;
+    -- A user's files in one state in each order a list can be sorted by. Each index holds
+    -- the name key too, so a search tests it on index entries (an index-only scan) and
+    -- reads a file's row only for the page it answers.
+    DROP INDEX files_by_owner;
+    CREATE INDEX files_by_created ON files (owner_id, state, created_at, id) INCLUDE (name_key);
+    CREATE INDEX files_by_updated ON files (owner_id, state, updated_at, id) INCLUDE (name_key);
+    CREATE INDEX files_by_size ON files (owner_id, state, size, id) INCLUDE (name_key);
+    CREATE INDEX files_by_name ON files (owner_id, state, name_key, id);
+    `);
+  },
 ];
+
+/** Gives every file without one its name key, a batch of files at a time. */
+async function fillNameKeys(client: ClientBase): Promise<void> {
+  let after = "";
+  for (;;) {
+    const { rows } = await client.query<{ id: string; name: string }>(
+      "SELECT id, name FROM files WHERE id > $1 ORDER BY id LIMIT 5000",
+      [after],
+    );
+    const last = rows.at(-1);
+    if (last === undefined) return;
+    await client.query(
+      "UPDATE files SET name_key = k.key FROM unnest($1::text[], $2::text[]) AS k(id, key) WHERE files.id = k.id",
+      [rows.map((row) => row.id), rows.map((row) => fileNameKey(row.name))],
+    );
+    after = last.id;
+  }
+}
 
 export class SchemaTooNewError extends Error {
   override readonly name = "SchemaTooNewError";
@@ -199,7 +243,7 @@ const MIGRATION_LOCK = 0x63656c6c6172; // "cellar"
  * later ones find the work done. PostgreSQL's DDL is transactional, so a failure leaves
  * the schema as it was. Returns the version reached.
  */
-export async function migrate(pool: Pool, migrations: readonly string[] = MIGRATIONS): Promise<number> {
+export async function migrate(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
@@ -220,7 +264,9 @@ export async function migrate(pool: Pool, migrations: readonly string[] = MIGRAT
       );
     }
     for (let version = current + 1; version <= migrations.length; version++) {
-      await client.query(migrations[version - 1] as string);
+      const migration = migrations[version - 1] as Migration;
+      if (typeof migration === "string") await client.query(migration);
+      else await migration(client);
       await client.query("INSERT INTO cellar_schema (version) VALUES ($1)", [version]);
     }
     await client.query("COMMIT");

@@ -1,4 +1,13 @@
-import type { FileRecord, FileRepository, SheetIndex, SheetIndexRepository } from "@cellar/core";
+import {
+  type FileRecord,
+  type FileRepository,
+  type FileSort,
+  type FileSortField,
+  fileNameKey,
+  NEWEST_FIRST,
+  type SheetIndex,
+  type SheetIndexRepository,
+} from "@cellar/core";
 import type { Pool } from "pg";
 import { batchedLookupById } from "./statement-batches.js";
 
@@ -47,30 +56,82 @@ function byPurgeAt(a: FileRecord, b: FileRecord): number {
   return (a.purgeAt?.getTime() ?? 0) - (b.purgeAt?.getTime() ?? 0) || (a.id < b.id ? -1 : 1);
 }
 
+/** The column each sort reads. Each has an index of a user's files in its order (migration 4). */
+const SORT_COLUMNS: Readonly<Record<FileSortField, string>> = {
+  createdAt: "created_at",
+  updatedAt: "updated_at",
+  size: "size",
+  name: "name_key",
+};
+
+const orderBy = (column: string, descending: boolean, prefix = "") => {
+  const direction = descending ? "DESC" : "ASC";
+  return `ORDER BY ${prefix}${column} ${direction}, ${prefix}id ${direction}`;
+};
+
 /**
  * One page of a user's files and their total, in one statement, so both describe the
- * same moment. The total comes from `file_counts`. A page in the older half is read from
- * the oldest end (`from_oldest` rows in), so the last page costs what the first does
- * instead of skipping every newer row; the caller reverses those rows.
+ * same moment. The total comes from `file_counts`. A page in the far half is read from
+ * the other end (`from_end` rows in), in the opposite order, so the last page costs what
+ * the first does instead of skipping every row before it; the caller reverses those rows.
+ * $1 owner, $2 state, $3 limit, $4 offset.
  */
-const LIST_PAGE = `
+function listPageStatement({ field, descending }: FileSort): string {
+  const column = SORT_COLUMNS[field];
+  return `
   WITH t AS (
     SELECT coalesce((SELECT count FROM file_counts WHERE owner_id = $1 AND state = $2), 0) AS total
   ), p AS (
     SELECT total, greatest(least($3::bigint, total - $4::bigint), 0) AS take FROM t
   ), q AS (
-    SELECT total, take, total - $4::bigint - take AS from_oldest FROM p
+    SELECT total, take, total - $4::bigint - take AS from_end FROM p
   )
-  SELECT q.total, q.from_oldest < $4::bigint AS reversed, f.*
+  SELECT q.total, q.from_end < $4::bigint AS reversed, f.*
   FROM q LEFT JOIN LATERAL (
     (SELECT ${FILE_COLUMNS} FROM files
-      WHERE owner_id = $1 AND state = $2 AND q.take > 0 AND q.from_oldest >= $4::bigint
-      ORDER BY created_at DESC, id DESC LIMIT q.take OFFSET $4::bigint)
+      WHERE owner_id = $1 AND state = $2 AND q.take > 0 AND q.from_end >= $4::bigint
+      ${orderBy(column, descending)} LIMIT q.take OFFSET $4::bigint)
     UNION ALL
     (SELECT ${FILE_COLUMNS} FROM files
-      WHERE owner_id = $1 AND state = $2 AND q.take > 0 AND q.from_oldest < $4::bigint
-      ORDER BY created_at ASC, id ASC LIMIT q.take OFFSET greatest(q.from_oldest, 0))
+      WHERE owner_id = $1 AND state = $2 AND q.take > 0 AND q.from_end < $4::bigint
+      ${orderBy(column, !descending)} LIMIT q.take OFFSET greatest(q.from_end, 0))
   ) f ON true`;
+}
+
+/**
+ * One page of a search and its total, in one statement. The page is found on the sort's
+ * index alone (`found`: ids and sort values), then the matches after its last row are
+ * counted from there on: the two walk the user's files once. Only a page past the end,
+ * which finds nothing, is followed by a count of every match.
+ * $1 owner, $2 state, $3 the search's name key, $4 limit, $5 offset.
+ */
+function searchPageStatement({ field, descending }: FileSort): string {
+  const column = SORT_COLUMNS[field];
+  const matches = "owner_id = $1 AND state = $2 AND strpos(name_key, $3) > 0";
+  return `
+  WITH found AS MATERIALIZED (
+    SELECT id, ${column} AS sort_value FROM files WHERE ${matches}
+    ${orderBy(column, descending)} LIMIT $4::bigint OFFSET $5::bigint
+  ), edge AS (
+    SELECT sort_value, id FROM found ${orderBy("sort_value", !descending)} LIMIT 1
+  ), n AS (
+    SELECT count(*) AS n FROM found
+  )
+  SELECT CASE
+      WHEN n.n > 0 AND n.n = $4::bigint THEN $5::bigint + n.n + (
+        SELECT count(*) FROM files WHERE ${matches}
+        AND (${column}, id) ${descending ? "<" : ">"} ((SELECT sort_value FROM edge), (SELECT id FROM edge)))
+      WHEN n.n > 0 OR ($5::bigint = 0 AND $4::bigint > 0) THEN $5::bigint + n.n
+      -- In the sort's order, so that it too is counted on the sort's index alone.
+      ELSE (SELECT count(*) FROM (SELECT FROM files WHERE ${matches} ${orderBy(column, descending)}) AS every)
+    END AS total, f.*
+  FROM n LEFT JOIN (
+    -- Each row looked up by its id (LIMIT keeps the planner from making this a join): a
+    -- generic plan cannot know the page is small, and would rather hash the whole table.
+    found CROSS JOIN LATERAL (SELECT ${FILE_COLUMNS} FROM files WHERE files.id = found.id LIMIT 1) AS f
+  ) ON true
+  ${orderBy("sort_value", descending, "found.")}`;
+}
 
 /** The file repository on PostgreSQL. */
 export function createPostgresFileRepository(pool: Pool): FileRepository & SheetIndexRepository {
@@ -80,8 +141,8 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
     async insert(file) {
       await pool.query(
         `INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
-                            created_at, updated_at, trashed_at, purge_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+                            created_at, updated_at, trashed_at, purge_at, name_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
         [
           file.id,
           file.ownerId,
@@ -97,18 +158,24 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
           file.updatedAt,
           file.trashedAt,
           file.purgeAt,
+          fileNameKey(file.name),
         ],
       );
     },
     findById: load,
-    async listByOwner({ ownerId, state, offset, limit }) {
+    async listByOwner({ ownerId, state, nameContains, sort = NEWEST_FIRST, offset, limit }) {
       // Prepared once per connection, and planned once (the pool's plan_cache_mode):
-      // planning this statement took four times as long as running it.
-      const { rows } = await pool.query<FileRow & { total: string; reversed: boolean }>({
-        name: "cellar_list_page",
-        text: LIST_PAGE,
-        values: [ownerId, state, limit, offset],
-      });
+      // planning the list's statement took four times as long as running it.
+      const name = `${sort.field}_${sort.descending ? "desc" : "asc"}`;
+      const { rows } = await pool.query<FileRow & { total: string; reversed?: boolean }>(
+        nameContains === undefined
+          ? { name: `cellar_list_${name}`, text: listPageStatement(sort), values: [ownerId, state, limit, offset] }
+          : {
+              name: `cellar_search_${name}`,
+              text: searchPageStatement(sort),
+              values: [ownerId, state, fileNameKey(nameContains), limit, offset],
+            },
+      );
       const first = rows[0];
       const total = first === undefined ? 0 : Number(first.total);
       const items = rows.filter((row) => row.id !== null).map(toRecord);
@@ -121,6 +188,7 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
       const { rows } = await pool.query<FileRow>(
         `UPDATE files SET
            name       = CASE WHEN $3 THEN $4 ELSE name END,
+           name_key   = CASE WHEN $3 THEN $14 ELSE name_key END,
            visibility = CASE WHEN $5 THEN $6 ELSE visibility END,
            state      = CASE WHEN $7 THEN $8 ELSE state END,
            trashed_at = CASE WHEN $9 THEN $10::timestamptz ELSE trashed_at END,
@@ -142,6 +210,7 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
           changes.purgeAt !== undefined,
           changes.purgeAt ?? null,
           changes.updatedAt,
+          changes.name === undefined ? null : fileNameKey(changes.name),
         ],
       );
       return rows[0] === undefined ? null : toRecord(rows[0]);

@@ -1,4 +1,4 @@
-import { type RateLimitStore, StorageUnreachableError } from "@cellar/core";
+import { fileNameKey, type RateLimitStore, StorageUnreachableError } from "@cellar/core";
 import { aFile, aMagicLink, aSession, aTrashedFile, at, aUser } from "@cellar/core/testing";
 import { createTestDatabase, type TestDatabase } from "@cellar/test-engines";
 import type { Pool } from "pg";
@@ -66,6 +66,39 @@ describe("migrations", () => {
     const [pool] = instances(await freshDatabase(), 1) as [Pool];
     await migrate(pool, [...MIGRATIONS, "CREATE TABLE from_the_future (id int)"]);
     await expect(migrate(pool)).rejects.toBeInstanceOf(SchemaTooNewError);
+  });
+});
+
+describe("the migration that brought searching", () => {
+  it("gives the files already stored their name keys, from core's folding", async () => {
+    const [pool] = instances(await freshDatabase(), 1) as [Pool];
+    await migrate(pool, MIGRATIONS.slice(0, 3));
+    const owner = aUser();
+    await pool.query("INSERT INTO users (id, email, name, created_at, updated_at) VALUES ($1, $2, $3, now(), now())", [
+      owner.id,
+      owner.email,
+      owner.name,
+    ]);
+    const names = ["ÄRGER.csv", "Straße.csv", "plain.csv", ...Array.from({ length: 5100 }, (_, i) => `f${i}.csv`)];
+    await pool.query(
+      `INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
+                          created_at, updated_at)
+       SELECT 'file_old' || n.i, $1, n.name, 'private', 'active', 'csv', 'text/csv', 1, '', 'file_old' || n.i, now(), now()
+       FROM unnest($2::text[]) WITH ORDINALITY AS n(name, i)`,
+      [owner.id, names],
+    );
+    expect(await migrate(pool)).toBe(MIGRATIONS.length);
+    const { rows } = await pool.query<{ name: string; name_key: string }>("SELECT name, name_key FROM files");
+    expect(rows).toHaveLength(names.length);
+    for (const row of rows) expect(row.name_key).toBe(fileNameKey(row.name));
+    const found = await createPostgresRepositories(pool).files.listByOwner({
+      ownerId: owner.id,
+      state: "active",
+      nameContains: "STRASSE",
+      offset: 0,
+      limit: 10,
+    });
+    expect(found.items.map((f) => f.name)).toEqual(["Straße.csv"]);
   });
 });
 
@@ -271,6 +304,39 @@ describe("across instances sharing one database", () => {
     for (let read = 0; read < 40; read++) {
       const page = await reader?.files.listByOwner({ ownerId: owner.id, state: "active", offset: 0, limit: 1000 });
       expect(page?.items.length).toBe(page?.total);
+    }
+    await writes;
+  });
+
+  it("a search's total and page agree while another instance uploads, renames and trashes", async () => {
+    const pools = await migratedInstances(2);
+    const [reader, writer] = pools.map((pool) => createPostgresRepositories(pool));
+    const owner = aUser();
+    await writer?.users.insertIfAbsent(owner);
+    const writes = (async () => {
+      for (let i = 0; i < 60; i++) {
+        const file = aFile(owner.id, { name: `Report ${i}.csv`, createdAt: at(i) });
+        await writer?.files.insert(file);
+        if (i % 3 === 0)
+          await writer?.files.update({ id: file.id, changes: { name: `Memo ${i}.csv`, updatedAt: at(i) } });
+        if (i % 5 === 0) {
+          await writer?.files.update({ id: file.id, changes: { state: "trashed", updatedAt: at(i) } });
+        }
+      }
+    })();
+    for (let read = 0; read < 40; read++) {
+      for (const limit of [5, 1000]) {
+        const page = await reader?.files.listByOwner({
+          ownerId: owner.id,
+          state: "active",
+          nameContains: "report",
+          sort: { field: "name", descending: false },
+          offset: 0,
+          limit,
+        });
+        if (limit === 1000) expect(page?.items.length).toBe(page?.total);
+        for (const file of page?.items ?? []) expect(file.name).toMatch(/^Report/);
+      }
     }
     await writes;
   });

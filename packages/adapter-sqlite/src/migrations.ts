@@ -1,4 +1,8 @@
+import { fileNameKey } from "@cellar/core";
 import type { Database } from "better-sqlite3";
+
+/** One step of the schema: SQL, or a function for work SQL alone cannot do. */
+export type Migration = string | ((db: Database) => void);
 
 /**
  * The schema, as an append-only list: migration N brings a database from
@@ -7,7 +11,7 @@ import type { Database } from "better-sqlite3";
  * Times are INTEGER milliseconds since the epoch (UTC), so they sort and compare as
  * numbers and round-trip to the millisecond.
  */
-export const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly Migration[] = [
   /* 1 */ `
   CREATE TABLE users (
     id          TEXT PRIMARY KEY,
@@ -93,6 +97,24 @@ export const MIGRATIONS: readonly string[] = [
     body     TEXT NOT NULL
   ) STRICT, WITHOUT ROWID;
   `,
+  /* 3 */ (db) => {
+    // Each name's key (core's fileNameKey), written with the name by the repository: what
+    // a search looks for, and what sorting by name compares, byte by byte (BINARY), which
+    // is code point order. Existing names get theirs from core's own function.
+    db.exec("ALTER TABLE files ADD COLUMN name_key TEXT NOT NULL DEFAULT ''");
+    db.function("cellar_file_name_key", { deterministic: true }, (name) => fileNameKey(String(name)));
+    db.exec("UPDATE files SET name_key = cellar_file_name_key(name)");
+    db.exec(`
+    -- A user's files in one state in each order a list can be sorted by. Each index holds
+    -- the name key too, so a search tests it on index entries and reads a file's row only
+    -- when its name matches.
+    DROP INDEX files_by_owner;
+    CREATE INDEX files_by_created ON files (owner_id, state, created_at, id, name_key);
+    CREATE INDEX files_by_updated ON files (owner_id, state, updated_at, id, name_key);
+    CREATE INDEX files_by_size ON files (owner_id, state, size, id, name_key);
+    CREATE INDEX files_by_name ON files (owner_id, state, name_key, id);
+    `);
+  },
 ];
 
 export class SchemaTooNewError extends Error {
@@ -105,7 +127,7 @@ export class SchemaTooNewError extends Error {
  * half-applied migration. `BEGIN IMMEDIATE` and a re-read of the version inside it let
  * two processes open one new database at once: the second finds the work done.
  */
-export function migrate(db: Database, migrations: readonly string[] = MIGRATIONS): number {
+export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number {
   const latest = migrations.length;
   const version = () => db.pragma("user_version", { simple: true }) as number;
   if (version() > latest) {
@@ -117,7 +139,9 @@ export function migrate(db: Database, migrations: readonly string[] = MIGRATIONS
     db.exec("BEGIN IMMEDIATE");
     try {
       if (version() < target) {
-        db.exec(migrations[target - 1] as string);
+        const migration = migrations[target - 1] as Migration;
+        if (typeof migration === "string") db.exec(migration);
+        else migration(db);
         db.pragma(`user_version = ${target}`);
       }
       db.exec("COMMIT");

@@ -1,4 +1,13 @@
-import type { FileRecord, FileRepository, SheetIndex, SheetIndexRepository } from "@cellar/core";
+import {
+  type FileRecord,
+  type FileRepository,
+  type FileSort,
+  type FileSortField,
+  fileNameKey,
+  NEWEST_FIRST,
+  type SheetIndex,
+  type SheetIndexRepository,
+} from "@cellar/core";
 import type { Database } from "better-sqlite3";
 import { NO_READ_CACHE, type ReadCache } from "./read-cache.js";
 import { fromMillis, fromNullableMillis, toNullableMillis } from "./sqlite-time.js";
@@ -47,6 +56,17 @@ function toRecord(values: FileValues): FileRecord {
   };
 }
 
+/** The column each sort reads, and the index that holds a user's files in its order. */
+const SORTS: Readonly<Record<FileSortField, { column: string; index: string }>> = {
+  createdAt: { column: "created_at", index: "files_by_created" },
+  updatedAt: { column: "updated_at", index: "files_by_updated" },
+  size: { column: "size", index: "files_by_size" },
+  name: { column: "name_key", index: "files_by_name" },
+};
+
+/** A page of a search: the files' values, each followed by its sort column's value. */
+type SearchValues = [...FileValues, sortValue: number | string];
+
 /** Orders records as `removeDueForPurge` promises: earliest `purgeAt` first. */
 function byPurgeAt(a: FileRecord, b: FileRecord): number {
   return (a.purgeAt?.getTime() ?? 0) - (b.purgeAt?.getTime() ?? 0) || (a.id < b.id ? -1 : 1);
@@ -62,30 +82,21 @@ export function createSqliteFileRepository(
 ): FileRepository & SheetIndexRepository {
   const byId = cache.table<FileRecord>("files");
   const insert = db.prepare(`
-    INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
+    INSERT INTO files (id, owner_id, name, name_key, visibility, state, kind, content_type, size, sha256, blob_key,
                        created_at, updated_at, trashed_at, purge_at)
-    VALUES (@id, @owner_id, @name, @visibility, @state, @kind, @content_type, @size, @sha256, @blob_key,
+    VALUES (@id, @owner_id, @name, @name_key, @visibility, @state, @kind, @content_type, @size, @sha256, @blob_key,
             @created_at, @updated_at, @trashed_at, @purge_at)`);
   const findById = db.prepare<[string], FileValues>(`SELECT ${FILE_COLUMNS} FROM files WHERE id = ?`).raw();
   const count = db
     .prepare<[string, string], number>("SELECT count FROM file_counts WHERE owner_id = ? AND state = ?")
     .pluck();
-  const newestFirst = db
-    .prepare<[string, string, number, number], FileValues>(`
-      SELECT ${FILE_COLUMNS} FROM files WHERE owner_id = ? AND state = ?
-      ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
-    .raw();
-  const oldestFirst = db
-    .prepare<[string, string, number, number], FileValues>(`
-      SELECT ${FILE_COLUMNS} FROM files WHERE owner_id = ? AND state = ?
-      ORDER BY created_at ASC, id ASC LIMIT ? OFFSET ?`)
-    .raw();
   // One statement for every combination of changed fields: a flag per field says
   // whether to take the new value, so a null can be written on purpose.
   const update = db
     .prepare<Record<string, unknown>, FileValues>(`
     UPDATE files SET
       name       = iif(@set_name, @name, name),
+      name_key   = iif(@set_name, @name_key, name_key),
       visibility = iif(@set_visibility, @visibility, visibility),
       state      = iif(@set_state, @state, state),
       trashed_at = iif(@set_trashed_at, @trashed_at, trashed_at),
@@ -111,19 +122,81 @@ export function createSqliteFileRepository(
      ON CONFLICT (file_id) DO UPDATE SET body = excluded.body`,
   );
 
+  /**
+   * The statements of one order, prepared when first used. A search names its index:
+   * SQLite cannot know how few names contain the text, and on the sort's index it tests
+   * the name key on index entries, in order, reading a row only for a match.
+   */
+  const statementsOf = memoise((sort: FileSort) => {
+    const { column, index } = SORTS[sort.field];
+    const direction = sort.descending ? "DESC" : "ASC";
+    const order = `ORDER BY ${column} ${direction}, id ${direction}`;
+    const owned = "owner_id = @ownerId AND state = @state";
+    const found = "instr(name_key, @key) > 0";
+    return {
+      page: db
+        .prepare<Record<string, unknown>, FileValues>(
+          `SELECT ${FILE_COLUMNS} FROM files INDEXED BY ${index} WHERE ${owned} ${order} LIMIT @limit OFFSET @offset`,
+        )
+        .raw(),
+      searchPage: db
+        .prepare<Record<string, unknown>, SearchValues>(
+          `SELECT ${FILE_COLUMNS}, ${column} FROM files INDEXED BY ${index} WHERE ${owned} AND ${found}
+           ${order} LIMIT @limit OFFSET @offset`,
+        )
+        .raw(),
+      countAfter: db
+        .prepare<Record<string, unknown>, number>(
+          `SELECT count(*) FROM files INDEXED BY ${index} WHERE ${owned}
+           AND (${column}, id) ${sort.descending ? "<" : ">"} (@sortValue, @id) AND ${found}`,
+        )
+        .pluck(),
+    };
+  });
+  const countFound = db
+    .prepare<Record<string, unknown>, number>(
+      "SELECT count(*) FROM files INDEXED BY files_by_name WHERE owner_id = @ownerId AND state = @state AND instr(name_key, @key) > 0",
+    )
+    .pluck();
+
   // Count and page read in one transaction, so they describe the same moment.
-  const listPage = db.transaction((ownerId: string, state: string, offset: number, limit: number) => {
+  const listPage = db.transaction((ownerId: string, state: string, sort: FileSort, offset: number, limit: number) => {
     const total = count.get(ownerId, state) ?? 0;
     if (offset >= total || limit <= 0) return { rows: [] as FileValues[], total };
-    // A page in the older half is read from the oldest end, so the last page costs
-    // what the first does instead of skipping every newer row.
+    // A page in the far half is read from the other end, in the opposite order, so the
+    // last page costs what the first does instead of skipping every row before it.
     const take = Math.min(limit, total - offset);
-    const fromOldest = total - offset - take;
-    if (fromOldest < offset) {
-      return { rows: oldestFirst.all(ownerId, state, take, fromOldest).reverse(), total };
+    const fromEnd = total - offset - take;
+    if (fromEnd < offset) {
+      const reversed = statementsOf({ field: sort.field, descending: !sort.descending });
+      return { rows: reversed.page.all({ ownerId, state, limit: take, offset: fromEnd }).reverse(), total };
     }
-    return { rows: newestFirst.all(ownerId, state, take, offset), total };
+    return { rows: statementsOf(sort).page.all({ ownerId, state, limit: take, offset }), total };
   });
+
+  /**
+   * A search reads the page first, then counts only the matches after its last row: the
+   * two together walk the user's files once. Only a page past the end, which finds
+   * nothing, is followed by a count of them all.
+   */
+  const searchPage = db.transaction(
+    (ownerId: string, state: string, key: string, sort: FileSort, offset: number, limit: number) => {
+      const statements = statementsOf(sort);
+      const rows = limit > 0 ? statements.searchPage.all({ ownerId, state, key, limit, offset }) : [];
+      const last = rows.at(-1);
+      let total: number;
+      if (last !== undefined && rows.length === limit) {
+        const after = { ownerId, state, key, sortValue: last[14], id: last[0] };
+        total = offset + limit + (statements.countAfter.get(after) ?? 0);
+      } else if (last !== undefined || (offset === 0 && limit > 0)) {
+        // The walk reached the end: every match is before or on this page.
+        total = offset + rows.length;
+      } else {
+        total = countFound.get({ ownerId, state, key }) ?? 0;
+      }
+      return { rows: rows as unknown as FileValues[], total };
+    },
+  );
 
   return {
     async insert(file) {
@@ -131,6 +204,7 @@ export function createSqliteFileRepository(
         id: file.id,
         owner_id: file.ownerId,
         name: file.name,
+        name_key: fileNameKey(file.name),
         visibility: file.visibility,
         state: file.state,
         kind: file.kind,
@@ -150,8 +224,11 @@ export function createSqliteFileRepository(
         return row === undefined ? null : toRecord(row);
       });
     },
-    async listByOwner({ ownerId, state, offset, limit }) {
-      const { rows, total } = listPage(ownerId, state, offset, limit);
+    async listByOwner({ ownerId, state, nameContains, sort = NEWEST_FIRST, offset, limit }) {
+      const { rows, total } =
+        nameContains === undefined
+          ? listPage(ownerId, state, sort, offset, limit)
+          : searchPage(ownerId, state, fileNameKey(nameContains), sort, offset, limit);
       return { items: rows.map(toRecord), total };
     },
     async update({ id, changes, onlyIfState }) {
@@ -162,6 +239,7 @@ export function createSqliteFileRepository(
         updated_at: changes.updatedAt.getTime(),
         set_name: changes.name === undefined ? 0 : 1,
         name: changes.name ?? null,
+        name_key: changes.name === undefined ? null : fileNameKey(changes.name),
         set_visibility: changes.visibility === undefined ? 0 : 1,
         visibility: changes.visibility ?? null,
         set_state: changes.state === undefined ? 0 : 1,
@@ -189,5 +267,19 @@ export function createSqliteFileRepository(
     async saveSheetIndex({ fileId, index }) {
       saveSheetIndex.run({ fileId, body: JSON.stringify(index) });
     },
+  };
+}
+
+/** `make`, called once per distinct sort and remembered. */
+function memoise<T>(make: (sort: FileSort) => T): (sort: FileSort) => T {
+  const made = new Map<string, T>();
+  return (sort) => {
+    const key = `${sort.field}:${sort.descending}`;
+    let value = made.get(key);
+    if (value === undefined) {
+      value = make(sort);
+      made.set(key, value);
+    }
+    return value;
   };
 }

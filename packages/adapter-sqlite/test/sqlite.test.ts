@@ -1,3 +1,5 @@
+import { join } from "node:path";
+import { fileNameKey } from "@cellar/core";
 import { aFile, aMagicLink, aTrashedFile, at, aUser } from "@cellar/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -168,25 +170,75 @@ describe("the SQLite file repository", () => {
     try {
       const plan = (sql: string) =>
         (temp.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(" | ");
-      expect(
-        plan(
-          "SELECT * FROM files WHERE owner_id = 'u' AND state = 'active' ORDER BY created_at DESC, id DESC LIMIT 25",
-        ),
-      ).toMatch(/USING (COVERING )?INDEX files_by_owner/);
-      expect(
-        plan("SELECT * FROM files WHERE owner_id = 'u' AND state = 'active' ORDER BY created_at ASC, id ASC LIMIT 25"),
-      ).toMatch(/USING (COVERING )?INDEX files_by_owner/);
+      const owned = "owner_id = 'u' AND state = 'active'";
+      for (const [column, index] of [
+        ["created_at", "files_by_created"],
+        ["updated_at", "files_by_updated"],
+        ["size", "files_by_size"],
+        ["name_key", "files_by_name"],
+      ]) {
+        for (const direction of ["ASC", "DESC"]) {
+          const order = `ORDER BY ${column} ${direction}, id ${direction} LIMIT 25`;
+          expect(plan(`SELECT * FROM files WHERE ${owned} ${order}`)).toMatch(
+            new RegExp(`USING (COVERING )?INDEX ${index}`),
+          );
+          expect(plan(`SELECT * FROM files WHERE ${owned} ${order}`)).not.toMatch(/TEMP B-TREE/);
+        }
+        // The count past a search's page reads the index alone, from the page's last row on.
+        expect(
+          plan(
+            `SELECT count(*) FROM files INDEXED BY ${index} WHERE ${owned} AND (${column}, id) > (1, 'f') AND instr(name_key, 'x') > 0`,
+          ),
+        ).toMatch(
+          new RegExp(
+            `USING COVERING INDEX ${index} \\(owner_id=\\? AND state=\\? AND \\(${column},id\\)>\\(\\?,\\?\\)\\)`,
+          ),
+        );
+      }
       expect(
         plan("SELECT id FROM files WHERE state = 'trashed' AND purge_at <= 5 ORDER BY purge_at, id LIMIT 10"),
       ).toMatch(/USING (COVERING )?INDEX files_due_for_purge/);
       expect(plan("SELECT count FROM file_counts WHERE owner_id = 'u' AND state = 'active'")).toMatch(/PRIMARY KEY/);
       expect(plan("SELECT * FROM sessions WHERE id = 's'")).toMatch(/USING INDEX sqlite_autoindex_sessions_1/);
-      for (const query of [
-        "SELECT * FROM files WHERE owner_id = 'u' AND state = 'active' ORDER BY created_at DESC, id DESC LIMIT 25",
-        "SELECT id FROM files WHERE state = 'trashed' AND purge_at <= 5 ORDER BY purge_at, id LIMIT 10",
-      ]) {
-        expect(plan(query)).not.toMatch(/TEMP B-TREE/);
+      expect(
+        plan("SELECT id FROM files WHERE state = 'trashed' AND purge_at <= 5 ORDER BY purge_at, id LIMIT 10"),
+      ).not.toMatch(/TEMP B-TREE/);
+    } finally {
+      temp.close();
+    }
+  });
+
+  it("gives the files of a database made before searching their name keys as it migrates", async () => {
+    const temp = tempDatabase();
+    try {
+      const path = join(temp.dir, "before-search.db");
+      const old = new Database(path);
+      migrate(old, MIGRATIONS.slice(0, 2));
+      const owner = aUser();
+      old
+        .prepare("INSERT INTO users (id, email, name, created_at, updated_at) VALUES (?, ?, ?, 0, 0)")
+        .run(owner.id, owner.email, owner.name);
+      const insertFile = old.prepare(`INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type,
+        size, sha256, blob_key, created_at, updated_at) VALUES (?, ?, ?, 'private', 'active', 'csv', 'text/csv', 1, '', ?, ?, 0)`);
+      for (const [i, name] of ["ÄRGER.csv", "Straße.csv", "plain.csv"].entries()) {
+        insertFile.run(`file_old${i}`, owner.id, name, `file_old${i}`, i);
       }
+      old.close();
+      const db = openDatabase(path);
+      const keys = db.prepare("SELECT name, name_key FROM files ORDER BY id").all();
+      expect(keys).toEqual(
+        ["ÄRGER.csv", "Straße.csv", "plain.csv"].map((name) => ({ name, name_key: fileNameKey(name) })),
+      );
+      const repos = createSqliteRepositories(db);
+      const found = await repos.files.listByOwner({
+        ownerId: owner.id,
+        state: "active",
+        nameContains: "ärger",
+        offset: 0,
+        limit: 10,
+      });
+      expect(found.items.map((f) => f.name)).toEqual(["ÄRGER.csv"]);
+      db.close();
     } finally {
       temp.close();
     }

@@ -281,6 +281,42 @@ describe("listing", () => {
     expect((await cellar.files.list({ callerId: ALICE })).items.map((f) => f.id)).toEqual([kept.id]);
     expect((await cellar.files.list({ callerId: ALICE, trashed: true })).items.map((f) => f.id)).toEqual([binned.id]);
   });
+
+  it("finds the files whose name contains q, case-insensitively, in the order sort names", async () => {
+    const { cellar, clock } = aCellar();
+    const names = ["Q3 Budget.xlsx", "notes.csv", "budget-2025.csv", "BUDGET.csv"];
+    for (const name of names) {
+      await uploadCsv(cellar, ALICE, { name });
+      clock.advance(1000);
+    }
+    await uploadCsv(cellar, BOB, { name: "budget.csv", visibility: "public" });
+    const page = await cellar.files.list({ callerId: ALICE, q: "budget", sort: "name", perPage: 2 });
+    expect(page).toMatchObject({ total: 3, totalPages: 2, perPage: 2 });
+    expect(page.items.map((f) => f.name)).toEqual(["budget-2025.csv", "BUDGET.csv"]);
+    const newest = await cellar.files.list({ callerId: ALICE, q: "BUDGET" });
+    expect(newest.items.map((f) => f.name)).toEqual(["BUDGET.csv", "budget-2025.csv", "Q3 Budget.xlsx"]);
+  });
+
+  it("finds in the trash as in the active files", async () => {
+    const { cellar } = aCellar();
+    await uploadCsv(cellar, ALICE, { name: "Invoice.csv" });
+    const binned = await uploadCsv(cellar, ALICE, { name: "Old invoice.csv" });
+    await cellar.files.trash({ callerId: ALICE, fileId: binned.id });
+    const trash = await cellar.files.list({ callerId: ALICE, trashed: true, q: "INVOICE", sort: "-size" });
+    expect(trash.items.map((f) => f.id)).toEqual([binned.id]);
+  });
+
+  it("refuses a bad q and a bad sort together with a bad page, naming each", async () => {
+    const { cellar } = aCellar();
+    await expect(cellar.files.list({ callerId: ALICE, page: 0, q: "", sort: "Name" })).rejects.toMatchObject({
+      code: "validation_error",
+      details: [
+        { field: "page", message: "must be a whole number of at least 1" },
+        { field: "q", message: "must not be empty" },
+        { field: "sort", message: expect.stringMatching(/^must be one of 'created_at', '-created_at', /) },
+      ],
+    });
+  });
 });
 
 describe("reading and changing one file", () => {

@@ -1,4 +1,4 @@
-import { type CellarFile, formatBytes, unwrap } from "@cellar/client";
+import { type CellarFile, FILE_SORT_ORDERS, type FileSortOrder, formatBytes, unwrap } from "@cellar/client";
 import type { CommandSpec } from "../command-line.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
@@ -10,6 +10,23 @@ export function positiveInteger(option: string, value: string | boolean | undefi
   const number = Number(given);
   if (!/^\d+$/.test(given) || number < 1) throw new CliError(`${option} must be a whole number from 1.`, EXIT.usage);
   return number;
+}
+
+/** `--sort`'s value: one of the orders the server knows. */
+function sortOrder(value: string | boolean | undefined): FileSortOrder | undefined {
+  if (value === undefined) return undefined;
+  if (!(FILE_SORT_ORDERS as readonly unknown[]).includes(value)) {
+    throw new CliError(`--sort is one of ${FILE_SORT_ORDERS.join(", ")}, not ${String(value)}.`, EXIT.usage);
+  }
+  return value as FileSortOrder;
+}
+
+/** `--search`'s value: the text names must contain, 1 to 100 characters as the server takes it. */
+function searchText(value: string | boolean | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const length = [...String(value)].length;
+  if (length < 1 || length > 100) throw new CliError("--search takes 1 to 100 characters.", EXIT.usage);
+  return String(value);
 }
 
 function printFiles(context: CommandContext, files: readonly CellarFile[], trash: boolean) {
@@ -43,9 +60,15 @@ export const fileCommands: readonly CommandSpec[] = [
   {
     name: "ls",
     args: [],
-    description: "list your files, newest first (one page unless --all)",
+    description: "list your files, newest first (one page unless --all), or find them",
     options: [
       { name: "trash", description: "list the trash instead" },
+      { name: "search", value: "<text>", description: "only the files whose name contains the text, ignoring case" },
+      {
+        name: "sort",
+        value: "<field>",
+        description: "created_at, updated_at, name or size; descending with a leading -, as --sort=-size",
+      },
       { name: "all", description: "every page, not only the first" },
       { name: "page", value: "<n>", description: "which page (default 1)" },
       { name: "per-page", value: "<n>", description: "files a page, 1-100 (default 100)" },
@@ -54,10 +77,13 @@ export const fileCommands: readonly CommandSpec[] = [
       const page = positiveInteger("--page", options.page ?? "1");
       const perPage = positiveInteger("--per-page", options["per-page"] ?? "100");
       const trash = options.trash === true;
+      const search = searchText(options.search);
+      const sort = sortOrder(options.sort);
+      const finding = { ...(search === undefined ? {} : { q: search }), ...(sort === undefined ? {} : { sort }) };
       const session = await context.signedIn();
       if (options.all === true) {
         const files: CellarFile[] = [];
-        for await (const file of session.client.files({ trashed: trash, perPage })) {
+        for await (const file of session.client.files({ trashed: trash, perPage, ...finding })) {
           // With --json each file is printed as it comes: a long listing streams.
           if (context.output.options.json) context.output.json(file);
           else files.push(file);
@@ -66,7 +92,9 @@ export const fileCommands: readonly CommandSpec[] = [
         return;
       }
       const answer = await session.client.api.GET("/files", {
-        params: { query: { page: String(page), per_page: String(perPage), ...(trash ? { trashed: "true" } : {}) } },
+        params: {
+          query: { page: String(page), per_page: String(perPage), ...(trash ? { trashed: "true" } : {}), ...finding },
+        },
       });
       const files = await unwrap(Promise.resolve(answer));
       printFiles(context, files, trash);
@@ -74,6 +102,8 @@ export const fileCommands: readonly CommandSpec[] = [
       const shown = (page - 1) * perPage + files.length;
       if (Number.isFinite(total) && shown < total) {
         context.output.note(`${shown} of ${total} files shown: --all lists every one.`);
+      } else if (total === 0 && search !== undefined) {
+        context.output.note(`No file${trash ? " in the trash" : ""} has a name containing ${JSON.stringify(search)}.`);
       } else if (total === 0) {
         context.output.note(trash ? "The trash is empty." : "No files yet: cellar upload <file>.");
       }

@@ -49,7 +49,7 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
         operationId: "listFiles",
         summary: "List your files",
         description:
-          "Your active files, newest first (`created_at` then `id`, descending), or your trash with `trashed=true`. Paginated with `page` and `per_page`; the totals are in headers.",
+          "Your active files, or your trash with `trashed=true`: those whose name contains `q` when given, in the order `sort` names, newest first by default (`created_at` then `id`, descending). Paginated with `page` and `per_page`; the totals, which count only what `q` finds, are in headers.",
         tags: TAGS,
         security: BEARER_SECURITY,
         querystring: listFilesQuerySchema,
@@ -65,12 +65,14 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
       },
     },
     async (request, reply) => {
-      const { page, per_page: perPage, trashed } = request.query;
+      const { page, per_page: perPage, trashed, q, sort } = request.query;
       const listing = await cellar.files.list({
         callerId: callerOf(request).userId,
         trashed: trashed === "true",
         ...(page === undefined ? {} : { page: Number(page) }),
         ...(perPage === undefined ? {} : { perPage: Number(perPage) }),
+        ...(q === undefined ? {} : { q }),
+        ...(sort === undefined ? {} : { sort }),
       });
       reply.headers({
         "x-total-count": String(listing.total),
@@ -80,6 +82,8 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
       });
       const listingUrl = new URL(`${publicBase}${app.prefix}/files`);
       if (trashed === "true") listingUrl.searchParams.set("trashed", "true");
+      if (q !== undefined) listingUrl.searchParams.set("q", q);
+      if (sort !== undefined) listingUrl.searchParams.set("sort", sort);
       const link = paginationLinkHeader(listingUrl, listing);
       if (link !== undefined) reply.header("link", link);
       return listing.items.map(toFileJson);

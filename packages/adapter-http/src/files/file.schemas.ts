@@ -1,4 +1,11 @@
-import { CONTENT_TYPES, VISIBILITIES } from "@cellar/core";
+import {
+  CONTENT_TYPES,
+  DEFAULT_FILE_SORT,
+  FILE_SORTS,
+  type FileSortName,
+  MAX_SEARCH_LENGTH,
+  VISIBILITIES,
+} from "@cellar/core";
 
 /** The `$id` of the File object, referenced by every route that returns one. */
 export const FILE_SCHEMA_ID = "File";
@@ -83,6 +90,28 @@ export const WHOLE_NUMBER_MAX_DIGITS = 15;
 
 const wholeNumberText = { type: "string", pattern: WHOLE_NUMBER_PATTERN, maxLength: WHOLE_NUMBER_MAX_DIGITS } as const;
 
+/**
+ * Finding and ordering files: the query parameters every listing of files takes, beside
+ * its paging.
+ */
+export const findFilesQueryProperties = {
+  q: {
+    type: "string",
+    minLength: 1,
+    maxLength: MAX_SEARCH_LENGTH,
+    description: `Keeps only the files whose name contains this text, ignoring case (in every script: \`ärger\` finds \`ÄRGER.csv\`, \`strasse\` finds \`Straße.xlsx\`). 1–${MAX_SEARCH_LENGTH} characters, spaces included as given; no control characters.`,
+    examples: ["budget"],
+  },
+  sort: {
+    type: "string",
+    enum: FILE_SORTS,
+    default: DEFAULT_FILE_SORT,
+    description:
+      "The order: `created_at`, `updated_at`, `name` (ignoring case, character by character in Unicode code point order) or `size`, ascending; with a leading `-`, descending. Files equal in it are ordered by `id`, in the same direction. Default `-created_at`, newest first.",
+    examples: ["name", "-size"],
+  },
+} as const;
+
 export const listFilesQuerySchema = {
   type: "object",
   additionalProperties: false,
@@ -104,6 +133,7 @@ export const listFilesQuerySchema = {
       enum: ["true", "false"],
       description: "`true` lists the caller's trash instead of their active files.",
     },
+    ...findFilesQueryProperties,
   },
 } as const;
 
@@ -111,6 +141,8 @@ export interface ListFilesQuery {
   readonly page?: string;
   readonly per_page?: string;
   readonly trashed?: "true" | "false";
+  readonly q?: string;
+  readonly sort?: FileSortName;
 }
 
 export const patchFileBodySchema = {
@@ -162,7 +194,7 @@ export const paginationHeaders = {
   Link: {
     type: "string",
     description:
-      'RFC 8288 links to the `first`, `last`, `prev` and `next` pages, where they exist: `<…/v1/files?page=2&per_page=25>; rel="next"`. Absent when the list is empty.',
+      'RFC 8288 links to the `first`, `last`, `prev` and `next` pages, where they exist: `<…/v1/files?page=2&per_page=25>; rel="next"`. Each keeps the listing\'s `trashed`, `q` and `sort`. Absent when the list is empty.',
   },
 } as const;
 

@@ -5,7 +5,7 @@ const RELATIONS = ["first", "prev", "next", "last"] as const;
 /**
  * The RFC 8288 `Link` header of a page of a listing, or undefined when the listing is
  * empty. Each link is `listingUrl` with `page` and the served `per_page` set, keeping
- * whatever else it carries (`trashed=true`).
+ * whatever else it carries (`trashed=true`, `q`, `sort`).
  */
 export function paginationLinkHeader(
   listingUrl: URL,

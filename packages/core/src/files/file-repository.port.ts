@@ -1,5 +1,36 @@
 import type { FileRecord, FileState } from "./file.entity.js";
 
+/** What a listing is ordered by. `name` compares names' keys (`fileNameKey`) by code point. */
+export type FileSortField = "createdAt" | "updatedAt" | "name" | "size";
+
+/** A listing's order: by `field`, then by `id`, both ascending or both descending. */
+export interface FileSort {
+  readonly field: FileSortField;
+  readonly descending: boolean;
+}
+
+/** The order of a listing that names none: newest first. */
+export const NEWEST_FIRST: FileSort = Object.freeze({ field: "createdAt", descending: true });
+
+/**
+ * Which files of a listing and which slice of them: what every listing of files takes,
+ * whoever's files it lists.
+ */
+export interface FileListQuery {
+  /** Keeps only files whose name contains this text, case-insensitively (see `fileNameKey`). */
+  readonly nameContains?: string;
+  /** Default `NEWEST_FIRST`. */
+  readonly sort?: FileSort;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+/** One slice of a listing, and how many files the whole listing holds. */
+export interface FileListPage {
+  readonly items: FileRecord[];
+  readonly total: number;
+}
+
 /** The fields of a file that change after upload. */
 export type FileChanges = Partial<Pick<FileRecord, "name" | "visibility" | "state" | "trashedAt" | "purgeAt">> & {
   readonly updatedAt: Date;
@@ -10,9 +41,17 @@ export type FileChanges = Partial<Pick<FileRecord, "name" | "visibility" | "stat
  *
  * Guarantees an implementation owes (checked by `fileRepositoryContract`):
  * - `insert` refuses a second record with the same `id` (it throws) and stores nothing;
- * - `listByOwner` returns only that owner's records in the given state, newest first
- *   (`createdAt` descending, then `id` descending), with `total` counting all of them
- *   regardless of `offset`/`limit`;
+ * - `listByOwner` returns only that owner's records in the given state, with `total`
+ *   counting all of them regardless of `offset`/`limit`;
+ * - with `nameContains`, a listing keeps only the records whose `fileNameKey(name)`
+ *   contains `fileNameKey(nameContains)` (so "ärger" finds "ÄRGER.csv"), and `total`
+ *   counts only those;
+ * - a listing is ordered by `sort` (default `NEWEST_FIRST`): `createdAt`, `updatedAt`
+ *   and `size` as numbers, `name` by `fileNameKey(name)` compared by code point
+ *   (`compareCodePoints`: UTF-8 byte order, not JavaScript's UTF-16 order); records equal
+ *   in that are ordered by `id`, in the same direction. Every store thus pages a listing
+ *   alike (`fileListOrder` is the order as a comparator). A store that keeps names' keys
+ *   computes them with `fileNameKey` whenever it writes a name;
  * - `update` applies `changes` to one record in one atomic step, only while the record
  *   is in `onlyIfState` (when given), and returns the updated record; it returns null
  *   and changes nothing when there is no such record or its state differs. It never
@@ -28,12 +67,7 @@ export type FileChanges = Partial<Pick<FileRecord, "name" | "visibility" | "stat
 export interface FileRepository {
   insert(file: FileRecord): Promise<void>;
   findById(id: string): Promise<FileRecord | null>;
-  listByOwner(query: {
-    ownerId: string;
-    state: FileState;
-    offset: number;
-    limit: number;
-  }): Promise<{ items: FileRecord[]; total: number }>;
+  listByOwner(query: { ownerId: string; state: FileState } & FileListQuery): Promise<FileListPage>;
   update(input: { id: string; changes: FileChanges; onlyIfState?: FileState }): Promise<FileRecord | null>;
   removeDueForPurge(query: { now: Date; limit: number }): Promise<FileRecord[]>;
   /** Which of these blob keys some record (in any state) refers to. */

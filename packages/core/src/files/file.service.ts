@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Clock } from "../shared/clock.port.js";
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
-import { type Page, toPage, toPageRequest } from "../shared/pagination.js";
+import { type Page, toPage } from "../shared/pagination.js";
 import type { RandomSource } from "../shared/random.port.js";
 import type { BlobStore, ByteRange, StoredBlob } from "./blob-store.port.js";
 import { type RangeRequest, resolveByteRange } from "./byte-range.js";
@@ -22,6 +22,7 @@ import {
   type Visibility,
 } from "./file.entity.js";
 import { authorizeFileAction } from "./file-access.js";
+import { toFileListRequest } from "./file-listing.js";
 import type { FileChanges, FileRepository } from "./file-repository.port.js";
 
 export interface FileServiceDeps {
@@ -214,21 +215,29 @@ export function createFileService(deps: FileServiceDeps) {
       return toMetadata(authorizeFileAction("get", await files.findById(input.fileId), input.callerId));
     },
 
-    /** The caller's own files, newest first: the active ones, or the trash. */
+    /**
+     * The caller's own files, the active ones or the trash: those whose name contains
+     * `q` (case-insensitively) when given, in the order `sort` names (`FILE_SORTS`;
+     * newest first by default), one page of them.
+     */
     async list(input: {
       callerId: string;
       trashed?: boolean;
       page?: unknown;
       perPage?: unknown;
+      q?: unknown;
+      sort?: unknown;
     }): Promise<Page<FileMetadata>> {
-      const request = toPageRequest(input);
+      const request = toFileListRequest(input);
       const { items, total } = await files.listByOwner({
         ownerId: input.callerId,
         state: input.trashed ? "trashed" : "active",
-        offset: request.offset,
-        limit: request.perPage,
+        ...(request.nameContains === undefined ? {} : { nameContains: request.nameContains }),
+        sort: request.sort,
+        offset: request.page.offset,
+        limit: request.page.perPage,
       });
-      return toPage(request, items.map(toMetadata), total);
+      return toPage(request.page, items.map(toMetadata), total);
     },
 
     /** Renames and/or changes visibility. Owner only; not while in trash. */

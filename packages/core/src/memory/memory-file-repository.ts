@@ -1,12 +1,9 @@
 import type { FileRecord } from "../files/file.entity.js";
+import { fileListOrder } from "../files/file-listing.js";
+import { fileNameKey } from "../files/file-name-key.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { SheetIndex } from "../sheets/sheet-index.js";
 import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
-
-/** Newest first: `createdAt` descending, then `id` descending. */
-export function newestFirst(a: FileRecord, b: FileRecord): number {
-  return b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-}
 
 /** The file repository in memory: for tests and embedding. Records are copied in and out. */
 export function createMemoryFileRepository(): FileRepository & SheetIndexRepository {
@@ -23,9 +20,13 @@ export function createMemoryFileRepository(): FileRepository & SheetIndexReposit
       const record = records.get(id);
       return record === undefined ? null : copy(record);
     },
-    async listByOwner({ ownerId, state, offset, limit }) {
-      const matching = [...records.values()].filter((r) => r.ownerId === ownerId && r.state === state);
-      matching.sort(newestFirst);
+    async listByOwner({ ownerId, state, nameContains, sort, offset, limit }) {
+      const wanted = nameContains === undefined ? undefined : fileNameKey(nameContains);
+      const matching = [...records.values()].filter(
+        (r) =>
+          r.ownerId === ownerId && r.state === state && (wanted === undefined || fileNameKey(r.name).includes(wanted)),
+      );
+      matching.sort(fileListOrder(sort));
       return { items: matching.slice(offset, offset + limit).map(copy), total: matching.length };
     },
     async update({ id, changes, onlyIfState }) {

@@ -65,3 +65,9 @@ export function invalidField(field: string, message: string): CellarError {
     details: [{ field, message }],
   });
 }
+
+/** A `validation_error` naming every field found wrong, for a request checked field by field. */
+export function invalidFields(problems: readonly FieldProblem[]): CellarError {
+  const summary = problems.map((p) => `${p.field}: ${p.message}`).join("; ");
+  return new CellarError(ErrorCode.validation_error, summary, { details: problems });
+}

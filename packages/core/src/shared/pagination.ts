@@ -1,4 +1,4 @@
-import { CellarError, ErrorCode, type FieldProblem } from "./errors.js";
+import { type FieldProblem, invalidFields } from "./errors.js";
 
 export const DEFAULT_PAGE = 1;
 export const DEFAULT_PER_PAGE = 25;
@@ -42,12 +42,20 @@ function checkWhole(value: unknown, field: string, problems: FieldProblem[]): vo
  */
 export function toPageRequest(input: { page?: unknown; perPage?: unknown }): PageRequest {
   const problems: FieldProblem[] = [];
+  const request = readPageRequest(input, problems);
+  if (problems.length > 0) throw invalidFields(problems);
+  return request;
+}
+
+/**
+ * `toPageRequest` for a request with more fields to check: what is wrong with `page` and
+ * `per_page` is added to `problems` instead of thrown, and the defaults stand in for it.
+ */
+export function readPageRequest(input: { page?: unknown; perPage?: unknown }, problems: FieldProblem[]): PageRequest {
+  const before = problems.length;
   checkWhole(input.page, "page", problems);
   checkWhole(input.perPage, "per_page", problems);
-  if (problems.length > 0) {
-    const summary = problems.map((p) => `${p.field}: ${p.message}`).join("; ");
-    throw new CellarError(ErrorCode.validation_error, summary, { details: problems });
-  }
+  if (problems.length > before) return { page: DEFAULT_PAGE, perPage: DEFAULT_PER_PAGE, offset: 0 };
   const page = (input.page as number | undefined) ?? DEFAULT_PAGE;
   const perPage = Math.min((input.perPage as number | undefined) ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
   return { page, perPage, offset: (page - 1) * perPage };

@@ -5,6 +5,11 @@ import { invalidField } from "./errors.js";
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const FORBIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
+/** Whether `text` holds a character no display name may hold (a control or a direction override). */
+export function hasForbiddenCharacters(text: string): boolean {
+  return FORBIDDEN_CHARACTERS.test(text);
+}
+
 /**
  * Checks and normalises a display name: trimmed, `min`–`max` code points, no control
  * characters. Returns the trimmed name or throws a `validation_error` for `field`.
@@ -12,7 +17,7 @@ const FORBIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2
 export function normaliseDisplayName(value: unknown, field: string, limits: { min: number; max: number }): string {
   if (typeof value !== "string") throw invalidField(field, "must be a string");
   const trimmed = value.trim();
-  if (FORBIDDEN_CHARACTERS.test(trimmed)) {
+  if (hasForbiddenCharacters(trimmed)) {
     throw invalidField(field, "must not contain control characters");
   }
   const length = [...trimmed].length;

@@ -1,3 +1,6 @@
+import type { FileRecord } from "../files/file.entity.js";
+import { FILE_SORTS, fileListOrder, parseFileSort } from "../files/file-listing.js";
+import type { FileListQuery } from "../files/file-repository.port.js";
 import type { SheetIndex } from "../sheets/sheet-index.js";
 import { type ContractSubject, type ContractTestApi, fresh } from "./contract-api.js";
 import { aFile, aTrashedFile, at, aUser, T0 } from "./fixtures.js";
@@ -107,6 +110,230 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
         items: [],
         total: 0,
       });
+    });
+
+    /** The ids of a listing of `owner`'s active files. */
+    async function listedIds(
+      repos: RepositoryFixture,
+      owner: string,
+      query: Partial<FileListQuery> & { state?: FileRecord["state"] } = {},
+    ) {
+      const { state = "active", offset = 0, limit = 100, ...rest } = query;
+      const page = await repos.files.listByOwner({ ownerId: owner, state, offset, limit, ...rest });
+      return page.items.map((f) => f.id);
+    }
+
+    test("listByOwner with nameContains keeps the names that contain the text, and counts only those", async (repos) => {
+      const [alice, bob] = await withOwners(repos, 2);
+      const annual = aFile(alice, { name: "Budget 2026.csv", createdAt: at(1000) });
+      const quarterly = aFile(alice, { name: "Q3 budget.xlsx", createdAt: at(2000) });
+      const other = aFile(alice, { name: "Forecast.csv" });
+      const almost = aFile(alice, { name: "budge t.csv" });
+      const theirs = aFile(bob as string, { name: "budget.csv", visibility: "public" });
+      for (const file of [annual, quarterly, other, almost, theirs]) await repos.files.insert(file);
+      const page = await repos.files.listByOwner({
+        ownerId: alice,
+        state: "active",
+        nameContains: "budget",
+        offset: 0,
+        limit: 10,
+      });
+      expect(page).toEqual({ items: [quarterly, annual], total: 2 });
+      expect(await listedIds(repos, alice, { nameContains: "t 2026.c" })).toEqual([annual.id]);
+      expect(await listedIds(repos, alice, { nameContains: "nothing like it" })).toEqual([]);
+    });
+
+    test("nameContains ignores case, beyond ASCII too", async (repos) => {
+      const [owner] = await withOwners(repos);
+      const shouting = aFile(owner, { name: "ÄRGER mit Zahlen.csv", createdAt: at(3000) });
+      const quiet = aFile(owner, { name: "ärger.csv", createdAt: at(2000) });
+      const decomposed = aFile(owner, { name: "A\u0308rger.csv", createdAt: at(1000) });
+      const street = aFile(owner, { name: "Hauptstraße.xlsx" });
+      const greek = aFile(owner, { name: "ΟΔΟΣ.csv" });
+      for (const file of [shouting, quiet, decomposed, street, greek]) await repos.files.insert(file);
+      const all = [shouting.id, quiet.id, decomposed.id];
+      expect(await listedIds(repos, owner, { nameContains: "ärger" })).toEqual(all);
+      expect(await listedIds(repos, owner, { nameContains: "ÄRGER" })).toEqual(all);
+      expect(await listedIds(repos, owner, { nameContains: "äRgEr.CSV" })).toEqual([quiet.id, decomposed.id]);
+      expect(await listedIds(repos, owner, { nameContains: "STRASSE" })).toEqual([street.id]);
+      expect(await listedIds(repos, owner, { nameContains: "οδος" })).toEqual([greek.id]);
+      expect(await listedIds(repos, owner, { nameContains: "arger" })).toEqual([]);
+    });
+
+    test("nameContains lists the trash as it lists the active files", async (repos) => {
+      const [owner] = await withOwners(repos);
+      const binnedMatch = aTrashedFile(owner, at(86_400_000), { name: "Old invoice.csv" });
+      const binnedOther = aTrashedFile(owner, at(86_400_000), { name: "Old budget.csv" });
+      const activeMatch = aFile(owner, { name: "Invoice.csv" });
+      for (const file of [binnedMatch, binnedOther, activeMatch]) await repos.files.insert(file);
+      const trash = await repos.files.listByOwner({
+        ownerId: owner,
+        state: "trashed",
+        nameContains: "INVOICE",
+        offset: 0,
+        limit: 10,
+      });
+      expect(trash).toEqual({ items: [binnedMatch], total: 1 });
+    });
+
+    test("nameContains pages with offset and limit while total counts every match", async (repos) => {
+      const [owner] = await withOwners(repos);
+      const matches = Array.from({ length: 7 }, (_, i) =>
+        aFile(owner, { name: `Report ${i}.csv`, createdAt: at(i * 1000) }),
+      );
+      const others = Array.from({ length: 5 }, (_, i) =>
+        aFile(owner, { name: `Notes ${i}.csv`, createdAt: at(i * 1000 + 500) }),
+      );
+      for (const file of [...matches, ...others]) await repos.files.insert(file);
+      const page = await repos.files.listByOwner({
+        ownerId: owner,
+        state: "active",
+        nameContains: "report",
+        offset: 2,
+        limit: 3,
+      });
+      expect({ ids: page.items.map((f) => f.id), total: page.total }).toEqual({
+        ids: [matches[4]?.id, matches[3]?.id, matches[2]?.id],
+        total: 7,
+      });
+      const past = await repos.files.listByOwner({
+        ownerId: owner,
+        state: "active",
+        nameContains: "report",
+        offset: 50,
+        limit: 3,
+      });
+      expect(past).toEqual({ items: [], total: 7 });
+    });
+
+    test("a renamed file is found, and sorted, by its new name and no longer by its old one", async (repos) => {
+      const [owner] = await withOwners(repos);
+      const file = aFile(owner, { name: "Draft.csv" });
+      const middle = aFile(owner, { name: "Middle.csv" });
+      for (const f of [file, middle]) await repos.files.insert(f);
+      await repos.files.update({ id: file.id, changes: { name: "Zürich final.csv", updatedAt: at(1) } });
+      expect(await listedIds(repos, owner, { nameContains: "draft" })).toEqual([]);
+      expect(await listedIds(repos, owner, { nameContains: "ZÜRICH" })).toEqual([file.id]);
+      expect(await listedIds(repos, owner, { sort: parseFileSort("name") })).toEqual([middle.id, file.id]);
+    });
+
+    // Four files whose order differs by each field: a store that sorts by the wrong
+    // column, in the wrong direction or by case, lists them differently.
+    const sortable = (owner: string) => {
+      const a = aFile(owner, { id: "file_sorta", name: "b.csv", createdAt: at(1), updatedAt: at(40), size: 30 });
+      const b = aFile(owner, { id: "file_sortb", name: "C.csv", createdAt: at(2), updatedAt: at(10), size: 10 });
+      const c = aFile(owner, { id: "file_sortc", name: "a.csv", createdAt: at(3), updatedAt: at(30), size: 40 });
+      const d = aFile(owner, { id: "file_sortd", name: "D.csv", createdAt: at(4), updatedAt: at(20), size: 20 });
+      return { a, b, c, d };
+    };
+
+    test("listByOwner sorts by each field ascending, and descending with a leading -", async (repos) => {
+      const [owner] = await withOwners(repos);
+      const { a, b, c, d } = sortable(owner);
+      for (const file of [c, a, d, b]) await repos.files.insert(file);
+      const ascending: Record<string, FileRecord[]> = {
+        created_at: [a, b, c, d],
+        updated_at: [b, d, c, a],
+        size: [b, d, a, c],
+        name: [c, a, b, d], // a, b, C, D: case does not count
+      };
+      for (const [field, order] of Object.entries(ascending)) {
+        const ids = order.map((f) => f.id);
+        expect({ field, ids: await listedIds(repos, owner, { sort: parseFileSort(field as "name") }) }).toEqual({
+          field,
+          ids,
+        });
+        expect({
+          field: `-${field}`,
+          ids: await listedIds(repos, owner, { sort: parseFileSort(`-${field}` as "-name") }),
+        }).toEqual({ field: `-${field}`, ids: [...ids].reverse() });
+      }
+    });
+
+    test("listByOwner breaks ties of the sorted field by id, in the same direction", async (repos) => {
+      const [owner] = await withOwners(repos);
+      const same = { createdAt: T0, updatedAt: T0, size: 7 };
+      const upper = aFile(owner, { id: "file_tiea", name: "REPORT.csv", ...same });
+      const lower = aFile(owner, { id: "file_tieb", name: "report.csv", ...same });
+      const mixed = aFile(owner, { id: "file_tiec", name: "Report.csv", ...same });
+      for (const file of [lower, mixed, upper]) await repos.files.insert(file);
+      const byId = [upper.id, lower.id, mixed.id];
+      for (const sort of FILE_SORTS) {
+        const descending = sort.startsWith("-");
+        expect({ sort, ids: await listedIds(repos, owner, { sort: parseFileSort(sort) }) }).toEqual({
+          sort,
+          ids: descending ? [...byId].reverse() : byId,
+        });
+      }
+    });
+
+    test("listByOwner sorts names by code point, so a character above U+FFFF comes after U+FFxx", async (repos) => {
+      // UTF-16 order (JavaScript's <) would put the chart, a surrogate pair D83D DCCA,
+      // before the full-width letter U+FF41; UTF-8 byte order puts it after.
+      const [owner] = await withOwners(repos);
+      const plain = aFile(owner, { name: "z.csv" });
+      const wide = aFile(owner, { name: "\uFF21 wide.csv" });
+      const chart = aFile(owner, { name: "\u{1F4CA} chart.csv" });
+      const last = aFile(owner, { name: "\u{1F4CA}\u{1F4CA}.csv" });
+      for (const file of [chart, last, plain, wide]) await repos.files.insert(file);
+      expect(await listedIds(repos, owner, { sort: parseFileSort("name") })).toEqual([
+        plain.id,
+        wide.id,
+        chart.id,
+        last.id,
+      ]);
+      expect(await listedIds(repos, owner, { sort: parseFileSort("-name") })).toEqual([
+        last.id,
+        chart.id,
+        wide.id,
+        plain.id,
+      ]);
+      expect(await listedIds(repos, owner, { nameContains: "\uFF41" })).toEqual([wide.id]);
+    });
+
+    test("every page of a sorted, filtered listing is its slice, from either end", async (repos) => {
+      // Stores may read a page near the end from the other end, or count the matches past
+      // a page apart from it: every slice must still be the one the order gives.
+      const [owner] = await withOwners(repos);
+      const files = Array.from({ length: 12 }, (_, i) =>
+        aFile(owner, {
+          id: `file_slice${String(i).padStart(2, "0")}`,
+          name: i % 4 === 3 ? `Other ${i}.csv` : `${["Zeta", "alpha", "Mid"][i % 3]} plan ${i % 2}.csv`,
+          createdAt: at(Math.floor(i / 2) * 1000),
+          updatedAt: at((i * 7) % 5),
+          size: 100 + (i % 3),
+        }),
+      );
+      for (const file of files) await repos.files.insert(file);
+      for (const sort of FILE_SORTS) {
+        for (const nameContains of [undefined, "PLAN"]) {
+          const expected = files
+            .filter((f) => nameContains === undefined || f.name.toLowerCase().includes("plan"))
+            .sort(fileListOrder(parseFileSort(sort)))
+            .map((f) => f.id);
+          for (const [offset, limit] of [
+            [0, 4],
+            [4, 3],
+            [5, 3],
+            [7, 5],
+            [8, 1],
+            [3, 6],
+            [0, 100],
+            [20, 5],
+          ] as const) {
+            const query = { sort: parseFileSort(sort), offset, limit, ...(nameContains ? { nameContains } : {}) };
+            const page = await repos.files.listByOwner({ ownerId: owner, state: "active", ...query });
+            expect({ sort, nameContains, offset, limit, ids: page.items.map((f) => f.id), total: page.total }).toEqual({
+              sort,
+              nameContains,
+              offset,
+              limit,
+              ids: expected.slice(offset, offset + limit),
+              total: expected.length,
+            });
+          }
+        }
+      }
     });
 
     test("update changes only the named fields and returns the updated record", async (repos) => {
