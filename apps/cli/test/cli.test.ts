@@ -187,6 +187,45 @@ describe("files", () => {
     expect(all.stdout.trim().split("\n")).toEqual(ids);
   });
 
+  it("finds files by name with --search and orders them with --sort", async () => {
+    const uploaded: Record<string, string> = {};
+    for (const name of ["report Zürich", "Report 2026", "REPORT annex", "other"]) {
+      uploaded[name] = (await cellar(["upload", "budget.csv", "--name", name, "-q"], { home })).stdout.trim();
+    }
+    const byName = ["Report 2026", "REPORT annex", "report Zürich"].map((name) => uploaded[name]);
+    expect((await cellar(["ls", "--search", "RePoRt", "--sort", "name", "-q"], { home })).stdout).toBe(
+      `${byName.join("\n")}\n`,
+    );
+    expect(
+      (await cellar(["ls", "--search", "report", "--sort=-name", "-q", "--all", "--per-page", "1"], { home })).stdout,
+    ).toBe(`${[...byName].reverse().join("\n")}\n`);
+    const found = await cellar(["ls", "--search", "zürich", "--json"], { home });
+    expect(
+      found.stdout
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { name: string }).name),
+    ).toEqual(["report Zürich"]);
+    const paged = await cellar(["ls", "--search", "report", "--per-page", "2"], { home });
+    expect(paged.stderr).toBe("2 of 3 files shown: --all lists every one.\n");
+    expect(await cellar(["ls", "--search", "no such name", "-q"], { home })).toMatchObject({ code: 0, stdout: "" });
+    expect((await cellar(["ls", "--search", "no such name"], { home })).stderr).toBe(
+      'No file has a name containing "no such name".\n',
+    );
+    expect(await cellar(["ls", "--sort", "nom"], { home })).toMatchObject({
+      code: 2,
+      stderr:
+        "cellar: --sort is one of created_at, -created_at, updated_at, -updated_at, name, -name, size, -size, not nom.\n",
+    });
+    expect(await cellar(["ls", "--search", ""], { home })).toMatchObject({
+      code: 2,
+      stderr: "cellar: --search takes 1 to 100 characters.\n",
+    });
+    const dashed = await cellar(["ls", "--sort", "-size"], { home });
+    expect(dashed.code).toBe(2);
+    expect(dashed.stderr).toContain("--sort=-XYZ");
+  });
+
   it("renames, shares, trashes and restores a file, with --json answers", async () => {
     const upload = await cellar(["upload", "budget.csv", "--name", "Budget 2026", "-q"], { home });
     const id = upload.stdout.trim();
@@ -437,5 +476,24 @@ describe("downloads", () => {
     const bad = await cellar(["cells", id, "not a range"], { home });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("(validation_error)");
+  });
+
+  it("reads a workbook's cells as stored, or as its author sees them with --formatted", async () => {
+    const fixture = new URL("../../../packages/adapter-sheets/test/fixtures/libreoffice-formats.xlsx", import.meta.url);
+    writeFileSync(join(home, "formats.xlsx"), readFileSync(fixture));
+    const book = (await cellar(["upload", "formats.xlsx", "-q"], { home })).stdout.trim();
+    expect(await cellar(["cells", book, "B3:C4"], { home })).toMatchObject({
+      code: 0,
+      stdout: "1234.5,-1234.5\n0.1234,-0.005\n",
+      stderr: "Formats!B3:C4\n",
+    });
+    expect(await cellar(["cells", book, "B3:C4", "--formatted"], { home })).toMatchObject({
+      code: 0,
+      stdout: '"$1,234.50","-$1,234.50"\n12.34%,-0.50%\n',
+    });
+    const typed = JSON.parse(
+      (await cellar(["cells", book, "B9", "--formatted", "--types", "--json"], { home })).stdout,
+    );
+    expect(typed).toEqual({ range: "Formats!B9", values: [["31-Jan-26"]], types: [["date"]] });
   });
 });

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { buildZip } from "@cellar/core/testing";
+import { buildZip, contractWorkbook } from "@cellar/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, expectError, type FileBody, type TestApp } from "./support/test-app.js";
 
@@ -36,11 +36,41 @@ describe("the spreadsheet routes", () => {
           header_row: true,
           column_types: ["string", "number", "date"],
           formula_like_cells: 1,
+          column_widths: [null, null, null],
+          default_column_width: null,
+          merged: [],
+          frozen: { rows: 0, columns: 0 },
           csv: { encoding: "utf-8", delimiter: ",", bom: false },
         },
       ]);
       expect(response.headers["cache-control"]).toBe("private, no-cache");
       expect(response.headers.etag).toMatch(/^"[0-9a-f]{64}\.sheets\.\d+"$/);
+    });
+
+    it("gives a workbook sheet's column widths, merged areas and frozen panes as its author left them", async () => {
+      const bytes = readFileSync(
+        new URL("../../adapter-sheets/test/fixtures/libreoffice-formats.xlsx", import.meta.url),
+      );
+      const id = (await t.upload(alice, [{ name: "file", filename: "formats.xlsx", content: bytes }])).json<FileBody>()
+        .id;
+      const [sheet] = (await get(`/v1/files/${id}/sheets`)).json<Record<string, unknown>[]>();
+      expect(sheet).toMatchObject({
+        name: "Formats",
+        column_count: 5,
+        column_widths: [23.35, 15.57, 11.68, 0, null],
+        default_column_width: 11.53515625,
+        merged: ["A1:C1"],
+        frozen: { rows: 0, columns: 0 },
+      });
+      const frozen = contractWorkbook({
+        sheet: `<sheetViews><sheetView workbookViewId="0"><pane xSplit="2" ySplit="1" topLeftCell="C2" state="frozen"/></sheetView></sheetViews><sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData>`,
+      });
+      const other = (
+        await t.upload(alice, [{ name: "file", filename: "frozen.xlsx", content: frozen }])
+      ).json<FileBody>().id;
+      expect((await get(`/v1/files/${other}/sheets`)).json()).toMatchObject([
+        { column_widths: [null], default_column_width: null, merged: [], frozen: { rows: 1, columns: 2 } },
+      ]);
     });
 
     it("answers 304 when the client holds the current answer", async () => {
@@ -115,8 +145,46 @@ describe("the spreadsheet routes", () => {
       });
     });
 
+    it("answers each workbook cell as its author sees it with render=formatted, and raw by default or with render=raw", async () => {
+      const bytes = readFileSync(
+        new URL("../../adapter-sheets/test/fixtures/libreoffice-formats.xlsx", import.meta.url),
+      );
+      const id = (await t.upload(alice, [{ name: "file", filename: "formats.xlsx", content: bytes }])).json<FileBody>()
+        .id;
+      const raw = {
+        range: "Formats!B9:C10",
+        values: [
+          ["2026-01-31", "1999-12-31"],
+          ["13:30:00", "00:05:00"],
+        ],
+      };
+      expect((await values("B9:C10", id)).json()).toEqual(raw);
+      expect((await values("B9:C10", id, "&render=raw")).json()).toEqual(raw);
+      expect((await values("B9:C10", id, "&render=formatted&types=true")).json()).toEqual({
+        range: "Formats!B9:C10",
+        values: [
+          ["31-Jan-26", "31-Dec-99"],
+          ["1:30 PM", "12:05 AM"],
+        ],
+        types: [
+          ["date", "date"],
+          ["date", "date"],
+        ],
+      });
+      expect((await values("B3:D3", id, "&render=formatted")).json()).toEqual({
+        range: "Formats!B3:D3",
+        values: [["$1,234.50", "-$1,234.50", "secret"]],
+      });
+    });
+
+    it("answers a CSV's cells as they are with render=formatted", async () => {
+      expect((await values("A2:C4", budget.id, "&render=formatted")).json()).toEqual((await values("A2:C4")).json());
+    });
+
     it.each([
       ["a missing range", ""],
+      ["a render other than raw or formatted", "?range=A1&render=pretty"],
+      ["an empty render", "?range=A1&render="],
       ["a malformed range", "?range=A1%3AB2%3AC3"],
       ["an unknown sheet", "?range=Nope!A1"],
       ["an unknown parameter", "?range=A1&colour=red"],

@@ -5,6 +5,7 @@ export {
   CSV_LIMITS,
   CSV_SHEET_NAME,
   MAX_XML_RUN,
+  PRESENTATION_LIMITS,
   WORKBOOK_LIMITS,
   ZIP_LIMITS,
 } from "./limits.js";
@@ -13,7 +14,7 @@ export {
  * The version of the indexes this reader makes: raise it whenever what an index holds or
  * means changes, and every file is read again on its next use.
  */
-export const SHEET_READER_VERSION = 2;
+export const SHEET_READER_VERSION = 3;
 
 /**
  * The parsers (yauzl, saxes, yazl, iconv-lite and Cellar's own) are loaded on first use:
@@ -34,9 +35,10 @@ export function createSpreadsheetReader(): SpreadsheetReader {
       if (kind === "xlsx") return parsers.analyseXlsx({ size, openFile, writeRows }, SHEET_READER_VERSION);
       return parsers.analyseCsv(openFile, SHEET_READER_VERSION);
     },
-    async window({ kind, index, sheet, rectangle, size, openFile, openRows }) {
+    async window({ kind, index, sheet, rectangle, render = "raw", size, openFile, openRows }) {
       const parsers = await load();
-      if (kind === "xlsx") return parsers.xlsxWindow({ index, sheet, rectangle, openRows });
+      if (kind === "xlsx") return parsers.xlsxWindow({ index, sheet, rectangle, render, openRows });
+      // A CSV's cells are text already: formatted, they are what they are.
       return parsers.csvWindow({ index, rectangle, size, openFile });
     },
     convert({ kind, index, sheet, to, size, openFile, openRows }) {

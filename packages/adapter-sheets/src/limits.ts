@@ -24,6 +24,22 @@ export const WORKBOOK_LIMITS = {
   /** Shared strings, and their characters together: they are held in memory while the sheets are read. */
   maxSharedStrings: 1_000_000,
   maxSharedStringChars: 16 * 1024 ** 2,
+  /** Number formats in its styles: Excel allows about 250 of a workbook's own. */
+  maxNumberFormats: 4_096,
+} as const;
+
+/**
+ * Bounds on what Cellar keeps of how a workbook looks; beyond them the rest is left out
+ * (the workbook is still read), so that a hostile file cannot swell the index every
+ * request of its file reads.
+ */
+export const PRESENTATION_LIMITS = {
+  /** Characters in a number format's code (Excel's own limit): a longer one shows as General. */
+  maxFormatCodeLength: 255,
+  /** Merged areas listed, all sheets together, in sheet order. */
+  maxMergedRanges: 50_000,
+  /** Runs of neighbouring columns of one width of their own, all sheets together; other columns show the default width. */
+  maxColumnRuns: 16_384,
 } as const;
 
 /**

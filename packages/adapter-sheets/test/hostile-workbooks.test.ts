@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
+import type { ReadableSheetIndex } from "@cellar/core";
 import { describe, expect, it } from "vitest";
 import yazl from "yazl";
-import { createSpreadsheetReader } from "../src/index.js";
+import { createSpreadsheetReader, PRESENTATION_LIMITS } from "../src/index.js";
 import { storedBytes } from "./support/stored-bytes.js";
-import { MAIN, parts, zipOf } from "./support/workbooks.js";
+import { MAIN, parts, stylesWith, zipOf } from "./support/workbooks.js";
 
 const reader = createSpreadsheetReader();
 
@@ -18,6 +19,39 @@ async function analyse(bytes: Uint8Array) {
       return { size };
     },
   });
+}
+
+/** Read through within seconds and memory kept within bounds; its index, and a window of its first sheet. */
+async function expectRead(bytes: Uint8Array) {
+  const before = process.memoryUsage().rss;
+  const started = performance.now();
+  let rows: Uint8Array = new Uint8Array(0);
+  const index = await reader.analyse({
+    kind: "xlsx",
+    size: bytes.length,
+    openFile: storedBytes(bytes).open,
+    writeRows: async (source) => {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of source) chunks.push(chunk);
+      rows = Buffer.concat(chunks);
+      return { size: rows.length };
+    },
+  });
+  if (!index.readable) throw new Error(index.reason);
+  const window = (lastRow: number, lastColumn: number) =>
+    reader.window({
+      kind: "xlsx",
+      index: index as ReadableSheetIndex,
+      sheet: 0,
+      rectangle: { firstRow: 1, lastRow, firstColumn: 1, lastColumn },
+      render: "formatted",
+      size: bytes.length,
+      openFile: storedBytes(bytes).open,
+      openRows: storedBytes(rows).open,
+    });
+  expect(performance.now() - started).toBeLessThan(15_000);
+  expect(process.memoryUsage().rss - before).toBeLessThan(256 * 1024 ** 2);
+  return { index, window };
 }
 
 /** Refused within seconds, with a reason, and memory kept within bounds. */
@@ -110,6 +144,60 @@ describe("hostile workbooks are refused cleanly", { timeout: 60_000 }, () => {
   it("rows out of order", async () => {
     const backwards = `<worksheet ${MAIN}><sheetData><row r="5"/><row r="2"/></sheetData></worksheet>`;
     await expectRefused(await zipOf(parts({ sheetXml: [backwards] })), /out of order/);
+  });
+
+  it("more number formats than any spreadsheet program makes", async () => {
+    const codes = Array.from({ length: 4_097 }, (_, i) => `0.${"0".repeat(i % 10)}" ${i}"`);
+    await expectRefused(await zipOf(parts({ extra: { "xl/styles.xml": stylesWith(codes) } })), /number formats/);
+  });
+
+  it("number formats that are huge, malformed or repeat their text show as General, and the window is answered", async () => {
+    const codes = [
+      "0".repeat(500_000),
+      "#,##0.00".repeat(40),
+      "[[[[",
+      '0.00"',
+      "0;0;0;0;0;0",
+      "@".repeat(250),
+      `# ${"?".repeat(120)}/${"?".repeat(120)}`,
+      `0.${"0".repeat(250)}E+00`,
+      "[Red]".repeat(50),
+    ];
+    const cells = (row: number) =>
+      codes.map((_, i) => `<c r="${String.fromCharCode(65 + i)}${row}" s="${i + 1}"><v>1234.5</v></c>`).join("");
+    const text = `<c r="A2" s="6" t="inlineStr"><is><t>${"x".repeat(30_000)}</t></is></c>`;
+    const rows = Array.from({ length: 5_000 }, (_, r) => `<row r="${r + 3}">${cells(r + 3)}</row>`);
+    const sheet = `<worksheet ${MAIN}><sheetData><row r="1">${cells(1)}</row><row r="2">${text}</row>${rows.join("")}</sheetData></worksheet>`;
+    const { index, window } = await expectRead(
+      await zipOf(parts({ sheetXml: [sheet], extra: { "xl/styles.xml": stylesWith(codes) } })),
+    );
+    // The code longer than Excel allows is not kept at all.
+    expect((index as ReadableSheetIndex).xlsx?.numberFormats).not.toContain(codes[0]);
+    const started = performance.now();
+    const { values } = await window(5_002, codes.length);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    const general = ["1234.5", "1234.5", "1234.5", "1234.5", "1234.5", "1234.5"];
+    expect(values[0]?.slice(0, 6)).toEqual(general);
+    expect(String(values[0]?.[6]).replace(/ +/g, " ").trim()).toBe("1234 1/2");
+    expect(values[5_001]?.slice(0, 6)).toEqual(general);
+    expect(values[1]?.[0]).toHaveLength(30_000);
+  });
+
+  it("a hundred thousand merged areas and columns of ever-changing widths, kept within bounds", async () => {
+    const merges = Array.from({ length: 100_000 }, (_, i) => `<mergeCell ref="A${2 * i + 1}:B${2 * i + 1}"/>`).join("");
+    const cols = Array.from(
+      { length: 16_384 },
+      (_, i) => `<col min="${i + 1}" max="${i + 1}" width="${10 + (i % 2)}" customWidth="1"/>`,
+    ).join("");
+    const sheet = `<worksheet ${MAIN}><cols>${cols}</cols><sheetData><row r="1"><c r="XFD1"><v>1</v></c></row></sheetData><mergeCells>${merges}</mergeCells></worksheet>`;
+    const { index } = await expectRead(await zipOf(parts({ sheets: ["One", "Two"], sheetXml: [sheet, sheet] })));
+    const [one, two] = (index as ReadableSheetIndex).sheets;
+    expect(one?.layout?.merged).toHaveLength(PRESENTATION_LIMITS.maxMergedRanges);
+    expect(two?.layout?.merged).toEqual([]);
+    expect(one?.layout?.columnWidths).toHaveLength(PRESENTATION_LIMITS.maxColumnRuns);
+    expect(two?.layout?.columnWidths).toEqual([]);
+    // The index every request of the file reads stays small.
+    expect(JSON.stringify(index).length).toBeLessThan(2 * 1024 ** 2);
   });
 
   it("is not fooled by __proto__ and constructor as sheet names and cell text", async () => {

@@ -1,7 +1,7 @@
 import createClient, { type Client } from "openapi-fetch";
 import { type Download, type DownloadOptions, download } from "./download.js";
 import { apiError } from "./errors.js";
-import type { paths } from "./generated/openapi.js";
+import type { components, operations, paths } from "./generated/openapi.js";
 import { retryingFetch } from "./retrying-fetch.js";
 import { type CellarFile, type UploadOptions, type UploadSource, upload } from "./upload.js";
 
@@ -21,6 +21,50 @@ export interface CellarClientOptions {
   readonly retries?: { readonly max?: number; readonly maxWaitSeconds?: number };
 }
 
+/** A window of cells as `GET /files/{id}/values` answers it. */
+export type CellWindow = components["schemas"]["CellWindow"];
+
+/** How cells come: `raw`, the stored values; `formatted`, the text a spreadsheet program displays. */
+export type CellRender = NonNullable<operations["getValues"]["parameters"]["query"]["render"]>;
+
+export interface ValuesOptions {
+  /** `raw` (the default) or `formatted`. */
+  readonly render?: CellRender;
+  /** Adds each cell's type (`types`). */
+  readonly types?: boolean;
+}
+
+/** An order a listing can be asked for: a field, ascending, or with a leading `-`, descending. */
+export type FileSortOrder = NonNullable<NonNullable<operations["listFiles"]["parameters"]["query"]>["sort"]>;
+
+// Keyed by every order the server's document names, no more: the type check says when
+// the two part.
+const SORT_ORDERS: Readonly<Record<FileSortOrder, true>> = {
+  created_at: true,
+  "-created_at": true,
+  updated_at: true,
+  "-updated_at": true,
+  name: true,
+  "-name": true,
+  size: true,
+  "-size": true,
+};
+
+/** Every `FileSortOrder`, for a program that offers the choice. */
+export const FILE_SORT_ORDERS = Object.keys(SORT_ORDERS) as readonly FileSortOrder[];
+
+/** Which files `files` lists, and in which order. */
+export interface FileListOptions {
+  /** The trash instead of the active files. */
+  readonly trashed?: boolean;
+  /** Only the files whose name contains this text, ignoring case: 1–100 characters. */
+  readonly q?: string;
+  /** Default `-created_at`, newest first. */
+  readonly sort?: FileSortOrder;
+  /** Files fetched a request, 1–100 (default 100). */
+  readonly perPage?: number;
+}
+
 export interface CellarClient {
   /** Every /v1 route, typed from the server's OpenAPI document (openapi-fetch). */
   readonly api: Client<paths>;
@@ -31,8 +75,16 @@ export interface CellarClient {
   upload(source: UploadSource, options?: UploadOptions): Promise<CellarFile>;
   /** Downloads a file (or its conversion) as a stream, resuming from `from` and after dropped connections. */
   download(id: string, options?: DownloadOptions): Promise<Download>;
-  /** Your files, or your trash, page after page, as one sequence. */
-  files(options?: { trashed?: boolean; perPage?: number }): AsyncIterable<CellarFile>;
+  /**
+   * Your files, or your trash, page after page, as one sequence: those whose name
+   * contains `q` when given, in the order `sort` names.
+   */
+  files(options?: FileListOptions): AsyncIterable<CellarFile>;
+  /**
+   * A window of a spreadsheet's cells: `range` in A1 notation (`B2:D10`, `'Q1 Budget'!A:C`);
+   * `{ render: "formatted" }` for each cell as its author sees it.
+   */
+  values(id: string, range: string, options?: ValuesOptions): Promise<CellWindow>;
 }
 
 export function createCellarClient(options: CellarClientOptions): CellarClient {
@@ -61,11 +113,27 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
       upload({ ...target, platformFetch: options.fetch === undefined }, source, uploadOptions),
     download: (id, downloadOptions) =>
       download({ ...target, fetch: downloadFetch, resumeAttempts: options.retries?.max ?? 2 }, id, downloadOptions),
-    async *files({ trashed = false, perPage = 100 } = {}) {
+    async values(id, range, { render, types } = {}) {
+      const query = {
+        range,
+        ...(render === undefined ? {} : { render }),
+        ...(types === undefined ? {} : { types: types ? ("true" as const) : ("false" as const) }),
+      };
+      const { data, error, response } = await api().GET("/files/{id}/values", { params: { path: { id }, query } });
+      if (!response.ok || data === undefined) throw await apiError(response, error);
+      return data;
+    },
+    async *files({ trashed = false, q, sort, perPage = 100 } = {}) {
       for (let page = 1; ; page++) {
         const { data, error, response } = await api().GET("/files", {
           params: {
-            query: { page: String(page), per_page: String(perPage), ...(trashed ? { trashed: "true" } : {}) },
+            query: {
+              page: String(page),
+              per_page: String(perPage),
+              ...(trashed ? { trashed: "true" } : {}),
+              ...(q === undefined ? {} : { q }),
+              ...(sort === undefined ? {} : { sort }),
+            },
           },
         });
         if (!response.ok || data === undefined) throw await apiError(response, error);

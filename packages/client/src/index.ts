@@ -1,4 +1,14 @@
-export { type CellarClient, type CellarClientOptions, createCellarClient } from "./client.js";
+export {
+  type CellarClient,
+  type CellarClientOptions,
+  type CellRender,
+  type CellWindow,
+  createCellarClient,
+  FILE_SORT_ORDERS,
+  type FileListOptions,
+  type FileSortOrder,
+  type ValuesOptions,
+} from "./client.js";
 export { type Download, type DownloadOptions, offeredFileName } from "./download.js";
 export { apiError, CellarApiError, unwrap } from "./errors.js";
 export { formatBytes } from "./format.js";

@@ -9,7 +9,7 @@ import { createInMemoryCellar } from "@cellar/core";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatedTypes } from "../scripts/generated-types.js";
-import { CellarApiError, createCellarClient, unwrap } from "../src/index.js";
+import { CellarApiError, createCellarClient, FILE_SORT_ORDERS, unwrap } from "../src/index.js";
 import { uploadFile } from "../src/node/index.js";
 
 describe("the generated types", () => {
@@ -76,6 +76,34 @@ describe("the client against a real server", () => {
     const trashed: string[] = [];
     for await (const file of client.files({ trashed: true })) trashed.push(file.name);
     expect(trashed).toEqual([]);
+  });
+
+  it("lists the files a search finds, in the order asked, page after page", async () => {
+    const client = await signedIn("di@example.com");
+    const owner = await unwrap(client.api.GET("/users/me"));
+    for (const name of ["Budget b.csv", "notes.csv", "BUDGET a.csv", "Q3 budget.csv", "plan.csv"]) {
+      await cellar.files.upload({
+        ownerId: owner.id,
+        clientFileName: "x.csv",
+        name,
+        content: (async function* () {
+          yield new TextEncoder().encode("a,b\n");
+        })(),
+      });
+    }
+    const names: string[] = [];
+    for await (const file of client.files({ q: "budget", sort: "-name", perPage: 2 })) names.push(file.name);
+    expect(names).toEqual(["Q3 budget.csv", "Budget b.csv", "BUDGET a.csv"]);
+    expect(FILE_SORT_ORDERS).toEqual([
+      "created_at",
+      "-created_at",
+      "updated_at",
+      "-updated_at",
+      "name",
+      "-name",
+      "size",
+      "-size",
+    ]);
   });
 
   it("uploads a stream with progress as its bytes go out, byte for byte", async () => {
@@ -179,6 +207,22 @@ describe("the client against a real server", () => {
     expect((invalid as CellarApiError).details[0]?.field).toBe("name");
     const anonymous = createCellarClient({ baseUrl });
     await expect(unwrap(anonymous.api.GET("/users/me"))).rejects.toMatchObject({ status: 401, code: "unauthorized" });
+  });
+
+  it("reads a window of cells raw or as the workbook's author sees them", async () => {
+    const client = await signedIn("flo@example.com");
+    const bytes = readFileSync(new URL("../../adapter-sheets/test/fixtures/libreoffice-formats.xlsx", import.meta.url));
+    const file = await client.upload({ fileName: "formats.xlsx", content: new Uint8Array(bytes) });
+    expect(await client.values(file.id, "B3:C3")).toEqual({ range: "Formats!B3:C3", values: [[1234.5, -1234.5]] });
+    expect(await client.values(file.id, "B3:C3", { render: "formatted", types: true })).toEqual({
+      range: "Formats!B3:C3",
+      values: [["$1,234.50", "-$1,234.50"]],
+      types: [["number", "number"]],
+    });
+    await expect(client.values(file.id, "not a range")).rejects.toMatchObject({
+      status: 400,
+      code: "validation_error",
+    });
   });
 });
 

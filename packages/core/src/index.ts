@@ -60,7 +60,26 @@ export {
 } from "./files/file.entity.js";
 export type { Download, FileService, ReceivedUpload, UploadOptions } from "./files/file.service.js";
 export { type AccessDecision, authorizeFileAction, decideFileAccess, type FileAction } from "./files/file-access.js";
-export type { FileChanges, FileRepository } from "./files/file-repository.port.js";
+export {
+  DEFAULT_FILE_SORT,
+  FILE_SORTS,
+  type FileListRequest,
+  type FileSortName,
+  fileListOrder,
+  MAX_SEARCH_LENGTH,
+  parseFileSort,
+  toFileListRequest,
+} from "./files/file-listing.js";
+export { compareCodePoints, fileNameKey } from "./files/file-name-key.js";
+export {
+  type FileChanges,
+  type FileListPage,
+  type FileListQuery,
+  type FileRepository,
+  type FileSort,
+  type FileSortField,
+  NEWEST_FIRST,
+} from "./files/file-repository.port.js";
 // Maintenance: purge, expiry, orphan sweep.
 export {
   createMaintenance,
@@ -123,18 +142,23 @@ export {
 export type {
   CellType,
   CellValue,
+  ColumnWidthRun,
   CsvDelimiter,
   CsvEncoding,
+  FrozenPanes,
   ReadableSheetIndex,
   RowCheckpoints,
   SheetIndex,
+  SheetLayout,
   SheetSummary,
   UnreadableSheetIndex,
 } from "./sheets/sheet-index.js";
 export type { SheetIndexRepository } from "./sheets/sheet-index-repository.port.js";
 export {
+  CELL_RENDERS,
   type CellGrid,
   type CellRectangle,
+  type CellRender,
   type OpenBytes,
   type SpreadsheetReader,
   SpreadsheetUnreadableError,

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
+  type CellRender,
   createCellar,
   createInMemoryDeps,
   type FileRecord,
   MAX_WINDOW_CELLS,
   type ReadableSheetIndex,
+  type SheetLayout,
   type SpreadsheetReader,
   SpreadsheetUnreadableError,
 } from "../src/index.js";
@@ -16,8 +18,8 @@ import { bytesOf } from "./support/helpers.js";
  * each cell's coordinates; it counts the read-throughs it was asked for. (Core's own
  * tests: the real reader, @cellar/adapter-sheets, depends on core.)
  */
-function countingReader(version = 1, rows = 10) {
-  const calls = { analyse: 0 };
+function countingReader(version = 1, rows = 10, layout?: SheetLayout) {
+  const calls = { analyse: 0, renders: [] as (CellRender | undefined)[] };
   let release: () => void = () => {};
   let gate: Promise<void> = Promise.resolve();
   const reader: SpreadsheetReader = {
@@ -37,12 +39,14 @@ function countingReader(version = 1, rows = 10) {
             headerRow: false,
             columnTypes: [],
             formulaLikeCells: 0,
+            ...(layout === undefined ? {} : { layout }),
           },
         ],
         checkpoints: [{ every: 1024, offsets: [0] }],
       } satisfies ReadableSheetIndex;
     },
-    async window({ rectangle }) {
+    async window({ rectangle, render }) {
+      calls.renders.push(render);
       const values = [];
       for (let row = rectangle.firstRow; row <= rectangle.lastRow; row++) {
         const cells = [];
@@ -154,6 +158,51 @@ describe("reading a spreadsheet's cells", () => {
     expect((await cellar.sheets.values({ ...ask, range: "'Q1 Budget'!D1:E2" })).window).toEqual({
       range: "'Q1 Budget'!D1:E2",
       values: [],
+    });
+  });
+
+  it("asks the reader for raw cells unless formatted ones are wanted, and refuses any other render", async () => {
+    const counting = countingReader();
+    const { cellar, ask } = await withStoredFile(counting.reader);
+    await cellar.sheets.values({ ...ask, range: "A1" });
+    await cellar.sheets.values({ ...ask, range: "A1", render: "raw" });
+    await cellar.sheets.values({ ...ask, range: "A1", render: "formatted" });
+    expect(counting.calls.renders).toEqual(["raw", "raw", "formatted"]);
+    await expect(cellar.sheets.values({ ...ask, range: "A1", render: "pretty" as CellRender })).rejects.toMatchObject({
+      code: "validation_error",
+      details: [{ field: "render" }],
+    });
+  });
+
+  it("describes a workbook sheet's layout with one width per column of its extent, null for the default", async () => {
+    const layout: SheetLayout = {
+      columnWidths: [
+        [1, 1, 23.5],
+        [3, 9, 0],
+      ],
+      defaultColumnWidth: 11.5,
+      merged: ["A1:C1"],
+      frozen: { rows: 1, columns: 2 },
+    };
+    const { cellar, ask } = await withStoredFile(countingReader(1, 10, layout).reader, "xlsx");
+    const [sheet] = (await cellar.sheets.sheets(ask)).sheets;
+    expect(sheet).toMatchObject({
+      columnCount: 3,
+      columnWidths: [23.5, null, 0],
+      defaultColumnWidth: 11.5,
+      merged: ["A1:C1"],
+      frozen: { rows: 1, columns: 2 },
+    });
+    expect(sheet).not.toHaveProperty("layout");
+  });
+
+  it("describes a sheet without a layout (a CSV's) as one nobody arranged", async () => {
+    const { cellar, ask } = await withStoredFile(countingReader().reader);
+    expect((await cellar.sheets.sheets(ask)).sheets[0]).toMatchObject({
+      columnWidths: [null, null, null],
+      defaultColumnWidth: null,
+      merged: [],
+      frozen: { rows: 0, columns: 0 },
     });
   });
 

@@ -37,14 +37,16 @@ export const sheetCommands: readonly CommandSpec[] = [
     name: "cells",
     args: ["<id>", "<range>"],
     description: "a window of cells, as CSV (B2:D10, 'Q1 Budget'!A1:Z100, A:C, 3:5)",
-    options: [{ name: "types", description: "with --json, each cell's type beside its value" }],
+    options: [
+      { name: "formatted", description: "each cell as the workbook's author sees it ($1,234.50, 31-Jan-26)" },
+      { name: "types", description: "with --json, each cell's type beside its value" },
+    ],
     async run(context, { args: [id = "", range = ""], options }) {
       const session = await context.signedIn();
-      const window = await unwrap(
-        session.client.api.GET("/files/{id}/values", {
-          params: { path: { id }, query: { range, ...(options.types === true ? { types: "true" } : {}) } },
-        }),
-      );
+      const window = await session.client.values(id, range, {
+        ...(options.formatted === true ? { render: "formatted" } : {}),
+        ...(options.types === true ? { types: true } : {}),
+      });
       const { output } = context;
       if (output.options.json) return output.json(window);
       for (const row of window.values) output.result(row.map(csvField).join(","));

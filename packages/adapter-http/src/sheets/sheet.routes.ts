@@ -63,7 +63,7 @@ export function registerSheetRoutes(app: FastifyInstance, { cellar }: { readonly
         operationId: "listSheets",
         summary: "List a spreadsheet's sheets",
         description:
-          "The sheets of a CSV or XLSX file, in workbook order, with their extents. Same access as the download: your own active file, or someone else's public, active file. Cellar reads each file once, after upload or on first use; a request that arrives while it reads waits for it.",
+          "The sheets of a CSV or XLSX file, in workbook order, with their extents and, for a workbook, how its author laid them out (column widths, merged areas, frozen panes). Same access as the download: your own active file, or someone else's public, active file. Cellar reads each file once, after upload or on first use; a request that arrives while it reads waits for it.",
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,
@@ -86,6 +86,10 @@ export function registerSheetRoutes(app: FastifyInstance, { cellar }: { readonly
         header_row: sheet.headerRow,
         column_types: sheet.columnTypes,
         formula_like_cells: sheet.formulaLikeCells,
+        column_widths: sheet.columnWidths,
+        default_column_width: sheet.defaultColumnWidth,
+        merged: sheet.merged,
+        frozen: sheet.frozen,
         ...(sheet.csv === undefined ? {} : { csv: sheet.csv }),
       }));
     },
@@ -109,7 +113,7 @@ export function registerSheetRoutes(app: FastifyInstance, { cellar }: { readonly
           304: notModified,
           ...errorResponses([400, 404, 409, 422, ...AUTHENTICATED], {
             ...ACCESS_ERRORS,
-            400: "validation_error: `range` missing or malformed, an unknown sheet, or more cells than one answer holds.",
+            400: "validation_error: `range` missing or malformed, an unknown sheet, more cells than one answer holds, or `render` other than `raw` or `formatted`.",
           }),
         },
       },
@@ -121,6 +125,7 @@ export function registerSheetRoutes(app: FastifyInstance, { cellar }: { readonly
         fileId: request.params.id,
         range: request.query.range,
         types: request.query.types === "true",
+        ...(request.query.render === undefined ? {} : { render: request.query.render }),
       });
       return window;
     },

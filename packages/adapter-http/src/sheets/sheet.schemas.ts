@@ -1,4 +1,4 @@
-import { MAX_WINDOW_CELLS } from "@cellar/core";
+import { CELL_RENDERS, type CellRender, MAX_WINDOW_CELLS } from "@cellar/core";
 
 const cellType = { type: ["string", "null"], enum: ["string", "number", "boolean", "date", "error", null] } as const;
 
@@ -9,7 +9,19 @@ export const sheetSchema = {
   description: "One sheet of a spreadsheet: its place, name and extent, and what Cellar makes of its columns.",
   type: "object",
   additionalProperties: false,
-  required: ["index", "name", "row_count", "column_count", "header_row", "column_types", "formula_like_cells"],
+  required: [
+    "index",
+    "name",
+    "row_count",
+    "column_count",
+    "header_row",
+    "column_types",
+    "formula_like_cells",
+    "column_widths",
+    "default_column_width",
+    "merged",
+    "frozen",
+  ],
   properties: {
     index: { type: "integer", minimum: 0, description: "Position in the workbook, from 0." },
     name: { type: "string", description: "The sheet's name (a CSV's one sheet is `Sheet1`)." },
@@ -32,6 +44,37 @@ export const sheetSchema = {
       description:
         "Text cells a spreadsheet would run as a formula if typed in (starting with `=`, `+`, `-`, `@`, a tab or a CR, and not a number). Converted downloads neutralise them.",
     },
+    column_widths: {
+      type: "array",
+      description:
+        "One per column of the extent (`column_count` of them): its width in characters as the workbook stores it (`<col width>`, which counts the cell's padding), `0` for a hidden column, or null for the default width. A column has a width of its own when the workbook marks it `customWidth`. A CSV's are all null. At most 16,384 runs of neighbouring columns of one width are kept per workbook; columns past them are null.",
+      items: { type: ["number", "null"], minimum: 0 },
+      examples: [[23.35, 15.57, 0, null]],
+    },
+    default_column_width: {
+      type: ["number", "null"],
+      minimum: 0,
+      description:
+        "The width of the columns that are null in `column_widths`, in characters, when the workbook says (`defaultColWidth`); else null, and the program's own default applies (Excel's, shown as 8.43, is 9.14 in these units).",
+    },
+    merged: {
+      type: "array",
+      description:
+        "Merged areas in A1 notation, in the workbook's order; the value of each is in its top-left cell. `[]` for a CSV. At most 50,000 per workbook, in sheet order.",
+      items: { type: "string" },
+      examples: [["A1:C1"]],
+    },
+    frozen: {
+      type: "object",
+      additionalProperties: false,
+      description:
+        "The rows at the top and the columns at the left kept in view while the rest scrolls (frozen panes); `{ rows: 0, columns: 0 }` when none, and for a CSV.",
+      required: ["rows", "columns"],
+      properties: {
+        rows: { type: "integer", minimum: 0 },
+        columns: { type: "integer", minimum: 0 },
+      },
+    },
     csv: {
       type: "object",
       additionalProperties: false,
@@ -52,7 +95,7 @@ export const cellWindowSchema = {
   $id: "CellWindow",
   title: "CellWindow",
   description:
-    "A rectangle of cells, row by row. Every row has the same length; a cell without a value is null. Numbers are JSON numbers, dates and times ISO 8601 strings, a formula its stored result, an error its text; a CSV's cells are its text.",
+    "A rectangle of cells, row by row. Every row has the same length; a cell without a value is null. Numbers are JSON numbers, dates and times ISO 8601 strings, a formula its stored result, an error its text; a CSV's cells are its text. With `render=formatted`, every cell with a value is the text a spreadsheet program displays for it.",
   type: "object",
   additionalProperties: false,
   required: ["range", "values"],
@@ -83,12 +126,20 @@ export const valuesQuerySchema = {
       description: `An A1 range: \`B2:D10\`, \`'Q1 Budget'!A1:Z100\`, \`Sheet2!A:C\` (whole columns), \`3:5\` (whole rows), \`C7\`, \`A2:C\` (to the last row). Without a sheet, the first sheet; a sheet name with spaces or punctuation is quoted, \`''\` for a quote inside. At most ${MAX_WINDOW_CELLS} cells once clipped to the sheet.`,
     },
     types: { type: "string", enum: ["true", "false"], description: "`true` adds each cell's type (`types`)." },
+    render: {
+      type: "string",
+      enum: CELL_RENDERS,
+      default: "raw",
+      description:
+        "`raw` (the default): the stored values. `formatted`: each cell of a workbook as the text a spreadsheet program displays by its number format, as Excel does in English (United States): thousands separators, decimals, percent, currency and literal text, a format's negative and zero sections, dates and times by their codes (`d-mmm-yy` → `31-Jan-26`, `h:mm AM/PM` → `1:30 PM`) in the workbook's date system, General as Excel shows it (`1.23457E+15`), a boolean `TRUE` or `FALSE`, an error its text; a CSV's cells as they are; a cell without a value stays null. `types` still gives the stored values' types.",
+    },
   },
 } as const;
 
 export interface ValuesQuery {
   readonly range: string;
   readonly types?: "true" | "false";
+  readonly render?: CellRender;
 }
 
 /** The download's query: what to convert to, and which sheet. Other parameters are ignored, as before. */

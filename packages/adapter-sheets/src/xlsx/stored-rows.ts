@@ -1,14 +1,19 @@
 import type { CellType, CellValue, OpenBytes, ReadableSheetIndex } from "@cellar/core";
 import { looksLikeFormula } from "../csv/csv-fields.js";
+import type { CellFormat } from "./number-formats.js";
 
 /**
  * A workbook's rows as the rows blob keeps them: one line per row with a value, in order,
  *
- *     <row> TAB <types> TAB <length> TAB <record> LF
+ *     <row> TAB <types> TAB <formats> TAB <length> TAB <record> LF
  *
  * `types` has a letter per column from A to the row's last value: `s` text, `f` text
  * that looks like a formula, `n` number, `b` boolean, `d` date or time, `e` error, `-` no
- * value. `record` is the row as a CSV record (RFC 4180, `,`-separated, quoted where
+ * value. `formats` is empty when every cell of the row shows as General; otherwise a
+ * `,`-separated entry per column up to the last cell with a format: empty for General,
+ * else the format's position in the index's `numberFormats`, and for a date or time
+ * `:` and its serial number (the record holds its ISO 8601 text; a format needs the
+ * number). `record` is the row as a CSV record (RFC 4180, `,`-separated, quoted where
  * needed), exactly as a conversion to CSV writes it: numbers as JavaScript writes them,
  * `TRUE`/`FALSE`, formula look-alikes after a `'`. `length` counts its characters (a
  * record may hold line breaks inside quotes).
@@ -20,11 +25,12 @@ import { looksLikeFormula } from "../csv/csv-fields.js";
 export interface StoredRow {
   readonly row: number;
   readonly types: string;
+  readonly formats: string;
   readonly record: string;
 }
 
-/** A cell as the reader finds it: `[column, value, code]`. */
-export type FoundCell = [number, string | number | boolean, "s" | "n" | "b" | "d" | "e"];
+/** A cell as the reader finds it: `[column, value, code]`, and its entry in `formats` when it has a format other than General. */
+export type FoundCell = [number, string | number | boolean, "s" | "n" | "b" | "d" | "e", string?];
 
 /** An RFC 4180 field: quoted when it holds a quote, a comma or a line end. */
 export function csvField(text: string): string {
@@ -35,7 +41,14 @@ export function csvField(text: string): string {
 export function storedLine(row: number, cells: readonly FoundCell[]): string {
   let types = "";
   let record = "";
-  for (const [column, value, code] of cells) {
+  let formats = "";
+  let formatted = 0;
+  for (const [column, value, code, format] of cells) {
+    if (format !== undefined) {
+      // Entries for the columns since the last one, empty; the first entry has no comma before it.
+      formats += ",".repeat(formatted === 0 ? column - 1 : column - formatted) + format;
+      formatted = column;
+    }
     while (types.length < column - 1) {
       if (types.length > 0) record += ",";
       types += "-";
@@ -54,7 +67,19 @@ export function storedLine(row: number, cells: readonly FoundCell[]): string {
       record += code === "n" ? String(value) : csvField(value as string);
     }
   }
-  return `${row}\t${types}\t${record.length}\t${record}\n`;
+  return `${row}\t${types}\t${formats}\t${record.length}\t${record}\n`;
+}
+
+/** The number formats of a stored row's cells, by column from 1 (undefined where General). */
+export function storedFormats(stored: StoredRow): (CellFormat | undefined)[] {
+  if (stored.formats === "") return [];
+  return stored.formats.split(",").map((entry) => {
+    if (entry === "") return undefined;
+    const colon = entry.indexOf(":");
+    return colon === -1
+      ? { position: Number(entry) }
+      : { position: Number(entry.slice(0, colon)), serial: Number(entry.slice(colon + 1)) };
+  });
 }
 
 const TYPE_OF_LETTER: Readonly<Record<string, CellType>> = {
@@ -145,14 +170,16 @@ export async function* storedRows(
       const first = text.indexOf("\t", at);
       const second = first === -1 ? -1 : text.indexOf("\t", first + 1);
       const third = second === -1 ? -1 : text.indexOf("\t", second + 1);
-      if (third === -1) break;
-      const end = third + 1 + Number(text.slice(second + 1, third));
+      const fourth = third === -1 ? -1 : text.indexOf("\t", third + 1);
+      if (fourth === -1) break;
+      const end = fourth + 1 + Number(text.slice(third + 1, fourth));
       // The record and its line end must both be here.
       if (end >= text.length) break;
       rows.push({
         row: Number(text.slice(at, first)),
         types: text.slice(first + 1, second),
-        record: text.slice(third + 1, end),
+        formats: text.slice(second + 1, third),
+        record: text.slice(fourth + 1, end),
       });
       at = end + 1;
     }

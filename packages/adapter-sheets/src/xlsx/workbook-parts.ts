@@ -1,5 +1,6 @@
 import { SpreadsheetUnreadableError } from "@cellar/core";
-import { WORKBOOK_LIMITS } from "../limits.js";
+import { PRESENTATION_LIMITS, WORKBOOK_LIMITS } from "../limits.js";
+import { BUILT_IN_FORMATS, isGeneral } from "./number-formats.js";
 import { parseXmlPart } from "./xml-parts.js";
 import type { ZipArchive } from "./zip-archive.js";
 
@@ -15,6 +16,8 @@ export interface Workbook {
   readonly date1904: boolean;
   /** Per cell style index: what its number format shows a number as. */
   readonly styleKinds: readonly NumberKind[];
+  /** Per cell style index: its number format's code, or null for General (or a code too long to keep). */
+  readonly styleFormats: readonly (string | null)[];
   readonly sharedStrings: readonly string[];
 }
 
@@ -84,33 +87,17 @@ export async function readWorkbook(zip: ZipArchive): Promise<Workbook> {
     close() {},
     text() {},
   });
-  const styles = [...related.values()].find((r) => r.type.endsWith("/styles"))?.part;
+  const stylesPart = [...related.values()].find((r) => r.type.endsWith("/styles"))?.part;
   const strings = [...related.values()].find((r) => r.type.endsWith("/sharedStrings"))?.part;
+  const styles = stylesPart !== undefined && zip.has(stylesPart) ? await readStyles(zip, stylesPart) : [];
   return {
     sheets,
     date1904,
-    styleKinds: styles !== undefined && zip.has(styles) ? await readStyleKinds(zip, styles) : [],
+    styleKinds: styles.map((code) => (code === null ? "number" : kindOfFormat(code))),
+    styleFormats: styles.map((code) => (code === null || isGeneral(code) ? null : code)),
     sharedStrings: strings !== undefined && zip.has(strings) ? await readSharedStrings(zip, strings) : [],
   };
 }
-
-/** The number formats built into every workbook that show dates or times (ECMA-376 §18.8.30). */
-const BUILT_IN_KINDS = new Map<number, NumberKind>([
-  [14, "date"],
-  [15, "date"],
-  [16, "date"],
-  [17, "date"],
-  [18, "time"],
-  [19, "time"],
-  [20, "time"],
-  [21, "time"],
-  [22, "datetime"],
-  [45, "time"],
-  [46, "time"],
-  [47, "time"],
-  ...[27, 28, 29, 30, 31, 34, 35, 36, 50, 51, 52, 53, 54, 57, 58].map((id) => [id, "date"] as [number, NumberKind]),
-  ...[32, 33, 55, 56].map((id) => [id, "time"] as [number, NumberKind]),
-]);
 
 /** What a format code shows a number as: its date and time letters, outside quotes, escapes and brackets. */
 export function kindOfFormat(code: string): NumberKind {
@@ -131,15 +118,23 @@ export function kindOfFormat(code: string): NumberKind {
   return "number";
 }
 
-async function readStyleKinds(zip: ZipArchive, part: string): Promise<NumberKind[]> {
-  const formats = new Map<number, string>();
-  const kinds: NumberKind[] = [];
+/**
+ * Each cell style's number format code, by style index: the workbook's own code for its
+ * `numFmtId`, else the built-in one, else null. A code longer than Excel allows is not
+ * kept: its cells show as General.
+ */
+async function readStyles(zip: ZipArchive, part: string): Promise<(string | null)[]> {
+  const formats = new Map<number, string | null>();
   const cellFormatIds: number[] = [];
   let inCellXfs = false;
   await parseXmlPart(await zip.open(part), part, {
     open(name, attributes) {
       if (name === "numFmt" && attributes.numFmtId !== undefined) {
-        formats.set(Number(attributes.numFmtId), attributes.formatCode ?? "");
+        if (formats.size >= WORKBOOK_LIMITS.maxNumberFormats) {
+          throw unreadable(`its styles hold more than ${WORKBOOK_LIMITS.maxNumberFormats} number formats.`);
+        }
+        const code = attributes.formatCode ?? "";
+        formats.set(Number(attributes.numFmtId), code.length > PRESENTATION_LIMITS.maxFormatCodeLength ? null : code);
       } else if (name === "cellXfs") {
         inCellXfs = true;
       } else if (name === "xf" && inCellXfs) {
@@ -152,11 +147,7 @@ async function readStyleKinds(zip: ZipArchive, part: string): Promise<NumberKind
     },
     text() {},
   });
-  for (const id of cellFormatIds) {
-    const custom = formats.get(id);
-    kinds.push(custom !== undefined ? kindOfFormat(custom) : (BUILT_IN_KINDS.get(id) ?? "number"));
-  }
-  return kinds;
+  return cellFormatIds.map((id) => (formats.has(id) ? (formats.get(id) ?? null) : (BUILT_IN_FORMATS.get(id) ?? null)));
 }
 
 async function readSharedStrings(zip: ZipArchive, part: string): Promise<string[]> {
@@ -233,4 +224,31 @@ export function serialToIso(serial: number, kind: Exclude<NumberKind, "number">,
     date = new Date(epoch + days * DAY_MS).toISOString().slice(0, 10);
   }
   return kind === "date" ? date : `${date}T${time}`;
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(.*))?$/;
+const ISO_TIME = /^(\d{2}):(\d{2})(?::(\d{2}(?:\.\d{1,9})?))?(?:Z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * The serial number of an ISO 8601 date, time or date and time, as a `t="d"` cell holds
+ * it (serialToIso the other way), or null when the text is none of them.
+ */
+export function isoToSerial(iso: string, date1904: boolean): number | null {
+  const date = ISO_DATE.exec(iso);
+  const time = ISO_TIME.exec(date === null ? iso : (date[4] ?? "00:00"));
+  if (time === null) return null;
+  const [, hours, minutes, seconds] = time;
+  const fraction = (Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds ?? 0)) / 86_400;
+  if (date === null) return fraction;
+  const [, year, month, day] = date;
+  if (!date1904 && year === "1900" && month === "02" && day === "29") return 60 + fraction;
+  // setUTCFullYear, not Date.UTC: the latter reads years 0 to 99 as 1900 to 1999.
+  const at = new Date(0);
+  at.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  const epoch = date1904
+    ? Date.UTC(1904, 0, 1)
+    : at.getTime() < Date.UTC(1900, 2, 1)
+      ? Date.UTC(1899, 11, 31)
+      : Date.UTC(1899, 11, 30);
+  return (at.getTime() - epoch) / DAY_MS + fraction;
 }

@@ -3,19 +3,31 @@ import { PassThrough } from "node:stream";
 import {
   type CellGrid,
   type CellRectangle,
+  type CellRender,
   type CellType,
   type CellValue,
   MAX_COLUMNS,
   type OpenBytes,
   type ReadableSheetIndex,
   type RowCheckpoints,
+  type SheetLayout,
   type SheetSummary,
   SpreadsheetUnreadableError,
 } from "@cellar/core";
 import { GUESSED_COLUMNS, GUESSED_ROWS, guessColumns } from "../column-guess.js";
 import { looksLikeFormula } from "../csv/csv-fields.js";
-import { type FoundCell, storedCells, storedLine, storedRows } from "./stored-rows.js";
-import { type NumberKind, readWorkbook, serialToIso, unescapeXstring, type Workbook } from "./workbook-parts.js";
+import { createCellText } from "./cell-text.js";
+import { createFormatTable } from "./number-formats.js";
+import { createLayoutReader, type LayoutAllowance, layoutAllowance } from "./sheet-layout.js";
+import { type FoundCell, storedCells, storedFormats, storedLine, storedRows } from "./stored-rows.js";
+import {
+  isoToSerial,
+  type NumberKind,
+  readWorkbook,
+  serialToIso,
+  unescapeXstring,
+  type Workbook,
+} from "./workbook-parts.js";
 import { parseXmlPart } from "./xml-parts.js";
 import { openZipArchive, type ZipArchive } from "./zip-archive.js";
 
@@ -42,27 +54,49 @@ function cellReference(reference: string): { column: number; row: number } | nul
   return { column, row: Number(match[2]) };
 }
 
-/** A number cell's value as its format shows it: a date or time as ISO 8601, else the number. */
-function numberCell(column: number, raw: string, kind: NumberKind, date1904: boolean): FoundCell | null {
+/**
+ * A number cell's value as its format shows it: a date or time as ISO 8601 (with its
+ * serial number beside its format's position), else the number.
+ */
+function numberCell(
+  column: number,
+  raw: string,
+  kind: NumberKind,
+  format: number,
+  date1904: boolean,
+): FoundCell | null {
   const number = Number(raw);
   if (raw.trim() === "" || !Number.isFinite(number)) return raw === "" ? null : [column, raw, "s"];
   // Serial dates run from 0 to 9999-12-31; outside, the number is shown as a number.
-  if (kind !== "number" && number >= 0 && number < 2_958_466) return [column, serialToIso(number, kind, date1904), "d"];
-  return [column, number, "n"];
+  if (kind !== "number" && number >= 0 && number < 2_958_466) {
+    const iso = serialToIso(number, kind, date1904);
+    return format < 0 ? [column, iso, "d"] : [column, iso, "d", `${format}:${number}`];
+  }
+  return format < 0 ? [column, number, "n"] : [column, number, "n", String(format)];
+}
+
+/** What one workbook's sheets are read with: its parts, its number formats as the index lists them, its layout allowance. */
+interface Reading {
+  readonly workbook: Workbook;
+  readonly formats: ReturnType<typeof createFormatTable>;
+  readonly allowance: LayoutAllowance;
 }
 
 /**
  * Reads one worksheet part as it streams in, handing each row with a value to `onRow`
  * (in order, cells in order). Cells keep their stored results: a formula's cached value,
- * an error's text; shared and inline strings are resolved.
+ * an error's text; shared and inline strings are resolved. Returns what the part says of
+ * its layout; `layout` is given the sheet's width once known.
  */
 async function readSheetRows(
   zip: ZipArchive,
   part: string,
-  workbook: Workbook,
+  reading: Reading,
   onRow: (row: number, cells: FoundCell[]) => void,
   afterChunk: () => Promise<void>,
-): Promise<void> {
+): Promise<{ layout(columnCount: number): SheetLayout }> {
+  const layout = createLayoutReader(reading.allowance);
+  let inSheetData = false;
   let row = 0;
   let cells: FoundCell[] = [];
   let column = 0;
@@ -118,10 +152,21 @@ async function readSheetRows(
         case "t":
           if (inInline && phonetic === 0) inInlineText = true;
           return;
+        case "sheetData":
+          inSheetData = true;
+          return;
+        default:
+          if (!inSheetData) layout.open(name, attributes);
       }
     },
     close(name) {
       switch (name) {
+        case "sheetData":
+          inSheetData = false;
+          return;
+        case "sheetView":
+          layout.close(name);
+          return;
         case "v":
           inValue = false;
           return;
@@ -138,7 +183,7 @@ async function readSheetRows(
           finishRow();
           return;
         case "c": {
-          const cell = storedCell(column, cellType, cellStyle, raw.join(""), workbook, part);
+          const cell = storedCell(column, cellType, cellStyle, raw.join(""), reading, part);
           if (cell !== null) cells.push(cell);
           return;
         }
@@ -149,6 +194,12 @@ async function readSheetRows(
     },
     afterChunk,
   });
+  return layout;
+}
+
+/** A text cell, with its format's position when it has one (a text section may show it otherwise). */
+function textCell(column: number, text: string, format: number): FoundCell {
+  return format < 0 ? [column, text, "s"] : [column, text, "s", String(format)];
 }
 
 function storedCell(
@@ -156,28 +207,41 @@ function storedCell(
   type: string,
   style: number,
   raw: string,
-  workbook: Workbook,
+  reading: Reading,
   part: string,
 ): FoundCell | null {
+  const { workbook } = reading;
   switch (type) {
     case "s": {
       if (raw === "") return null;
       const text = workbook.sharedStrings[Number(raw)];
       if (text === undefined)
         throw unreadable(`${part} refers to shared string ${raw.slice(0, 20)}, which does not exist.`);
-      return text === "" ? null : [column, text, "s"];
+      return text === "" ? null : textCell(column, text, reading.formats.positionOf(style));
     }
     case "str":
     case "inlineStr":
-      return raw === "" ? null : [column, unescapeXstring(raw), "s"];
+      return raw === "" ? null : textCell(column, unescapeXstring(raw), reading.formats.positionOf(style));
     case "b":
       return raw === "" ? null : [column, raw === "1" || raw.toLowerCase() === "true", "b"];
     case "e":
       return raw === "" ? null : [column, raw, "e"];
-    case "d":
-      return raw === "" ? null : [column, raw, "d"];
+    case "d": {
+      if (raw === "") return null;
+      const format = reading.formats.positionOf(style);
+      if (format < 0) return [column, raw, "d"];
+      // The file holds the date as ISO 8601 text; the format needs its serial number.
+      const serial = isoToSerial(raw, workbook.date1904);
+      return [column, raw, "d", serial === null ? String(format) : `${format}:${serial}`];
+    }
     default:
-      return numberCell(column, raw, workbook.styleKinds[style] ?? "number", workbook.date1904);
+      return numberCell(
+        column,
+        raw,
+        workbook.styleKinds[style] ?? "number",
+        reading.formats.positionOf(style),
+        workbook.date1904,
+      );
   }
 }
 
@@ -201,6 +265,11 @@ export async function analyseXlsx(
   try {
     const workbook = await readWorkbook(zip);
     if (workbook.sheets.length === 0) throw unreadable("it has no worksheet.");
+    const reading: Reading = {
+      workbook,
+      formats: createFormatTable(workbook.styleFormats),
+      allowance: layoutAllowance(),
+    };
     const out = new PassThrough();
     const written = input.writeRows(out);
     // The rows blob's write ends with the stream; its own failure shows up here too.
@@ -225,10 +294,10 @@ export async function analyseXlsx(
         let formulaLikeCells = 0;
         const sampleTypes: (CellType | null)[][] = [];
         const sampleTexts: (string | null)[][] = [];
-        await readSheetRows(
+        const found = await readSheetRows(
           zip,
           sheet.part,
-          workbook,
+          reading,
           (row, cells) => {
             const line = storedLine(row, cells);
             const block = Math.floor((row - 1) / CHECKPOINT_EVERY);
@@ -276,6 +345,7 @@ export async function analyseXlsx(
           headerRow: guess.headerRow,
           columnTypes: guess.columnTypes,
           formulaLikeCells,
+          layout: found.layout(columnCount),
         });
         checkpoints.push(checkpointsOf(marks, offset));
       }
@@ -285,20 +355,35 @@ export async function analyseXlsx(
       throw error;
     }
     const { size } = await written;
-    return { readable: true, version, sheets, checkpoints, rowsBytes: size };
+    return {
+      readable: true,
+      version,
+      sheets,
+      checkpoints,
+      rowsBytes: size,
+      xlsx: { date1904: workbook.date1904, numberFormats: reading.formats.codes },
+    };
   } finally {
     zip.close();
   }
 }
 
-/** The cells of a rectangle of a workbook's sheet, read from its rows blob from the checkpoint before it. */
+/**
+ * The cells of a rectangle of a workbook's sheet, read from its rows blob from the
+ * checkpoint before it; formatted, each as the text its number format shows.
+ */
 export async function xlsxWindow(input: {
   index: ReadableSheetIndex;
   sheet: number;
   rectangle: CellRectangle;
+  render: CellRender;
   openRows: OpenBytes;
 }): Promise<CellGrid> {
   const { rectangle } = input;
+  const cellText =
+    input.render === "formatted"
+      ? createCellText(input.index.xlsx ?? { date1904: false, numberFormats: [] })
+      : undefined;
   const height = rectangle.lastRow - rectangle.firstRow + 1;
   const width = rectangle.lastColumn - rectangle.firstColumn + 1;
   const values: CellValue[][] = Array.from({ length: height }, () => new Array(width).fill(null));
@@ -308,6 +393,7 @@ export async function xlsxWindow(input: {
       if (stored.row > rectangle.lastRow) return { values, types };
       if (stored.row < rectangle.firstRow) continue;
       const cells = storedCells(stored);
+      const formats = cellText === undefined ? undefined : storedFormats(stored);
       const rowValues = values[stored.row - rectangle.firstRow] as CellValue[];
       const rowTypes = types[stored.row - rectangle.firstRow] as (CellType | null)[];
       for (
@@ -315,8 +401,13 @@ export async function xlsxWindow(input: {
         column <= Math.min(rectangle.lastColumn, cells.values.length);
         column++
       ) {
-        rowValues[column - rectangle.firstColumn] = cells.values[column - 1] ?? null;
-        rowTypes[column - rectangle.firstColumn] = cells.types[column - 1] ?? null;
+        const value = cells.values[column - 1] ?? null;
+        const type = cells.types[column - 1] ?? null;
+        rowValues[column - rectangle.firstColumn] =
+          cellText === undefined || value === null || type === null
+            ? value
+            : cellText(value, type, formats?.[column - 1]);
+        rowTypes[column - rectangle.firstColumn] = type;
       }
     }
   }

@@ -6,7 +6,11 @@ import yazl from "yazl";
 export const MAIN = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
 const RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
 
-/** A workbook's parts, every one replaceable; `sheets` names the sheets, `sheetXml` their parts' contents. */
+/**
+ * A workbook's parts, every one replaceable; `sheets` names the sheets, `sheetXml` their
+ * parts' contents. `xl/sharedStrings.xml` and `xl/styles.xml` are related, and read when
+ * `extra` gives them.
+ */
 export function parts(
   options: { sheets?: string[]; sheetXml?: string[]; extra?: Record<string, string | Buffer> } = {},
 ) {
@@ -21,7 +25,9 @@ export function parts(
       .join("")}</sheets></workbook>`,
     "xl/_rels/workbook.xml.rels": `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${sheets
       .map((_, i) => `<Relationship Id="rId${i + 1}" Type="${RELS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`)
-      .join("")}<Relationship Id="rIdS" Type="${RELS}/sharedStrings" Target="sharedStrings.xml"/></Relationships>`,
+      .join(
+        "",
+      )}<Relationship Id="rIdS" Type="${RELS}/sharedStrings" Target="sharedStrings.xml"/><Relationship Id="rIdT" Type="${RELS}/styles" Target="styles.xml"/></Relationships>`,
   };
   sheets.forEach((_, i) => {
     result[`xl/worksheets/sheet${i + 1}.xml`] =
@@ -41,4 +47,14 @@ export async function zipOf(entries: Record<string, string | Buffer | undefined>
   const chunks: Buffer[] = [];
   for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** A styles part whose cell style `i + 1` shows number format `codes[i]` (style 0 is General). */
+export function stylesWith(codes: readonly string[]): string {
+  const attribute = (text: string) => text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;");
+  return `<styleSheet ${MAIN}><numFmts>${codes
+    .map((code, i) => `<numFmt numFmtId="${164 + i}" formatCode="${attribute(code)}"/>`)
+    .join(
+      "",
+    )}</numFmts><cellXfs><xf numFmtId="0"/>${codes.map((_, i) => `<xf numFmtId="${164 + i}"/>`).join("")}</cellXfs></styleSheet>`;
 }

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * List your files
-         * @description Your active files, newest first (`created_at` then `id`, descending), or your trash with `trashed=true`. Paginated with `page` and `per_page`; the totals are in headers.
+         * @description Your active files, or your trash with `trashed=true`: those whose name contains `q` when given, in the order `sort` names, newest first by default (`created_at` then `id`, descending). Paginated with `page` and `per_page`; the totals, which count only what `q` finds, are in headers.
          */
         get: operations["listFiles"];
         put?: never;
@@ -105,7 +105,7 @@ export interface paths {
         };
         /**
          * List a spreadsheet's sheets
-         * @description The sheets of a CSV or XLSX file, in workbook order, with their extents. Same access as the download: your own active file, or someone else's public, active file. Cellar reads each file once, after upload or on first use; a request that arrives while it reads waits for it.
+         * @description The sheets of a CSV or XLSX file, in workbook order, with their extents and, for a workbook, how its author laid them out (column widths, merged areas, frozen panes). Same access as the download: your own active file, or someone else's public, active file. Cellar reads each file once, after upload or on first use; a request that arrives while it reads waits for it.
          */
         get: operations["listSheets"];
         put?: never;
@@ -339,6 +339,30 @@ export interface components {
             column_types: ("string" | "number" | "boolean" | "date" | "error" | null)[];
             /** @description Text cells a spreadsheet would run as a formula if typed in (starting with `=`, `+`, `-`, `@`, a tab or a CR, and not a number). Converted downloads neutralise them. */
             formula_like_cells: number;
+            /**
+             * @description One per column of the extent (`column_count` of them): its width in characters as the workbook stores it (`<col width>`, which counts the cell's padding), `0` for a hidden column, or null for the default width. A column has a width of its own when the workbook marks it `customWidth`. A CSV's are all null. At most 16,384 runs of neighbouring columns of one width are kept per workbook; columns past them are null.
+             * @example [
+             *       23.35,
+             *       15.57,
+             *       0,
+             *       null
+             *     ]
+             */
+            column_widths: (number | null)[];
+            /** @description The width of the columns that are null in `column_widths`, in characters, when the workbook says (`defaultColWidth`); else null, and the program's own default applies (Excel's, shown as 8.43, is 9.14 in these units). */
+            default_column_width: number | null;
+            /**
+             * @description Merged areas in A1 notation, in the workbook's order; the value of each is in its top-left cell. `[]` for a CSV. At most 50,000 per workbook, in sheet order.
+             * @example [
+             *       "A1:C1"
+             *     ]
+             */
+            merged: string[];
+            /** @description The rows at the top and the columns at the left kept in view while the rest scrolls (frozen panes); `{ rows: 0, columns: 0 }` when none, and for a CSV. */
+            frozen: {
+                rows: number;
+                columns: number;
+            };
             /** @description For a CSV: how Cellar read its bytes. */
             csv?: {
                 /** @enum {string} */
@@ -351,7 +375,7 @@ export interface components {
         };
         /**
          * CellWindow
-         * @description A rectangle of cells, row by row. Every row has the same length; a cell without a value is null. Numbers are JSON numbers, dates and times ISO 8601 strings, a formula its stored result, an error its text; a CSV's cells are its text.
+         * @description A rectangle of cells, row by row. Every row has the same length; a cell without a value is null. Numbers are JSON numbers, dates and times ISO 8601 strings, a formula its stored result, an error its text; a CSV's cells are its text. With `render=formatted`, every cell with a value is the text a spreadsheet program displays for it.
          */
         CellWindow: {
             /**
@@ -396,6 +420,13 @@ export interface operations {
                 per_page?: string;
                 /** @description `true` lists the caller's trash instead of their active files. */
                 trashed?: "true" | "false";
+                /**
+                 * @description Keeps only the files whose name contains this text, ignoring case (in every script: `ärger` finds `ÄRGER.csv`, `strasse` finds `Straße.xlsx`). 1–100 characters, spaces included as given; no control characters.
+                 * @example budget
+                 */
+                q?: string;
+                /** @description The order: `created_at`, `updated_at`, `name` (ignoring case, character by character in Unicode code point order) or `size`, ascending; with a leading `-`, descending. Files equal in it are ordered by `id`, in the same direction. Default `-created_at`, newest first. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "size" | "-size";
             };
             header?: never;
             path?: never;
@@ -414,7 +445,7 @@ export interface operations {
                     "X-Page"?: number;
                     /** @description Files per page as served (at most 100). */
                     "X-Per-Page"?: number;
-                    /** @description RFC 8288 links to the `first`, `last`, `prev` and `next` pages, where they exist: `<…/v1/files?page=2&per_page=25>; rel="next"`. Absent when the list is empty. */
+                    /** @description RFC 8288 links to the `first`, `last`, `prev` and `next` pages, where they exist: `<…/v1/files?page=2&per_page=25>; rel="next"`. Each keeps the listing's `trashed`, `q` and `sort`. Absent when the list is empty. */
                     Link?: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1532,6 +1563,8 @@ export interface operations {
                 range: string;
                 /** @description `true` adds each cell's type (`types`). */
                 types?: "true" | "false";
+                /** @description `raw` (the default): the stored values. `formatted`: each cell of a workbook as the text a spreadsheet program displays by its number format, as Excel does in English (United States): thousands separators, decimals, percent, currency and literal text, a format's negative and zero sections, dates and times by their codes (`d-mmm-yy` → `31-Jan-26`, `h:mm AM/PM` → `1:30 PM`) in the workbook's date system, General as Excel shows it (`1.23457E+15`), a boolean `TRUE` or `FALSE`, an error its text; a CSV's cells as they are; a cell without a value stays null. `types` still gives the stored values' types. */
+                render?: "raw" | "formatted";
             };
             header?: {
                 /** @description The ETag the client holds: when it matches, 304 without a body. */
@@ -1575,7 +1608,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description validation_error: `range` missing or malformed, an unknown sheet, or more cells than one answer holds. */
+            /** @description validation_error: `range` missing or malformed, an unknown sheet, more cells than one answer holds, or `render` other than `raw` or `formatted`. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -36,6 +36,35 @@ export interface SheetSummary {
   readonly columnTypes: readonly (CellType | null)[];
   /** Text cells that a spreadsheet would run as a formula if they were typed in (`=`, `+`, `-`, `@`, tab, CR first). */
   readonly formulaLikeCells: number;
+  /** For a workbook's sheet: how its author laid it out. A CSV has none. */
+  readonly layout?: SheetLayout;
+}
+
+/**
+ * Columns `first` to `last` (from 1, both included) of one width, in characters as the
+ * workbook stores it; 0 for hidden columns.
+ */
+export type ColumnWidthRun = readonly [first: number, last: number, width: number];
+
+/** Rows and columns kept in view while the rest of a sheet scrolls. */
+export interface FrozenPanes {
+  readonly rows: number;
+  readonly columns: number;
+}
+
+/** How a workbook's sheet looks to its author, beyond its cells' values. */
+export interface SheetLayout {
+  /**
+   * The columns of the sheet's extent whose width is its own, in order and apart; every
+   * other column has the sheet's default width. Kept as runs so that a wide sheet's index
+   * stays small.
+   */
+  readonly columnWidths: readonly ColumnWidthRun[];
+  /** The width of the other columns, in characters, when the workbook says (`defaultColWidth`). */
+  readonly defaultColumnWidth: number | null;
+  /** Merged areas in A1 notation (`A1:C1`), in the order the workbook lists them. */
+  readonly merged: readonly string[];
+  readonly frozen: FrozenPanes;
 }
 
 /** Where a sheet's rows are found again: every `every`-th row's position. */
@@ -63,6 +92,13 @@ export interface ReadableSheetIndex {
   readonly csv?: { readonly encoding: CsvEncoding; readonly delimiter: CsvDelimiter; readonly bom: boolean };
   /** For a workbook: the size of its rows blob, in bytes. */
   readonly rowsBytes?: number;
+  /** For a workbook: what its cells' number formats need beyond the rows blob. */
+  readonly xlsx?: {
+    /** Dates count from 1904-01-01 instead of 1900-01-01. */
+    readonly date1904: boolean;
+    /** The format codes its cells use (each once, `General` not listed): the rows blob refers to them by position. */
+    readonly numberFormats: readonly string[];
+  };
 }
 
 /** A file whose cells Cellar cannot read (a damaged or hostile workbook): the reason, for the 422. */

@@ -5,9 +5,15 @@ import { authorizeFileAction } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
 import { type A1Range, formatA1Range, parseA1Range } from "./a1-range.js";
-import type { CellType, CellValue, ReadableSheetIndex, SheetIndex, SheetSummary } from "./sheet-index.js";
+import type { CellType, CellValue, FrozenPanes, ReadableSheetIndex, SheetIndex, SheetSummary } from "./sheet-index.js";
 import type { SheetIndexRepository } from "./sheet-index-repository.port.js";
-import { type OpenBytes, type SpreadsheetReader, SpreadsheetUnreadableError } from "./spreadsheet-reader.port.js";
+import {
+  CELL_RENDERS,
+  type CellRender,
+  type OpenBytes,
+  type SpreadsheetReader,
+  SpreadsheetUnreadableError,
+} from "./spreadsheet-reader.port.js";
 
 /** The most cells one window may hold (after clipping to the sheet). */
 export const MAX_WINDOW_CELLS = 50_000;
@@ -23,8 +29,19 @@ export interface SheetServiceDeps {
   readonly reader?: SpreadsheetReader;
 }
 
-/** A sheet as the API describes it, with the CSV's dialect where there is one. */
-export interface SheetDescription extends SheetSummary {
+/**
+ * A sheet as the API describes it: every sheet has the same fields, a CSV's layout being
+ * that of a sheet nobody arranged (default widths, nothing merged or frozen).
+ */
+export interface SheetDescription extends Omit<SheetSummary, "layout"> {
+  /** Per column of the extent: its width in characters as the workbook stores it (0 when hidden), or null for the default width. */
+  readonly columnWidths: (number | null)[];
+  /** The default width in characters, when the workbook says. */
+  readonly defaultColumnWidth: number | null;
+  /** Merged areas in A1 notation (`A1:C1`). */
+  readonly merged: readonly string[];
+  readonly frozen: FrozenPanes;
+  /** For a CSV: how its bytes were read. */
   readonly csv?: ReadableSheetIndex["csv"];
 }
 
@@ -170,7 +187,7 @@ export function createSheetService(deps: SheetServiceDeps) {
       const index = await readableIndex(file);
       return {
         file,
-        sheets: index.sheets.map((sheet) => (index.csv === undefined ? sheet : { ...sheet, csv: index.csv })),
+        sheets: index.sheets.map((sheet) => describeSheet(sheet, index.csv)),
       };
     },
 
@@ -179,8 +196,12 @@ export function createSheetService(deps: SheetServiceDeps) {
       fileId: string;
       range: unknown;
       types?: boolean;
+      /** `raw` (the default) or `formatted`: see `SpreadsheetReader.window`. */
+      render?: CellRender;
     }): Promise<{ file: FileRecord; window: CellWindow }> {
       if (typeof input.range !== "string") throw invalidField("range", "is required: an A1 range such as A1:D10");
+      const render = input.render ?? "raw";
+      if (!CELL_RENDERS.includes(render)) throw invalidField("render", `is ${CELL_RENDERS.join(" or ")}`);
       const asked = parseA1Range(input.range);
       const file = await load(input.callerId, input.fileId);
       const index = await readableIndex(file);
@@ -209,6 +230,7 @@ export function createSheetService(deps: SheetServiceDeps) {
           index,
           sheet: sheet.index,
           rectangle,
+          render,
           size: file.size,
           openFile: opener(file.blobKey),
           openRows: opener(sheetRowsBlobKey(file.blobKey)),
@@ -268,6 +290,25 @@ export function createSheetService(deps: SheetServiceDeps) {
           }),
       };
     },
+  };
+}
+
+const NOTHING_FROZEN: FrozenPanes = { rows: 0, columns: 0 };
+
+/** A sheet's summary with its layout spelled out: one width per column of its extent. */
+function describeSheet(sheet: SheetSummary, csv?: ReadableSheetIndex["csv"]): SheetDescription {
+  const { layout, ...summary } = sheet;
+  const columnWidths: (number | null)[] = new Array(sheet.columnCount).fill(null);
+  for (const [first, last, width] of layout?.columnWidths ?? []) {
+    for (let column = first; column <= Math.min(last, sheet.columnCount); column++) columnWidths[column - 1] = width;
+  }
+  return {
+    ...summary,
+    columnWidths,
+    defaultColumnWidth: layout?.defaultColumnWidth ?? null,
+    merged: layout?.merged ?? [],
+    frozen: layout?.frozen ?? NOTHING_FROZEN,
+    ...(csv === undefined ? {} : { csv }),
   };
 }
 

@@ -13,6 +13,15 @@ export interface CellRectangle {
   readonly lastColumn: number;
 }
 
+/**
+ * How a window gives its cells: `raw`, the stored values (numbers as numbers, dates and
+ * times as ISO 8601); `formatted`, the text a spreadsheet program displays for each.
+ */
+export type CellRender = "raw" | "formatted";
+
+/** Every way a window gives its cells; `raw` is the default. */
+export const CELL_RENDERS: readonly CellRender[] = ["raw", "formatted"];
+
 /** The cells of a rectangle, row by row; a cell without a value is null. */
 export interface CellGrid {
   readonly values: CellValue[][];
@@ -30,6 +39,17 @@ export interface CellGrid {
  *   a workbook it writes, through `writeRows`, the rows blob its windows are read from;
  * - `window` answers exactly the cells of `rectangle` (which lies within the sheet's
  *   extent), reading only what the index points it to, never the file from the top;
+ *   for a workbook it reads the rows blob alone, whatever `render` asks;
+ * - with `render: "formatted"`, every cell that holds a value is a string: for a workbook,
+ *   the text a spreadsheet program displays by the cell's number format (thousands
+ *   separators, decimals, percent, currency, literal text, a format's negative and zero
+ *   sections, dates and times by their codes, `General` as Excel shows it, in the
+ *   workbook's date system), `TRUE`/`FALSE` for a boolean, an error's text; for a CSV,
+ *   the cell's text as it is. A cell without a value stays null, the grid keeps its
+ *   shape, and `types` are those of the stored values, as with `raw`. A format that
+ *   cannot be read shows the cell as `General` would; it never fails the window;
+ * - `analyse` gives each workbook sheet its `layout` (column widths as the workbook
+ *   stores them, merged areas, frozen panes), bounded whatever the file holds;
  * - `convert` streams one sheet as CSV (RFC 4180, UTF-8) or a CSV as XLSX, with text
  *   cells a spreadsheet would run as a formula neutralised;
  * - the index's `version` says which reader made it: an index of another version is
@@ -49,6 +69,8 @@ export interface SpreadsheetReader {
     index: ReadableSheetIndex;
     sheet: number;
     rectangle: CellRectangle;
+    /** `raw` when absent. */
+    render?: CellRender;
     /** The stored file's size in bytes. */
     size: number;
     openFile: OpenBytes;

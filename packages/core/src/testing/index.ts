@@ -18,6 +18,11 @@ export { type RateLimitStoreFixture, rateLimitStoreContract } from "./rate-limit
 export type { RepositoryFixture } from "./repository-fixture.js";
 export { seededRandom } from "./seeded.js";
 export { sessionRepositoryContract } from "./session-repository.contract.js";
+export {
+  contractWorkbook,
+  type SpreadsheetReaderFixture,
+  spreadsheetReaderContract,
+} from "./spreadsheet-reader.contract.js";
 export { userRepositoryContract } from "./user-repository.contract.js";
 
 import type { ContractSubject, ContractTestApi } from "./contract-api.js";
