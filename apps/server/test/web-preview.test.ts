@@ -1,6 +1,125 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import ExcelJS from "exceljs";
+import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { LEGACY_SHEET, TEST_MS, UNTIL, useWebApp } from "./support/web-app.js";
+import { LEGACY_SHEET, SCREENSHOTS, TEST_MS, UNTIL, useWebApp } from "./support/web-app.js";
+
+/** LibreOffice's workbook of number formats, custom widths, a hidden column and a merged title. */
+const FORMATS = fileURLToPath(
+  new URL("../../../packages/adapter-sheets/test/fixtures/libreoffice-formats.xlsx", import.meta.url),
+);
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const ITEMS = [
+  "Rent",
+  "Electricity",
+  "Gas",
+  "Water",
+  "Council tax",
+  "Broadband",
+  "Phones",
+  "Groceries",
+  "Eating out",
+  "Savings",
+  "Bus and train",
+  "Car insurance",
+  "Fuel",
+  "Home insurance",
+  "Gym",
+  "Streaming",
+  "Books",
+  "Clothes",
+  "Haircuts",
+  "Gifts",
+  "Charity",
+  "Dentist",
+  "Opticians",
+  "Pet food",
+  "Vet",
+  "Garden",
+  "Repairs",
+  "Furniture",
+  "Cleaning",
+  "Laundry",
+  "School trips",
+  "Music lessons",
+  "Swimming",
+  "Holidays",
+  "Travel insurance",
+  "Parking",
+  "Bicycle",
+  "Newspapers",
+  "Subscriptions",
+  "Stationery",
+  "Postage",
+  "Bank fees",
+  "Pension",
+  "Emergency fund",
+  "Sundries",
+];
+/** The workbook's stored column widths, in characters, A to S. */
+const WIDTHS = [22, 14, ...MONTHS.map(() => 11), 13, 9, 11, 30, 9];
+
+/**
+ * A budget as Excel writes one (parts written by exceljs): a merged title over A1:F1, two
+ * frozen rows and one frozen column, currency, percent and date formats, custom widths, a
+ * remark in B that runs on over the empty months, a note column, 47 rows by 19 columns.
+ */
+async function budgetWorkbook(): Promise<Buffer> {
+  const book = new ExcelJS.Workbook();
+  const sheet = book.addWorksheet("Budget 2026", {
+    views: [{ state: "frozen", xSplit: 1, ySplit: 2 }],
+    // Printed with its grid and headings, a spreadsheet program's PDF of it compares with the grid.
+    pageSetup: { orientation: "landscape", showGridLines: true, showRowColHeaders: true },
+  });
+  WIDTHS.forEach((width, index) => {
+    sheet.getColumn(index + 1).width = width;
+  });
+  sheet.getCell("A1").value = "Household budget for 2026, month by month";
+  sheet.mergeCells("A1:F1");
+  sheet.addRow(["Item", "Category", ...MONTHS, "Total", "Share", "Due", "Notes", "Paid"]);
+  const grand = 12 * (2500 + ITEMS.slice(1).reduce((sum, _, index) => sum + 20 + ((index * 37) % 90), 0));
+  ITEMS.forEach((item, index) => {
+    const monthly = index === 0 ? 2500 : 20 + (((index - 1) * 37) % 90);
+    const values = item === "Savings" ? [] : MONTHS.map(() => monthly);
+    const row = sheet.addRow([
+      item,
+      item === "Savings" ? "Moved to the savings account on the first working day of each month" : "Home",
+      ...values,
+    ]);
+    if (item === "Savings") return;
+    row.getCell(15).value = 12 * monthly;
+    row.getCell(16).value = index === 0 ? 0.62293333 : (12 * monthly) / grand;
+    row.getCell(17).value = new Date(Date.UTC(2026, index % 12, 28));
+    if (index === 0) row.getCell(18).value = "Standing order, last working day of the month";
+    row.getCell(19).value = index % 3 === 0;
+    for (let column = 3; column <= 15; column++) row.getCell(column).numFmt = '"$"#,##0.00';
+    row.getCell(16).numFmt = "0.00%";
+    row.getCell(17).numFmt = "d-mmm-yy";
+  });
+  sheet.getCell("R13").value = "Paid from the joint account";
+  sheet.mergeCells("R13:R30");
+  return Buffer.from(await book.xlsx.writeBuffer());
+}
+
+/** Excel's pixels for a stored width, with the widest digit of the grid's font (as measured in the page). */
+async function expectedPixels(page: Page, width: number): Promise<number> {
+  const digit = (await page.evaluate(`(() => {
+    const style = getComputedStyle(document.querySelector("[role=grid]"));
+    const context = document.createElement("canvas").getContext("2d");
+    context.font = [style.fontStyle, style.fontWeight, style.fontSize, style.fontFamily].join(" ");
+    return Math.max(..."0123456789".split("").map((digit) => context.measureText(digit).width));
+  })()`)) as number;
+  return Math.trunc(((256 * width + Math.trunc(128 / digit)) / 256) * digit);
+}
+
+async function boxOf(locator: Locator) {
+  const box = await locator.boundingBox();
+  if (box === null) throw new Error("not shown");
+  return box;
+}
 
 /** A file's cells in the web app's grid, in a real Chromium. */
 describe("the web app's preview", { timeout: TEST_MS }, () => {
@@ -38,7 +157,34 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
     await screenshot("preview-csv", page);
   });
 
-  it("previews a workbook's sheets as tabs, dates as dates; an unreadable file says so and still downloads", async () => {
+  it("brings row 1 and the rows under it back with Ctrl+Home, after Ctrl+End and after Go to the last row", async () => {
+    const { page, session } = await signedInPage("bo");
+    const { budget } = await seedTheUsualFiles(session);
+    await page.goto(`${web.server.url}/files/${budget.id}`);
+    const grid = page.getByRole("grid", { name: "Cells of Sheet1" });
+    await page.locator("#cell-2-1").filter({ hasText: "1" }).waitFor();
+    const rowTwo = await boxOf(page.locator("#cell-2-1"));
+    await grid.focus();
+    await page.keyboard.press("Control+End");
+    await page.locator("#cell-400001-2").filter({ hasText: "2" }).waitFor();
+    await expect.poll(() => page.locator("#cell-2-1").count(), UNTIL).toBe(0);
+    await page.keyboard.press("Control+Home");
+    await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-1-1");
+    await page.locator("#cell-2-1").filter({ hasText: "1" }).waitFor();
+    expect(await boxOf(page.locator("#cell-2-1"))).toEqual(rowTwo);
+    expect(await grid.evaluate((element) => [element.scrollTop, element.scrollLeft])).toEqual([0, 0]);
+
+    await page.getByLabel("Go to cell").fill("B400001");
+    await page.getByRole("button", { name: "Go", exact: true }).click();
+    await page.locator("#cell-400001-2").filter({ hasText: "2" }).waitFor();
+    await expect.poll(() => page.locator("#cell-2-1").count(), UNTIL).toBe(0);
+    await page.keyboard.press("Control+Home");
+    await page.locator("#cell-2-1").filter({ hasText: "1" }).waitFor();
+    expect(await boxOf(page.locator("#cell-2-1"))).toEqual(rowTwo);
+    await expect.poll(() => page.getByRole("status").last().textContent(), UNTIL).toBe("Row 1 of 400,001, column A");
+  });
+
+  it("previews a workbook's sheets as tabs, dates as their format writes them; an unreadable file says so and still downloads", async () => {
     const { page, session } = await signedInPage("bo");
     const { book } = await seedTheUsualFiles(session);
     await page.reload();
@@ -50,23 +196,21 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
     const grid = page.getByRole("grid", { name: "Cells of Budget" });
     await grid.waitFor();
     expect(new URL(page.url()).pathname).toBe(`/files/${book.id}`);
-    const typed = (await (
-      await api(`/files/${book.id}/values?range=Budget!A1:H40&types=true`, session.jwt)
+    const shown = (await (
+      await api(`/files/${book.id}/values?range=Budget!A1:H40&types=true&render=formatted`, session.jwt)
     ).json()) as {
-      values: unknown[][];
+      values: (string | null)[][];
       types: (string | null)[][];
     };
-    // Each date cell of the sheet shows as a date, not the API's ISO text; numbers line up right.
-    const dates = typed.types.flatMap((row, r) =>
-      row.flatMap((type, c) =>
-        type === "date" && /^\d{4}-\d{2}-\d{2}$/.test(String(typed.values[r]?.[c])) ? [[r, c]] : [],
-      ),
+    // Each number and date cell shows what the workbook's format writes, lined up right.
+    const formatted = shown.types.flatMap((row, r) =>
+      row.flatMap((type, c) => (type === "date" || type === "number" ? [[r, c]] : [])),
     );
-    expect(dates.length).toBeGreaterThan(0);
-    for (const [r = 0, c = 0] of dates) {
+    expect(formatted.length).toBeGreaterThan(0);
+    for (const [r = 0, c = 0] of formatted) {
       const cell = page.locator(`#cell-${r + 1}-${c + 1}`);
       await cell.filter({ hasText: /\S/ }).waitFor();
-      expect(await cell.textContent()).not.toBe(typed.values[r]?.[c]);
+      expect(await cell.textContent()).toBe(shown.values[r]?.[c]);
       expect(await cell.getAttribute("class")).toContain("align-end");
     }
     expect(await axe(page)).toEqual([]);
@@ -165,5 +309,141 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
     await page.getByLabel("Go to cell").fill("AE1");
     await page.getByRole("button", { name: "Go", exact: true }).click();
     await page.getByText("AE1 is not a cell of this sheet (A1 to AD450).").waitFor();
+  });
+  it("shows a LibreOffice workbook as its author laid it out: formatted numbers, its column widths, a merged title, a hidden column", async () => {
+    const { page, session } = await signedInPage("bo");
+    const stored = await seed(session, "formats.xlsx", readFileSync(FORMATS));
+    const [sheet] = (await (await api(`/files/${stored.id}/sheets`, session.jwt)).json()) as {
+      column_widths: (number | null)[];
+      merged: string[];
+    }[];
+    expect(sheet?.merged).toEqual(["A1:C1"]);
+    await page.goto(`${web.server.url}/files/${stored.id}`);
+    await page.getByRole("grid", { name: "Cells of Formats" }).waitFor();
+    // Numbers, percents and dates as the workbook's formats write them, lined up right.
+    await page.locator("#cell-3-2").filter({ hasText: "$1,234.50" }).waitFor();
+    expect(await page.locator("#cell-3-3").textContent()).toBe("-$1,234.50");
+    expect(await page.locator("#cell-4-2").textContent()).toBe("12.34%");
+    expect(await page.locator("#cell-9-2").textContent()).toBe("31-Jan-26");
+    expect(await page.locator("#cell-3-2").getAttribute("class")).toContain("align-end");
+    // Each column as wide as the workbook says, in Excel's pixels for the grid's font.
+    const letter = (name: string) => page.getByRole("columnheader", { name, exact: true });
+    for (const [index, name] of ["A", "B", "C"].entries()) {
+      const width = sheet?.column_widths[index] as number;
+      expect((await boxOf(letter(name))).width, `column ${name}`).toBeCloseTo(await expectedPixels(page, width), 0);
+    }
+    expect((await boxOf(letter("A"))).width).toBeGreaterThan((await boxOf(letter("B"))).width);
+    // The hidden column takes no room; its neighbour starts where it would have.
+    expect((await boxOf(letter("D"))).width).toBe(0);
+    expect((await boxOf(letter("E"))).x).toBeCloseTo((await boxOf(letter("D"))).x, 0);
+    // The merged title is one cell over A to C.
+    const title = page.locator("#cell-1-1");
+    await title.filter({ hasText: "Number formats as the author sees them" }).waitFor();
+    const spanned =
+      (await boxOf(letter("A"))).width + (await boxOf(letter("B"))).width + (await boxOf(letter("C"))).width;
+    expect((await boxOf(title)).width).toBeCloseTo(spanned, 0);
+    expect(await title.getAttribute("aria-colspan")).toBe("3");
+    expect(await page.locator("#cell-1-2").count()).toBe(0);
+    // The arrows pass over the hidden column.
+    const grid = page.getByRole("grid", { name: "Cells of Formats" });
+    await page.getByLabel("Go to cell").fill("C3");
+    await page.getByRole("button", { name: "Go", exact: true }).click();
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-3-5");
+    await page.keyboard.press("ArrowLeft");
+    await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-3-3");
+    expect(await axe(page)).toEqual([]);
+    await screenshot("preview-formats", page);
+  });
+
+  it("keeps a workbook's frozen rows and column in place, runs text over empty cells, and spans merged cells", async () => {
+    const { page, session } = await signedInPage("bo");
+    const workbook = await budgetWorkbook();
+    // Kept beside the screenshots, for comparing with a spreadsheet program's rendering.
+    writeFileSync(join(SCREENSHOTS, "budget-2026.xlsx"), workbook);
+    const stored = await seed(session, "budget-2026.xlsx", workbook);
+    await page.goto(`${web.server.url}/files/${stored.id}`);
+    const grid = page.getByRole("grid", { name: "Cells of Budget 2026" });
+    await grid.waitFor();
+    await page.locator("#cell-3-3").filter({ hasText: "$2,500.00" }).waitFor();
+    expect(await page.locator("#cell-3-16").count()).toBe(0); // off to the right for now
+    await screenshot("preview-budget", page, { fullPage: false });
+    // The grid's top left, for docs/api.md to set beside a spreadsheet program's rendering.
+    const shown = await boxOf(grid);
+    await page.screenshot({
+      path: join(SCREENSHOTS, "workbook-cellar.png"),
+      clip: { x: shown.x, y: shown.y, width: Math.min(shown.width, 900), height: shown.height },
+    });
+
+    // A remark in B runs on over the empty months, all of it shown; a note is cut at the next value.
+    const remark = page.locator("#cell-12-2");
+    await remark.filter({ hasText: "Moved to the savings account" }).waitFor();
+    const remarkBox = await boxOf(remark);
+    expect(remarkBox.width).toBeGreaterThan(
+      (await boxOf(page.getByRole("columnheader", { name: "B", exact: true }))).width,
+    );
+    expect(await remark.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    expect(await remark.getAttribute("title")).toBeNull();
+    // The title's box spans A to F: the frozen column and the five after it.
+    const title = page.locator("#cell-1-1");
+    await title.filter({ hasText: "Household budget for 2026" }).waitFor();
+    const letterA = await boxOf(page.getByRole("columnheader", { name: "A", exact: true }));
+    const letterF = await boxOf(page.getByRole("columnheader", { name: "F", exact: true }));
+    expect((await boxOf(title)).x).toBeCloseTo(letterA.x, 0);
+    expect((await boxOf(title)).width).toBeCloseTo(letterF.x + letterF.width - letterA.x, 0);
+
+    // Scrolled down and to the right, the two frozen rows and the frozen column stay.
+    const corner = await boxOf(page.locator("#cell-2-1"));
+    const january = await boxOf(page.locator("#cell-2-3"));
+    const rowTwenty = await boxOf(page.locator("#cell-20-1"));
+    await grid.evaluate((element) => element.scrollBy({ top: 300 }));
+    await expect.poll(() => page.locator("#cell-3-1").count(), UNTIL).toBe(0);
+    expect(await boxOf(page.locator("#cell-2-1"))).toEqual(corner);
+    expect(await boxOf(page.locator("#cell-2-3"))).toEqual(january);
+    expect((await boxOf(page.locator("#cell-20-1"))).y).toBeLessThan(rowTwenty.y);
+    await grid.evaluate((element) => element.scrollBy({ left: 2000 }));
+    await expect.poll(() => page.locator("#cell-2-3").count(), UNTIL).toBe(0);
+    expect(await boxOf(page.locator("#cell-2-1"))).toEqual(corner);
+    expect((await boxOf(page.locator("#cell-20-1"))).x).toBe(rowTwenty.x);
+    await page.locator("#cell-20-16").filter({ hasText: "%" }).waitFor();
+    // A merged area whose top row has scrolled away is still one box, down to its last row.
+    const tall = page.locator("#cell-13-18");
+    await tall.filter({ hasText: "Paid from the joint account" }).waitFor();
+    expect(await tall.getAttribute("aria-rowspan")).toBe("18");
+    const tallBox = await boxOf(tall);
+    expect(tallBox.y).toBeLessThanOrEqual(corner.y + corner.height); // its top is under the frozen rows
+    expect(tallBox.y + tallBox.height).toBeCloseTo((await boxOf(page.locator("#cell-31-18"))).y, 0);
+    expect(await page.locator("#cell-20-18").count()).toBe(0);
+    await screenshot("preview-budget-scrolled", page, { fullPage: false });
+
+    // Ctrl+End goes to the last cell, Ctrl+Home back to A1 with the sheet at its top left.
+    await grid.focus();
+    await page.keyboard.press("Control+End");
+    await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-47-19");
+    await page.keyboard.press("Control+Home");
+    await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-1-1");
+    await page.locator("#cell-3-3").filter({ hasText: "$2,500.00" }).waitFor();
+    expect(await boxOf(page.locator("#cell-2-3"))).toEqual(january);
+    // The merged title is one stop for the arrows: right of it is G1, under it A2.
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-1-7");
+    await page.keyboard.press("ArrowLeft");
+    await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-1-1");
+    await expect
+      .poll(() => page.getByRole("status").last().textContent(), UNTIL)
+      .toBe("Row 1 of 47, column A, merged A1:F1");
+    await page.keyboard.press("ArrowDown");
+    await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-2-1");
+    expect(await axe(page)).toEqual([]);
+
+    // Dark, and on a phone: still readable, still clean for axe.
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.locator("#cell-3-3").filter({ hasText: "$2,500.00" }).waitFor();
+    expect(await axe(page)).toEqual([]);
+    await screenshot("preview-budget-dark", page, { fullPage: false });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator("#cell-3-1").filter({ hasText: "Rent" }).waitFor();
+    expect(await axe(page)).toEqual([]);
+    await screenshot("preview-budget-phone", page, { fullPage: false });
   });
 });

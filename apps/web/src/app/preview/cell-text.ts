@@ -3,38 +3,16 @@ import type { components } from "@cellar/client";
 export type CellValue = components["schemas"]["CellWindow"]["values"][number][number];
 export type CellType = NonNullable<NonNullable<components["schemas"]["CellWindow"]["types"]>[number][number]>;
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZone: "UTC" });
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, {
-  dateStyle: "medium",
-  timeStyle: "medium",
-  timeZone: "UTC",
-});
-
 /**
- * A workbook's date as the reader's locale writes it. The API gives dates as wall-clock
- * ISO text with no zone, so they are formatted in UTC, where the text means itself. A date
- * no calendar has (1900-02-29, which the 1900 date system counts) stays as the API wrote it.
+ * What a cell shows. A workbook's cells come from the API as its program displays them
+ * (`render=formatted`: each number, date and time by its number format), and a CSV's as
+ * the file has them, so this only writes booleans as spreadsheets do, and a text's lines
+ * side by side, as a cell that does not wrap shows them.
  */
-function dateText(iso: string): string {
-  const day = DATE.exec(iso);
-  const moment = day ?? DATE_TIME.exec(iso);
-  if (moment === null) return iso; // a time of day: 13:45:00 reads as it is
-  const [year = 0, month = 1, date = 1, hours = 0, minutes = 0, seconds = 0] = moment.slice(1).map(Number);
-  const utc = new Date(Date.UTC(year, month - 1, date, hours, minutes, seconds));
-  utc.setUTCFullYear(year); // Date.UTC reads years 0–99 as 1900–1999
-  if (utc.getUTCMonth() !== month - 1 || utc.getUTCDate() !== date) return iso;
-  return (day !== null ? dateFormat : dateTimeFormat).format(utc);
-}
-
-/** What a cell shows: text as it is, TRUE/FALSE, numbers as stored, dates as dates. */
-export function cellText(value: CellValue, type: CellType | null | undefined): string {
+export function cellText(value: CellValue): string {
   if (value === null) return "";
   if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
-  if (type === "date" && typeof value === "string") return dateText(value);
-  return String(value);
+  return String(value).replace(/\r\n?|\n/g, " ");
 }
 
 /**

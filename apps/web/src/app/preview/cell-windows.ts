@@ -32,7 +32,9 @@ function quoted(sheet: string): string {
 /**
  * The cells of one sheet, fetched from `GET /v1/files/:id/values` a block at a time as the
  * grid needs them and kept while they are recent. `onChange` is called when blocks arrive
- * or a request fails, so the grid can paint again.
+ * or a request fails, so the grid can paint again. With `formatted`, a workbook's cells come
+ * as its program shows them (`render=formatted`), their types beside them all the same, so
+ * numbers still line up right.
  */
 export class CellWindows {
   private readonly blocks = new Map<string, Block>();
@@ -41,12 +43,25 @@ export class CellWindows {
   /** The last failure, as the API or the network said it; null once a block arrives. */
   error: string | null = null;
 
-  constructor(
-    private readonly client: CellarClient,
-    private readonly fileId: string,
-    private readonly sheet: string,
-    private readonly onChange: () => void,
-  ) {}
+  private readonly client: CellarClient;
+  private readonly fileId: string;
+  private readonly sheet: string;
+  private readonly formatted: boolean;
+  private readonly onChange: () => void;
+
+  constructor(options: {
+    client: CellarClient;
+    fileId: string;
+    sheet: string;
+    formatted: boolean;
+    onChange: () => void;
+  }) {
+    this.client = options.client;
+    this.fileId = options.fileId;
+    this.sheet = options.sheet;
+    this.formatted = options.formatted;
+    this.onChange = options.onChange;
+  }
 
   /** A cell by row and column from 1; undefined while its block is not here yet. */
   cell(row: number, column: number): Cell | undefined {
@@ -103,10 +118,11 @@ export class CellWindows {
     const top = blockRow * BLOCK_ROWS + 1;
     const left = blockColumn * BLOCK_COLUMNS + 1;
     const range = `${quoted(this.sheet)}!${columnLetters(left)}${top}:${columnLetters(left + BLOCK_COLUMNS - 1)}${top + BLOCK_ROWS - 1}`;
+    const query = { range, types: "true", render: this.formatted ? "formatted" : "raw" } as const;
     this.asked.add(key);
     try {
       const { data, error, response } = await this.client.api.GET("/files/{id}/values", {
-        params: { path: { id: this.fileId }, query: { range, types: "true" } },
+        params: { path: { id: this.fileId }, query },
         signal: this.controller.signal,
       });
       if (data === undefined) throw await apiError(response, error);

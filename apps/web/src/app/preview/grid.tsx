@@ -3,88 +3,185 @@ import { useSignal } from "@preact/signals";
 import type { JSX } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef } from "preact/hooks";
 import { cellAlignment, cellText, columnLetters, parseCellReference } from "./cell-text.js";
-import { CellWindows } from "./cell-windows.js";
+import { BLOCK_COLUMNS, BLOCK_ROWS, CellWindows } from "./cell-windows.js";
+import { ColumnPositions, columnPixels, DEFAULT_DIGIT_WIDTH } from "./column-widths.js";
+import { type MergedArea, MergedAreas } from "./merged-areas.js";
 import { revealRow, scrollScale, visibleRows } from "./scroll-scale.js";
+import { CELL_INSET, type CellState, fitsIn, spillEnd, spillSourceBefore } from "./spill.js";
+import { TextMeasure } from "./text-measure.js";
 
 type Sheet = components["schemas"]["Sheet"];
 
-// The grid's geometry in CSS pixels; positions are computed from it, so styles.css only
-// paints (fixed sizes are what make a million rows addressable by arithmetic).
-const ROW_HEIGHT = 28;
-const COLUMN_WIDTH = 128;
-const ROW_HEADER_WIDTH = 80;
-const HEADER_HEIGHT = 28;
+// The grid's geometry in CSS pixels; positions are computed from it, so grid.css only
+// paints (fixed row heights are what make a million rows addressable by arithmetic).
+const ROW_HEIGHT = 24;
+const HEADER_HEIGHT = 24;
+/** A CSV's columns are as wide as their first rows' text, up to this many digits. */
+const CSV_MOST_CHARACTERS = 40;
 /** While the view moves, blocks are asked for at most this often (the last position always). */
 const FETCH_EVERY_MS = 40;
 
 const cellId = (row: number, column: number) => `cell-${row}-${column}`;
+const rangeText = (area: MergedArea) =>
+  `${columnLetters(area.left)}${area.top}:${columnLetters(area.right)}${area.bottom}`;
 
 /**
- * A sheet's cells as a spreadsheet shows them: column letters and row numbers that stay in
- * place, the first row frozen when it looks like a header, and only the cells in view in
- * the page (a screenful, whatever the sheet's size), fetched a block at a time.
+ * How a move shows its cell: `centre` puts its row mid-view; `toTop` and `toLeft` (jumps to
+ * the sheet's first row or column) scroll there even when the cell is in a frozen pane.
+ */
+interface Move {
+  readonly centre?: boolean;
+  readonly toTop?: boolean;
+  readonly toLeft?: boolean;
+}
+
+/**
+ * A sheet's cells as its author laid them out: each column as wide as the workbook says,
+ * text running on over empty cells to its right, merged cells drawn as one, the frozen
+ * rows and columns staying while the rest scrolls (a CSV's header row, when it has one),
+ * column letters and row numbers that stay in place. Only the cells in view are in the page
+ * (a screenful, whatever the sheet's size), fetched a block at a time.
  *
  * It is one focusable ARIA grid: arrows, Page Up/Down, Home/End and Ctrl+Home/End move
- * the active cell (announced through aria-activedescendant), and "Go to" jumps anywhere.
- * Its rows and cells are divs with ARIA roles, not a <table> (a table cannot hold a
- * million rows, nor place them by arithmetic), and only the grid itself takes focus, as
- * the ARIA grid pattern with aria-activedescendant asks; biome.json knows this file so.
+ * the active cell (announced through aria-activedescendant), a merged area counting as one
+ * cell, and "Go to" jumps anywhere. Its rows and cells are divs with ARIA roles, not a
+ * <table> (a table cannot hold a million rows, nor place them by arithmetic), and only the
+ * grid itself takes focus, as the ARIA grid pattern with aria-activedescendant asks;
+ * biome.json knows this file so.
+ *
+ * Panes: the frozen rows and the scrolling rows are each a clipping layer; within a row,
+ * cells of the frozen columns lie above the scrolling ones, which slide under them. A
+ * merged area across a pane's edge is drawn in each pane it reaches, as spreadsheet programs
+ * draw it; the copy outside its top-left cell's pane is hidden from assistive technology.
  */
 export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet }) {
   const { sheet } = props;
+  const csv = sheet.csv !== undefined;
   const scroller = useRef<HTMLDivElement>(null);
   const size = useSignal({ width: 0, height: 0 });
   const scroll = useSignal({ top: 0, left: 0 });
   const active = useSignal({ row: 1, column: 1 });
   const painted = useSignal(0);
   const goToError = useSignal<string | null>(null);
+  const digit = useSignal(DEFAULT_DIGIT_WIDTH);
+  const csvWidths = useSignal<readonly number[] | null>(null);
   // A position the app scrolled to, kept exact: the scroll offset itself is rounded.
   const placed = useRef<{ scrollTop: number; virtualTop: number } | null>(null);
+  const measure = useMemo(() => new TextMeasure(), []);
   const windows = useMemo(
-    () => new CellWindows(props.client, props.fileId, sheet.name, () => painted.value++),
-    [props.client, props.fileId, sheet.name],
+    () =>
+      new CellWindows({
+        client: props.client,
+        fileId: props.fileId,
+        sheet: sheet.name,
+        formatted: !csv,
+        onChange: () => painted.value++,
+      }),
+    [props.client, props.fileId, sheet.name, csv],
   );
   useEffect(() => () => windows.close(), [windows]);
 
   useLayoutEffect(() => {
     const element = scroller.current as HTMLDivElement;
-    const measure = () => (size.value = { width: element.clientWidth, height: element.clientHeight });
-    measure();
-    const observer = new ResizeObserver(measure);
+    const measureView = () => (size.value = { width: element.clientWidth, height: element.clientHeight });
+    measureView();
+    measure.use(element);
+    digit.value = measure.digitWidth();
+    const observer = new ResizeObserver(measureView);
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
 
   const rows = sheet.row_count;
   const columns = sheet.column_count;
-  const frozen = sheet.header_row && rows > 1 ? 1 : 0;
-  const bodyRows = rows - frozen;
-  const bodyTop = HEADER_HEIGHT + frozen * ROW_HEIGHT;
+  const csvHeader = csv && sheet.header_row && rows > 1;
+  const merges = useMemo(() => new MergedAreas(sheet.merged), [sheet.merged]);
+  const positions = useMemo(() => {
+    const widths = new Array<number>(columns);
+    for (let index = 0; index < columns; index++) {
+      widths[index] = csv
+        ? (csvWidths.value?.[index] ?? columnPixels(null, digit.value))
+        : columnPixels(sheet.column_widths[index] ?? sheet.default_column_width, digit.value);
+    }
+    return new ColumnPositions(widths);
+  }, [columns, csv, sheet.column_widths, sheet.default_column_width, csvWidths.value, digit.value]);
+
+  // A CSV's columns take the width of the text in its first block (once: columns that
+  // changed width later would move what the reader is looking at), within bounds.
+  useEffect(() => {
+    if (!csv || csvWidths.value !== null || windows.cell(1, 1) === undefined) return;
+    const least = columnPixels(null, digit.value);
+    const most = columnPixels(CSV_MOST_CHARACTERS, digit.value);
+    const widths: number[] = [];
+    for (let column = 1; column <= Math.min(columns, BLOCK_COLUMNS); column++) {
+      let widest = 0;
+      for (let row = 1; row <= Math.min(rows, BLOCK_ROWS); row++) {
+        const text = cellText(windows.cell(row, column)?.value ?? null);
+        if (text !== "") widest = Math.max(widest, measure.width(text, csvHeader && row === 1));
+      }
+      widths.push(Math.min(Math.max(Math.ceil(widest + CELL_INSET), least), most));
+    }
+    csvWidths.value = widths;
+  }, [painted.value, digit.value]);
+
+  // Frozen panes never take the whole view: the rows leave two rows to scroll, the columns
+  // half the width (a phone still scrolls a workbook that freezes wide columns).
+  const wantedFrozen = csv ? { rows: csvHeader ? 1 : 0, columns: 0 } : sheet.frozen;
+  const frozenRows = Math.max(
+    0,
+    Math.min(wantedFrozen.rows, rows, Math.floor((size.value.height - HEADER_HEIGHT) / ROW_HEIGHT) - 2),
+  );
+  const rowHeaderWidth = Math.max(40, Math.ceil(String(rows).length * digit.value * 0.9) + 16);
+  const viewWidth = Math.max(0, size.value.width - rowHeaderWidth);
+  let frozenColumns = 0;
+  while (
+    frozenColumns < Math.min(wantedFrozen.columns, columns) &&
+    positions.left(frozenColumns + 2) <= viewWidth / 2
+  ) {
+    frozenColumns++;
+  }
+  const frozenWidth = positions.left(frozenColumns + 1);
+  const frozenHeight = frozenRows * ROW_HEIGHT;
+
+  const bodyRows = rows - frozenRows;
+  const bodyTop = HEADER_HEIGHT + frozenHeight;
   const bodyView = Math.max(0, size.value.height - bodyTop);
   const scale = scrollScale(bodyRows * ROW_HEIGHT, bodyView);
   const exact = placed.current !== null && Math.abs(placed.current.scrollTop - scroll.value.top) < 1;
   const virtualTop = exact ? (placed.current?.virtualTop ?? 0) : scale.virtualTop(scroll.value.top);
   const body = visibleRows(virtualTop, ROW_HEIGHT, bodyView, bodyRows);
-  const firstColumn = Math.min(Math.floor(scroll.value.left / COLUMN_WIDTH), Math.max(columns - 1, 0));
-  const offsetX = scroll.value.left - firstColumn * COLUMN_WIDTH;
-  const columnCount = Math.max(
-    0,
-    Math.min(columns - firstColumn, Math.ceil((size.value.width - ROW_HEADER_WIDTH + offsetX) / COLUMN_WIDTH)),
-  );
-  const firstRow = frozen + body.first + 1;
+  const firstRow = frozenRows + body.first + 1;
   const lastRow = firstRow + body.count - 1;
-  const lastColumn = firstColumn + columnCount;
-  const csv = sheet.csv !== undefined;
+
+  const scrollLeft = scroll.value.left;
+  const scrolling = frozenColumns < columns && viewWidth > frozenWidth;
+  const firstColumn = scrolling ? Math.max(frozenColumns + 1, positions.at(scrollLeft + frozenWidth)) : columns + 1;
+  const lastColumn = scrolling ? Math.max(firstColumn, positions.at(scrollLeft + viewWidth - 0.5)) : columns;
+  /** Where a column starts in the stage, in its pane. */
+  const xOf = (column: number, frozen: boolean) => rowHeaderWidth + positions.left(column) - (frozen ? 0 : scrollLeft);
+
+  // The row and column stretches in view, by pane.
+  const rowPanes = [
+    ...(frozenRows > 0 ? [{ frozen: true, first: 1, last: frozenRows }] : []),
+    ...(body.count > 0 ? [{ frozen: false, first: firstRow, last: lastRow }] : []),
+  ];
+  const columnPanes = [
+    ...(frozenColumns > 0 ? [{ frozen: true, first: 1, last: frozenColumns }] : []),
+    ...(scrolling ? [{ frozen: false, first: firstColumn, last: lastColumn }] : []),
+  ];
 
   // Ask for what is in view: at once when the view settles, and every FETCH_EVERY_MS
   // while it keeps moving, so dragging the scroll bar across a million rows asks for the
   // places it pauses at, not for every row it passes.
+  const anchors: (readonly [number, number])[] = [];
   const wanted = useRef<() => void>(() => undefined);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   wanted.current = () => {
-    if (columnCount === 0) return;
-    if (frozen === 1) windows.want(1, 1, firstColumn + 1, lastColumn);
-    if (body.count > 0) windows.want(firstRow, lastRow, firstColumn + 1, lastColumn);
+    for (const rowPane of rowPanes) {
+      for (const columnPane of columnPanes)
+        windows.want(rowPane.first, rowPane.last, columnPane.first, columnPane.last);
+    }
+    for (const [row, column] of anchors) windows.want(row, row, column, column);
   };
   useEffect(() => {
     if (timer.current !== null) return;
@@ -92,47 +189,69 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
       timer.current = null;
       wanted.current();
     }, FETCH_EVERY_MS);
-  }, [firstRow, lastRow, firstColumn, lastColumn]);
+  }, [firstRow, lastRow, firstColumn, lastColumn, frozenRows, frozenColumns, merges]);
   useEffect(() => () => clearTimeout(timer.current ?? undefined), []);
 
   /** Scrolls the least that shows a cell (or, with `centre`, puts its row mid-view). */
-  function reveal(row: number, column: number, centre = false) {
+  function reveal(row: number, column: number, how: Move) {
     const element = scroller.current as HTMLDivElement;
-    if (row > frozen) {
-      const index = row - frozen - 1;
-      const target = centre
+    const place = (target: number) => {
+      element.scrollTop = scale.scrollTop(target);
+      placed.current = { scrollTop: element.scrollTop, virtualTop: target };
+    };
+    if (row > frozenRows) {
+      const index = row - frozenRows - 1;
+      const target = how.centre
         ? Math.min(Math.max(index * ROW_HEIGHT - (bodyView - ROW_HEIGHT) / 2, 0), scale.maxVirtualTop)
         : revealRow(index, virtualTop, ROW_HEIGHT, bodyView);
-      if (target !== virtualTop) {
-        element.scrollTop = scale.scrollTop(target);
-        placed.current = { scrollTop: element.scrollTop, virtualTop: target };
-      }
+      if (target !== virtualTop) place(target);
+    } else if (how.toTop && virtualTop !== 0) {
+      // A frozen row is always in view, but a jump to the top brings the rows under it back too.
+      place(0);
     }
-    const left = (column - 1) * COLUMN_WIDTH;
-    const viewWidth = size.value.width - ROW_HEADER_WIDTH;
-    if (left < element.scrollLeft) element.scrollLeft = left;
-    else if (left + COLUMN_WIDTH > element.scrollLeft + viewWidth) element.scrollLeft = left + COLUMN_WIDTH - viewWidth;
+    if (column > frozenColumns) {
+      const right = merges.at(row, column)?.right ?? column;
+      const showsLeft = positions.left(column) - frozenWidth;
+      const showsRight = positions.left(right + 1) - viewWidth;
+      if (element.scrollLeft > showsLeft) element.scrollLeft = showsLeft;
+      else if (element.scrollLeft < showsRight) element.scrollLeft = Math.min(showsLeft, showsRight);
+    } else if (how.toLeft) {
+      element.scrollLeft = 0;
+    }
     scroll.value = { top: element.scrollTop, left: element.scrollLeft };
   }
 
-  function moveTo(row: number, column: number, centre = false) {
-    const next = { row: Math.min(Math.max(row, 1), rows), column: Math.min(Math.max(column, 1), columns) };
+  /** Makes a cell active (a merged area's top-left one for any of its cells) and shows it. */
+  function moveTo(row: number, column: number, how: Move = {}) {
+    const clamped = { row: Math.min(Math.max(row, 1), rows), column: Math.min(Math.max(column, 1), columns) };
+    const area = merges.at(clamped.row, clamped.column);
+    const next = area === undefined ? clamped : { row: area.top, column: area.left };
     active.value = next;
-    reveal(next.row, next.column, centre);
+    reveal(next.row, next.column, how);
   }
 
   function onKeyDown(event: JSX.TargetedKeyboardEvent<HTMLDivElement>) {
     const { row, column } = active.value;
+    // From a merged area, a step leaves it by its far side.
+    const area = merges.at(row, column);
+    const bottom = area?.bottom ?? row;
+    const right = area?.right ?? column;
     const page = Math.max(1, Math.floor(bodyView / ROW_HEIGHT) - 1);
     const jump = event.ctrlKey || event.metaKey;
+    /** The next column shown, stepping from `from` (hidden columns are passed over, as spreadsheets do). */
+    const shownColumn = (from: number, step: 1 | -1) => {
+      let next = from;
+      while (next >= 1 && next <= columns && positions.width(next) === 0) next += step;
+      return next < 1 || next > columns ? column : next;
+    };
     const moves: Record<string, () => void> = {
-      ArrowDown: () => moveTo(jump ? rows : row + 1, column),
-      ArrowUp: () => moveTo(jump ? 1 : row - 1, column),
-      ArrowRight: () => moveTo(row, jump ? columns : column + 1),
-      ArrowLeft: () => moveTo(row, jump ? 1 : column - 1),
-      PageDown: () => moveTo(row + page, column),
+      ArrowDown: () => moveTo(jump ? rows : bottom + 1, column),
+      ArrowUp: () => moveTo(jump ? 1 : row - 1, column, { toTop: jump }),
+      ArrowRight: () => moveTo(row, jump ? columns : shownColumn(right + 1, 1)),
+      ArrowLeft: () => moveTo(row, jump ? 1 : shownColumn(column - 1, -1), { toLeft: jump }),
+      PageDown: () => moveTo(bottom + page, column),
       PageUp: () => moveTo(row - page, column),
-      Home: () => moveTo(jump ? 1 : row, 1),
+      Home: () => moveTo(jump ? 1 : row, 1, { toTop: jump, toLeft: true }),
       End: () => moveTo(jump ? rows : row, columns),
     };
     const move = moves[event.key];
@@ -161,78 +280,275 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
       return;
     }
     goToError.value = null;
-    moveTo(target.row, target.column, true);
+    moveTo(target.row, target.column, { centre: true, toTop: true, toLeft: true });
     scroller.current?.focus();
   }
 
-  const cellsOf = (row: number, top: number) => {
-    const cells: JSX.Element[] = [];
-    for (let index = 0; index < columnCount; index++) {
-      const column = firstColumn + index + 1;
-      const cell = windows.cell(row, column);
-      const text = cell === undefined ? "" : cellText(cell.value, cell.type);
-      const isActive = active.value.row === row && active.value.column === column;
-      const align =
-        cell === undefined || (frozen === 1 && row === 1)
-          ? "start"
-          : cellAlignment(cell.type, csv ? sheet.column_types[column - 1] : null);
-      cells.push(
+  // --- What is drawn -------------------------------------------------------------------
+
+  void painted.value; // read, so blocks arriving paint again
+  let activeShown = false;
+  const isFree = (row: number, column: number) =>
+    windows.cell(row, column)?.value === null && merges.at(row, column) === undefined;
+  const stateOf = (row: number, column: number): CellState => {
+    const cell = windows.cell(row, column);
+    if (cell === undefined || merges.at(row, column) !== undefined) return "blocked";
+    if (cell.value === null) return "free";
+    return alignmentOf(row, column) === "start" ? "text" : "blocked";
+  };
+  function alignmentOf(row: number, column: number) {
+    const cell = windows.cell(row, column);
+    if (cell === undefined || cell.value === null || (csvHeader && row === 1)) return "start";
+    return cellAlignment(cell.type, csv ? sheet.column_types[column - 1] : null);
+  }
+
+  /**
+   * One cell's box: `width` px from `left`, its text as a spreadsheet program draws it.
+   * Left-aligned text wider than the cell spills over free cells to its right (up to
+   * `limit`), and is cut at the first one that is not; a number or date that does not fit
+   * shows ### (its text still named for assistive technology and in its tooltip).
+   */
+  function cellBox(options: {
+    row: number;
+    column: number;
+    left: number;
+    width: number;
+    frozen: boolean;
+    limit: number | null;
+    style?: JSX.CSSProperties;
+    area?: MergedArea;
+    copy?: boolean;
+  }): JSX.Element {
+    const { row, column, frozen, area, copy = false } = options;
+    const cell = windows.cell(row, column);
+    const text = cellText(cell?.value ?? null);
+    const bold = csvHeader && row === 1;
+    const align = alignmentOf(row, column);
+    let width = options.width;
+    let shown = text;
+    let cut = false;
+    let spills = false;
+    if (text !== "" && width > 0) {
+      const textWidth = measure.width(text, bold);
+      if (!fitsIn(textWidth, width)) {
+        if (align === "start" && options.limit !== null) {
+          const end = spillEnd({
+            column,
+            textWidth,
+            columns: positions,
+            limit: options.limit,
+            isFree: (next) => isFree(row, next),
+          });
+          spills = end > column;
+          width = positions.span(column, end);
+        }
+        cut = !fitsIn(textWidth, width);
+        if (cut && align === "end") {
+          shown = "#".repeat(Math.max(1, Math.floor((width - CELL_INSET) / measure.width("#"))));
+        }
+      }
+    }
+    // A merged area's copy in another pane is outlined too: the two outlines make one.
+    const isActive = active.value.row === row && active.value.column === column;
+    if (isActive && !copy) activeShown = true;
+    const classes = ["cell", `align-${align}`];
+    if (cell?.type === "error") classes.push("error");
+    if (bold) classes.push("header");
+    if (frozen) classes.push("frozen-column");
+    if (spills) classes.push("spills");
+    if (width === 0) classes.push("hidden-column");
+    if (isActive) classes.push("active");
+    const style = { left: `${options.left}px`, width: `${width}px`, ...options.style };
+    const title = cut ? text : undefined;
+    if (copy) {
+      return (
         <div
-          role="gridcell"
-          key={column}
-          id={cellId(row, column)}
-          aria-colindex={column + 1}
-          aria-selected={isActive}
+          key={`copy-${row}-${column}-${frozen}`}
+          aria-hidden="true"
           data-row={row}
           data-column={column}
-          class={`cell align-${align}${cell?.type === "error" ? " error" : ""}${isActive ? " active" : ""}`}
-          style={{ left: `${ROW_HEADER_WIDTH + index * COLUMN_WIDTH - offsetX}px`, width: `${COLUMN_WIDTH}px` }}
-          title={text.length > 14 ? text : undefined}
+          class={classes.join(" ")}
+          style={style}
         >
-          {text}
-        </div>,
+          {shown}
+        </div>
       );
     }
+    return (
+      <div
+        role="gridcell"
+        key={column}
+        id={cellId(row, column)}
+        aria-colindex={column + 1}
+        aria-selected={isActive}
+        {...(area === undefined
+          ? {}
+          : { "aria-rowspan": area.bottom - area.top + 1, "aria-colspan": area.right - area.left + 1 })}
+        {...(shown === text ? {} : { "aria-label": text })}
+        data-row={row}
+        data-column={column}
+        class={classes.join(" ")}
+        style={style}
+        title={title}
+      >
+        {shown}
+      </div>
+    );
+  }
+
+  // Merged areas in view: the cells they cover are not drawn one by one; each area is one
+  // box in every pane it reaches, hung on a row of that pane.
+  const covered = new Set<string>();
+  /** Boxes to add to a row's cells, by pane and row. */
+  const hung = new Map<string, JSX.Element[]>();
+  /** Rows above the view holding the top-left cell of an area that reaches into it. */
+  const anchorRows = new Map<number, number>();
+  const hang = (frozenPane: boolean, row: number, box: JSX.Element) => {
+    const key = `${frozenPane}:${row}`;
+    const boxes = hung.get(key);
+    if (boxes === undefined) hung.set(key, [box]);
+    else boxes.push(box);
+  };
+  const lastInView = Math.max(frozenColumns, scrolling ? lastColumn : 0);
+  for (const rowPane of rowPanes) {
+    const paneHeight = rowPane.frozen ? frozenHeight : bodyView;
+    /** Where a row's top is in its pane's layer. */
+    const topOf = (row: number) =>
+      rowPane.frozen ? (row - 1) * ROW_HEIGHT : (row - firstRow) * ROW_HEIGHT - body.offset;
+    for (const area of merges.touching(rowPane.first, rowPane.last, 1, lastInView)) {
+      for (const columnPane of columnPanes) {
+        if (area.left > columnPane.last || area.right < columnPane.first) continue;
+        for (let row = Math.max(area.top, rowPane.first); row <= Math.min(area.bottom, rowPane.last); row++) {
+          const to = Math.min(area.right, columnPane.last);
+          for (let column = Math.max(area.left, columnPane.first); column <= to; column++)
+            covered.add(`${row}:${column}`);
+        }
+        // The box, clamped to a row's height beyond its pane so a tall area stays within
+        // what browsers can lay out; its text sits at its bottom, as spreadsheets put it.
+        const top = Math.max(topOf(area.top), -ROW_HEIGHT);
+        const bottom = Math.min(topOf(area.bottom + 1), paneHeight + ROW_HEIGHT);
+        const ownPane = area.top <= frozenRows === rowPane.frozen && area.left <= frozenColumns === columnPane.frozen;
+        let host = area.top;
+        if (area.top < rowPane.first) {
+          if (ownPane) anchorRows.set(area.top, top);
+          else host = rowPane.first;
+        }
+        const hostTop = host === area.top && area.top < rowPane.first ? top : topOf(host);
+        const width = positions.span(area.left, area.right);
+        const beyondFrozen = positions.left(area.right + 1) - frozenWidth;
+        anchors.push([area.top, area.left]);
+        hang(
+          rowPane.frozen,
+          host,
+          cellBox({
+            row: area.top,
+            column: area.left,
+            left: xOf(area.left, columnPane.frozen),
+            width,
+            frozen: columnPane.frozen,
+            limit: null,
+            area,
+            copy: !ownPane,
+            style: {
+              top: `${top - hostTop}px`,
+              height: `${bottom - top}px`,
+              paddingTop: `${Math.max(0, bottom - top - ROW_HEIGHT)}px`,
+              ...(columnPane.frozen && beyondFrozen > 0 ? { clipPath: `inset(0 ${beyondFrozen}px 0 0)` } : {}),
+            },
+          }),
+        );
+      }
+    }
+  }
+
+  /** A row's cells in view: the frozen columns', the scrolling ones', and text spilling in from the left. */
+  function rowElement(row: number, top: number, frozenPane: boolean): JSX.Element {
+    const cells: JSX.Element[] = [];
+    const add = (column: number, frozen: boolean) => {
+      if (covered.has(`${row}:${column}`)) return;
+      cells.push(
+        cellBox({
+          row,
+          column,
+          left: xOf(column, frozen),
+          width: positions.width(column),
+          frozen,
+          limit: frozen ? frozenColumns : columns,
+        }),
+      );
+    };
+    for (let column = 1; column <= frozenColumns; column++) add(column, true);
+    if (scrolling) {
+      const source = spillSourceBefore(firstColumn, frozenColumns + 1, (column) => stateOf(row, column));
+      if (source !== null) add(source, false);
+      for (let column = firstColumn; column <= lastColumn; column++) add(column, false);
+    }
+    cells.push(...(hung.get(`${frozenPane}:${row}`) ?? []));
     return (
       <div
         role="row"
         key={row}
         aria-rowindex={row + 1}
-        class={frozen === 1 && row === 1 ? "grid-row frozen" : "grid-row"}
+        class="grid-row"
         style={{ top: `${top}px`, height: `${ROW_HEIGHT}px` }}
       >
-        <div role="rowheader" class="row-number" style={{ width: `${ROW_HEADER_WIDTH}px` }}>
+        <div
+          role="rowheader"
+          class={active.value.row === row ? "row-number active" : "row-number"}
+          style={{ width: `${rowHeaderWidth}px` }}
+        >
           {row}
         </div>
         {cells}
       </div>
     );
-  };
-
-  const bodyRowElements: JSX.Element[] = [];
-  for (let index = 0; index < body.count; index++) {
-    bodyRowElements.push(cellsOf(firstRow + index, bodyTop + index * ROW_HEIGHT - body.offset));
   }
-  const header: JSX.Element[] = [];
-  for (let index = 0; index < columnCount; index++) {
-    const column = firstColumn + index + 1;
-    header.push(
+
+  const frozenRowElements: JSX.Element[] = [];
+  for (let row = 1; row <= frozenRows; row++) frozenRowElements.push(rowElement(row, (row - 1) * ROW_HEIGHT, true));
+  const bodyRowElements: JSX.Element[] = [];
+  for (const [row, top] of [...anchorRows].sort(([a], [b]) => a - b)) {
+    bodyRowElements.push(
       <div
-        role="columnheader"
-        key={column}
-        aria-colindex={column + 1}
-        class={active.value.column === column ? "column-letter active" : "column-letter"}
-        style={{ left: `${ROW_HEADER_WIDTH + index * COLUMN_WIDTH - offsetX}px`, width: `${COLUMN_WIDTH}px` }}
+        role="row"
+        key={row}
+        aria-rowindex={row + 1}
+        class="grid-row"
+        style={{ top: `${top}px`, height: `${ROW_HEIGHT}px` }}
       >
-        {columnLetters(column)}
+        {hung.get(`false:${row}`)}
       </div>,
     );
   }
-  const activeShown =
-    active.value.column > firstColumn &&
-    active.value.column <= lastColumn &&
-    ((active.value.row >= firstRow && active.value.row <= lastRow) || (frozen === 1 && active.value.row === 1));
-  void painted.value; // read, so blocks arriving paint again
+  for (let index = 0; index < body.count; index++) {
+    bodyRowElements.push(rowElement(firstRow + index, index * ROW_HEIGHT - body.offset, false));
+  }
+
+  const letters: JSX.Element[] = [];
+  for (const columnPane of columnPanes) {
+    for (let column = columnPane.first; column <= columnPane.last; column++) {
+      const classes = ["column-letter"];
+      if (columnPane.frozen) classes.push("frozen-column");
+      if (positions.width(column) === 0) classes.push("hidden-column");
+      if (active.value.column === column) classes.push("active");
+      letters.push(
+        <div
+          role="columnheader"
+          key={column}
+          aria-colindex={column + 1}
+          class={classes.join(" ")}
+          style={{ left: `${xOf(column, columnPane.frozen)}px`, width: `${positions.width(column)}px` }}
+        >
+          {columnLetters(column)}
+        </div>,
+      );
+    }
+  }
+
+  const activeArea = merges.at(active.value.row, active.value.column);
+  const busy = rowPanes.some((rowPane) =>
+    columnPanes.some((columnPane) => windows.loading(rowPane.first, rowPane.last, columnPane.first, columnPane.last)),
+  );
 
   return (
     <>
@@ -242,7 +558,9 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
         <button type="submit">Go</button>
         <span role="status" class="status">
           {goToError.value ??
-            `Row ${active.value.row.toLocaleString()} of ${rows.toLocaleString()}, column ${columnLetters(active.value.column)}`}
+            `Row ${active.value.row.toLocaleString()} of ${rows.toLocaleString()}, column ${columnLetters(active.value.column)}${
+              activeArea === undefined ? "" : `, merged ${rangeText(activeArea)}`
+            }`}
         </span>
       </form>
       <div
@@ -254,7 +572,7 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
         aria-rowcount={rows + 1}
         aria-colcount={columns + 1}
         aria-activedescendant={activeShown ? cellId(active.value.row, active.value.column) : undefined}
-        aria-busy={windows.loading(firstRow, Math.max(lastRow, firstRow), firstColumn + 1, lastColumn)}
+        aria-busy={busy}
         onScroll={onScroll}
         onKeyDown={onKeyDown}
         onPointerDown={onPointerDown}
@@ -264,20 +582,38 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
           role="presentation"
           style={{ width: `${size.value.width}px`, height: `${size.value.height}px` }}
         >
-          {bodyRowElements}
-          {frozen === 1 && cellsOf(1, HEADER_HEIGHT)}
           <div role="row" aria-rowindex={1} class="grid-row letters" style={{ height: `${HEADER_HEIGHT}px` }}>
-            <div role="columnheader" class="row-number corner" style={{ width: `${ROW_HEADER_WIDTH}px` }}>
+            <div role="columnheader" class="row-number corner" style={{ width: `${rowHeaderWidth}px` }}>
               <span class="visually-hidden">Row</span>
             </div>
-            {header}
+            {letters}
           </div>
+          {frozenRows > 0 && (
+            <div
+              class="pane frozen-rows"
+              role="presentation"
+              style={{ top: `${HEADER_HEIGHT}px`, height: `${frozenHeight}px` }}
+            >
+              {frozenRowElements}
+            </div>
+          )}
+          <div class="pane body-rows" role="presentation" style={{ top: `${bodyTop}px`, height: `${bodyView}px` }}>
+            {bodyRowElements}
+          </div>
+          {frozenRows > 0 && <div class="freeze-line across" aria-hidden="true" style={{ top: `${bodyTop - 1}px` }} />}
+          {frozenColumns > 0 && (
+            <div
+              class="freeze-line down"
+              aria-hidden="true"
+              style={{ left: `${rowHeaderWidth + frozenWidth - 1}px` }}
+            />
+          )}
         </div>
         <div
           class="grid-spacer"
           aria-hidden="true"
           style={{
-            width: `${ROW_HEADER_WIDTH + columns * COLUMN_WIDTH}px`,
+            width: `${rowHeaderWidth + positions.total}px`,
             height: `${bodyTop + scale.physicalHeight}px`,
             marginTop: `${-size.value.height}px`,
           }}
