@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Route } from "playwright-core";
+import type { Page, Route } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { startServer } from "../src/server.js";
 import {
@@ -35,6 +35,12 @@ describe("the web app", { timeout: TEST_MS }, () => {
     requestLink,
     elsewhere,
   } = web;
+
+  /** Runs one of a file's actions from its menu, as a pointer would. */
+  async function fromMenu(page: Page, fileName: string, action: string) {
+    await page.getByRole("button", { name: `Actions for ${fileName}`, exact: true }).click();
+    await page.getByRole("menuitem", { name: action, exact: true }).click();
+  }
 
   it("serves the app at its routes, never cached, with a strict CSP; its hashed files for a year; the API's 404s stay JSON", async () => {
     for (const route of ["/", "/files", "/files/file_x", "/trash", "/account", "/sign-in?token=abc"]) {
@@ -98,6 +104,10 @@ describe("the web app", { timeout: TEST_MS }, () => {
     expect((await api("/users/me", jwt)).status).toBe(200);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in to Cellar" }).waitFor();
+    // The sign-in page says why it is back.
+    await page.getByRole("status").filter({ hasText: "You are signed out." }).waitFor();
+    expect(await axe(page)).toEqual([]);
+    await screenshot("signed-out", page);
     expect(await tokenOf(page)).toBeNull();
     expect((await api("/users/me", jwt)).status).toBe(401);
 
@@ -167,24 +177,34 @@ describe("the web app", { timeout: TEST_MS }, () => {
     const names = ((await (await api("/files?per_page=100", session.jwt)).json()) as FileJson[]).map((f) => f.name);
     expect(names.sort()).toEqual(["book.xlsx", "budget.csv", "legacy.sheet"]);
 
-    // Rename by keyboard: the field takes focus with the name selected; Escape leaves it.
+    // Rename from the file's menu: the field takes focus with the name selected; Escape
+    // leaves it, and focus goes back to the menu's button.
     const renameField = "document.activeElement?.getAttribute('aria-label') === 'New name for budget.csv'";
-    await page.getByRole("button", { name: "Rename budget.csv" }).click();
+    await fromMenu(page, "budget.csv", "Rename");
     await page.waitForFunction(renameField);
     await page.keyboard.press("Escape");
     await page.getByLabel("New name for budget.csv").waitFor({ state: "detached" });
-    await page.getByRole("button", { name: "Rename budget.csv" }).click();
+    await page.waitForFunction("document.activeElement?.getAttribute('aria-label') === 'Actions for budget.csv'");
+    await fromMenu(page, "budget.csv", "Rename");
     await page.waitForFunction(renameField);
     await page.keyboard.type("Budget 2026");
     await page.keyboard.press("Enter");
     await page.getByRole("link", { name: "Budget 2026", exact: true }).waitFor();
-    await page.getByRole("button", { name: "Share Budget 2026" }).click();
-    await page.getByText("public", { exact: true }).waitFor();
-    await expect(page.getByRole("status").first().textContent()).resolves.toMatch(/\/files\/file_[a-z2-7]+/);
+    // Shared: the dialog gives the file's link.
+    await fromMenu(page, "Budget 2026", "Share");
+    const dialog = page.getByRole("dialog", { name: "Budget 2026 is shared" });
+    expect(await dialog.getByRole("textbox", { name: "Link to Budget 2026" }).inputValue()).toMatch(
+      new RegExp(`^${web.server.url}/files/file_[a-z2-7]+$`),
+    );
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await page.getByText("Shared", { exact: true }).waitFor();
     await screenshot("files", page);
 
+    // A download says it has started.
     const saved = page.waitForEvent("download");
-    await page.getByRole("button", { name: "Download Budget 2026" }).click();
+    await fromMenu(page, "Budget 2026", "Download");
+    await page.getByRole("status").filter({ hasText: "Download started: Budget 2026" }).waitFor();
     const download = await saved;
     expect(download.suggestedFilename()).toBe("Budget 2026.csv");
     expect(readFileSync((await download.path()) as string, "utf8")).toBe(BUDGET_ROWS);
@@ -250,7 +270,7 @@ describe("the web app", { timeout: TEST_MS }, () => {
     // Trashed behind the list's back: Download says why it cannot, and the page stays.
     await page.getByRole("link", { name: "Budget 2026", exact: true }).waitFor();
     expect((await api(`/files/${budget.id}`, jwt, { method: "DELETE" })).status).toBe(200);
-    await page.getByRole("button", { name: "Download Budget 2026" }).click();
+    await fromMenu(page, "Budget 2026", "Download");
     await expect.poll(() => page.getByRole("status").first().textContent(), UNTIL).toMatch(/in the trash/i);
     expect(new URL(page.url()).pathname).toBe("/files");
     expect((await api(`/files/${budget.id}/restore`, jwt, { method: "POST" })).status).toBe(200);
@@ -264,7 +284,7 @@ describe("the web app", { timeout: TEST_MS }, () => {
     await page.getByRole("link", { name: "book.xlsx", exact: true }).waitFor({ state: "detached" });
 
     await page.getByRole("link", { name: "Trash" }).click();
-    await page.getByRole("cell", { name: "legacy.sheet", exact: true }).waitFor();
+    await page.getByRole("row", { name: /legacy\.sheet/ }).waitFor();
     expect(await page.getByRole("columnheader", { name: "Deleted for good after" }).count()).toBe(1);
     const purge = await page
       .getByRole("row", { name: /legacy\.sheet/ })
@@ -281,10 +301,10 @@ describe("the web app", { timeout: TEST_MS }, () => {
 
     // One at a time too.
     await page.getByRole("link", { name: "Files" }).click();
-    await page.getByRole("button", { name: "Move to trash Budget 2026" }).click();
+    await fromMenu(page, "Budget 2026", "Move to trash");
     await page.getByText("Budget 2026 is in the trash.").waitFor();
     await page.getByRole("link", { name: "Trash" }).click();
-    await page.getByRole("button", { name: "Restore Budget 2026" }).click();
+    await fromMenu(page, "Budget 2026", "Restore");
     await page.getByText("The trash is empty").waitFor();
     await page.getByRole("link", { name: "Files" }).click();
     await page.getByRole("link", { name: "Budget 2026", exact: true }).waitFor();
@@ -305,31 +325,353 @@ describe("the web app", { timeout: TEST_MS }, () => {
     });
   });
 
-  it("fits a phone's width and reads in dark mode, with no accessibility violations", async () => {
-    const { page, session } = await signedInPage("bo", {
-      context: { viewport: { width: 390, height: 844 }, colorScheme: "dark" },
-    });
-    await seedTheUsualFiles(session, "id,amount\n1,2\n");
-    for (const [path, ready, name] of [
-      ["/files", "Your files", "phone-dark-files"],
-      ["/trash", "Trash", "phone-dark-trash"],
-      ["/account", "Account", "phone-dark-account"],
+  it("opens a file's menu from the keyboard: Enter, Space and the arrows open it, arrows move, Escape closes it and gives focus back", async () => {
+    const { page, session } = await signedInPage("fay");
+    await seed(session, "budget.csv", "a\n1\n");
+    await page.reload();
+    const button = page.getByRole("button", { name: "Actions for budget.csv", exact: true });
+    const menu = page.getByRole("menu", { name: "Actions for budget.csv" });
+    // The focused menu item's text, or the focused element's own name.
+    const focused = () =>
+      page.evaluate(
+        "document.activeElement?.getAttribute('role') === 'menuitem' ? document.activeElement.textContent : document.activeElement?.getAttribute('aria-label')",
+      );
+    expect(await button.getAttribute("aria-haspopup")).toBe("menu");
+    expect(await button.getAttribute("aria-expanded")).toBe("false");
+
+    await button.focus();
+    await page.keyboard.press("Enter");
+    await menu.waitFor();
+    expect(await button.getAttribute("aria-expanded")).toBe("true");
+    await expect.poll(focused, UNTIL).toBe("Open");
+    const items = await menu.getByRole("menuitem").allTextContents();
+    expect(items).toEqual(["Open", "Download", "Rename", "Share", "Move to trash"]);
+    for (const [key, lands] of [
+      ["ArrowDown", "Download"],
+      ["End", "Move to trash"],
+      ["ArrowDown", "Open"], // round from the last to the first
+      ["ArrowUp", "Move to trash"],
+      ["Home", "Open"],
     ] as const) {
-      await page.goto(`${web.server.url}${path}`);
-      await page.getByRole("heading", { name: ready }).waitFor();
-      await page.waitForLoadState("networkidle");
-      expect(await axe(page), path).toEqual([]);
-      // Nothing wider than the screen: no sideways scrolling of the page.
-      expect(await page.evaluate("document.documentElement.scrollWidth"), path).toBeLessThanOrEqual(390);
-      await screenshot(name, page);
+      await page.keyboard.press(key);
+      await expect.poll(focused, UNTIL).toBe(lands);
     }
-    await page.getByRole("link", { name: "Files" }).click();
-    await page.getByRole("link", { name: "book.xlsx", exact: true }).click();
-    await page.getByRole("grid", { name: "Cells of Budget" }).waitFor();
-    await page.locator("#cell-1-1").filter({ hasText: /\S/ }).waitFor();
     expect(await axe(page)).toEqual([]);
+    await screenshot("menu", page, { fullPage: false });
+    await page.keyboard.press("Escape");
+    await menu.waitFor({ state: "detached" });
+    expect(await focused()).toBe("Actions for budget.csv");
+    expect(await button.getAttribute("aria-expanded")).toBe("false");
+
+    // Space opens it on its first item, Up on its last.
+    await page.keyboard.press("Space");
+    await expect.poll(focused, UNTIL).toBe("Open");
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("ArrowUp");
+    await expect.poll(focused, UNTIL).toBe("Move to trash");
+    // Tab closes it and goes on from the button.
+    await page.keyboard.press("Tab");
+    await menu.waitFor({ state: "detached" });
+    expect(await focused()).not.toBe("Actions for budget.csv");
+
+    // Down opens it; Enter runs an item: Rename, whose field takes focus.
+    await button.focus();
+    await page.keyboard.press("ArrowDown");
+    await expect.poll(focused, UNTIL).toBe("Open");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    await expect.poll(focused, UNTIL).toBe("Rename");
+    await page.keyboard.press("Enter");
+    await expect.poll(focused, UNTIL).toBe("New name for budget.csv");
+    await page.keyboard.press("Escape");
+    await expect.poll(focused, UNTIL).toBe("Actions for budget.csv");
+
+    // A click elsewhere closes it.
+    await button.click();
+    await menu.waitFor();
+    await page.getByRole("heading", { name: "Your files" }).click();
+    await menu.waitFor({ state: "detached" });
+  });
+
+  it("searches and sorts on the server, and keeps both in the address: through a reload, Back and Forward, and in the trash", async () => {
+    const { page, session } = await signedInPage("eve");
+    // Sizes that order the two budgets one way by name and the other way by size.
+    const csvOf = (bytes: number) => `a\n${"1\n".repeat((bytes - 2) / 2)}`;
+    const seeded = new Map<string, FileJson>();
+    for (const [name, bytes] of [
+      ["budget-2026.csv", 300],
+      ["Budget old.csv", 20],
+      ["notes.csv", 10],
+      ["zeta.csv", 100],
+    ] as const) {
+      seeded.set(name, await seed(session, name, csvOf(bytes)));
+    }
+    const listed: URL[] = [];
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === "/v1/files" && request.method() === "GET") listed.push(url);
+    });
+    const names = () => page.locator("tbody .file-name").allTextContents();
+    const address = () => new URL(page.url()).search;
+    const lastAsked = () => Object.fromEntries(listed.at(-1)?.searchParams ?? []);
+    await page.reload();
+    await expect
+      .poll(async () => (await names()).sort(), UNTIL)
+      .toEqual(["Budget old.csv", "budget-2026.csv", "notes.csv", "zeta.csv"]);
+
+    // Typed: one request once typing pauses, not one a keystroke; the address says what was asked.
+    listed.length = 0;
+    const search = page.getByRole("searchbox", { name: "Search your files" });
+    await search.pressSequentially("bud");
+    await expect.poll(address, UNTIL).toBe("?q=bud");
+    await expect.poll(async () => (await names()).sort(), UNTIL).toEqual(["Budget old.csv", "budget-2026.csv"]);
+    expect(lastAsked()).toMatchObject({ q: "bud" });
+    expect(listed.length).toBeLessThan(3);
+
+    await page.getByLabel("Sort by").selectOption({ label: "Name, A to Z" });
+    await expect.poll(address, UNTIL).toBe("?q=bud&sort=name");
+    await expect.poll(names, UNTIL).toEqual(["Budget old.csv", "budget-2026.csv"]);
+    expect(lastAsked()).toMatchObject({ q: "bud", sort: "name" });
+    expect(await page.getByRole("columnheader", { name: "Name" }).getAttribute("aria-sort")).toBe("ascending");
+
+    // A reload asks for the same again.
+    await page.reload();
+    await expect.poll(names, UNTIL).toEqual(["Budget old.csv", "budget-2026.csv"]);
+    expect(lastAsked()).toMatchObject({ q: "bud", sort: "name" });
+    expect(await search.inputValue()).toBe("bud");
+    expect(await page.getByLabel("Sort by").inputValue()).toBe("name");
+
+    // A column's header sorts by it, the biggest first, then the other way.
+    const sizeHeader = page.getByRole("columnheader", { name: "Size" });
+    await sizeHeader.getByRole("button").click();
+    await expect.poll(address, UNTIL).toBe("?q=bud&sort=-size");
+    await expect.poll(names, UNTIL).toEqual(["budget-2026.csv", "Budget old.csv"]);
+    expect(await sizeHeader.getAttribute("aria-sort")).toBe("descending");
+    expect(await page.getByRole("columnheader", { name: "Name" }).getAttribute("aria-sort")).toBeNull();
+    await sizeHeader.getByRole("button").click();
+    await expect.poll(address, UNTIL).toBe("?q=bud&sort=size");
+    await expect.poll(names, UNTIL).toEqual(["Budget old.csv", "budget-2026.csv"]);
+    expect(lastAsked()).toMatchObject({ q: "bud", sort: "size" });
+
+    // Back goes through each, to the whole list; Forward comes back to the search.
+    await page.goBack();
+    await expect.poll(address, UNTIL).toBe("?q=bud&sort=-size");
+    await expect.poll(names, UNTIL).toEqual(["budget-2026.csv", "Budget old.csv"]);
+    await page.goBack();
+    await expect.poll(address, UNTIL).toBe("?q=bud&sort=name");
+    await page.goBack();
+    await expect.poll(address, UNTIL).toBe("?q=bud");
+    await page.goBack();
+    await expect.poll(address, UNTIL).toBe("");
+    await expect.poll(() => search.inputValue(), UNTIL).toBe("");
+    await expect.poll(async () => (await names()).length, UNTIL).toBe(4);
+    await page.goForward();
+    await expect.poll(() => search.inputValue(), UNTIL).toBe("bud");
+    await expect.poll(async () => (await names()).length, UNTIL).toBe(2);
+
+    // Nothing found says so, and offers the whole list back.
+    await search.fill("nothing like it");
+    await page.getByText("No file has “nothing like it” in its name.").waitFor();
+    await page.getByRole("button", { name: "Clear the search" }).click();
+    await expect.poll(async () => (await names()).length, UNTIL).toBe(4);
+
+    // The trash searches and sorts the same way.
+    for (const name of ["notes.csv", "zeta.csv"]) {
+      expect((await api(`/files/${seeded.get(name)?.id}`, session.jwt, { method: "DELETE" })).status).toBe(200);
+    }
+    await page.goto(`${web.server.url}/trash?q=ZE`);
+    await expect.poll(names, UNTIL).toEqual(["zeta.csv"]);
+    expect(lastAsked()).toMatchObject({ trashed: "true", q: "ZE" });
+    await page.getByRole("searchbox", { name: "Search the trash" }).fill("");
+    await page.getByLabel("Sort by").selectOption("-name");
+    await expect.poll(address, UNTIL).toBe("?sort=-name");
+    await expect.poll(names, UNTIL).toEqual(["zeta.csv", "notes.csv"]);
+    expect(lastAsked()).toMatchObject({ trashed: "true", sort: "-name" });
+  });
+
+  it("keeps the list's shape: the same column widths loading, listed, renaming, renamed and in the trash; sizes and dates on one line", async () => {
+    const { page, session } = await signedInPage("gus");
+    await seed(session, "short.csv", "a\n1\n");
+    await seed(session, "book.xlsx", readFileSync(WORKBOOK));
+    await seed(session, "rows.csv", "1,2\n".repeat(5_000));
+    const columnWidths = () =>
+      page.evaluate(
+        `[...document.querySelectorAll("table.files thead th")].map((th) => th.getBoundingClientRect().width)`,
+      ) as Promise<number[]>;
+    // How many lines each size and date takes: the distinct tops of its text's boxes.
+    const linesOfSizesAndDates = () =>
+      page.evaluate(`[...document.querySelectorAll("table.files td.size, table.files td.date")].map((cell) => {
+        const range = document.createRange();
+        range.selectNodeContents(cell);
+        return new Set([...range.getClientRects()].map((box) => Math.round(box.top))).size;
+      })`) as Promise<number[]>;
+
+    // Loading: the list's request is held until the widths are measured.
+    const listing = (url: URL) => url.pathname === "/v1/files";
+    const held: Route[] = [];
+    await page.route(listing, (route) => {
+      held.push(route);
+    });
+    await page.reload();
+    await page.getByText("Loading…").waitFor();
+    const loading = await columnWidths();
+    expect(loading).toHaveLength(5);
+    for (const route of held.splice(0)) await route.continue();
+    await page.unroute(listing);
+    await page.getByRole("link", { name: "short.csv" }).waitFor();
+    expect(await columnWidths()).toEqual(loading);
+    expect(await linesOfSizesAndDates()).toEqual([1, 1, 1, 1, 1, 1]);
+
+    await fromMenu(page, "short.csv", "Rename");
+    await page.getByLabel("New name for short.csv").waitFor();
+    expect(await columnWidths()).toEqual(loading);
+    const long = `A name long enough to fill the column many times over ${"and more ".repeat(15)}`.trim();
+    await page.getByLabel("New name for short.csv").fill(long);
+    await page.keyboard.press("Enter");
+    const renamed = page.getByRole("link", { name: long });
+    await renamed.waitFor();
+    expect(await columnWidths()).toEqual(loading);
+    // The long name is cut short on its one line, not wrapped.
+    const cut = `(() => {
+      const link = [...document.querySelectorAll("a.file-name")].find((a) => a.textContent === ${JSON.stringify(long)});
+      return [link.getClientRects().length, link.scrollWidth > link.clientWidth];
+    })()`;
+    expect(await page.evaluate(cut)).toEqual([1, true]);
+    expect(await linesOfSizesAndDates()).toEqual([1, 1, 1, 1, 1, 1]);
+    await screenshot("files-shape", page, { fullPage: false });
+
+    await page.getByRole("checkbox", { name: "Select every file on this page" }).check();
+    await page.getByRole("button", { name: "Move selected to the trash" }).click();
+    await page.getByText("No files yet").waitFor();
+    expect(await columnWidths()).toEqual(loading);
+    await page.getByRole("link", { name: "Trash" }).click();
+    await page.getByRole("link", { name: "Trash" }).and(page.locator("[aria-current=page]")).waitFor();
+    await page.getByRole("row", { name: /rows\.csv/ }).waitFor();
+    expect(await columnWidths()).toEqual(loading);
+    expect(await linesOfSizesAndDates()).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
+  it("shows each file as a card about 72 px tall at phone width, so that about ten fit a screen, and nothing wider than the screen", async () => {
+    const { page, session } = await signedInPage("hal", {
+      context: { viewport: { width: 390, height: 844 } },
+    });
+    for (let n = 1; n <= 12; n++) await seed(session, `quarterly report ${n} with a long name.csv`, "a\n1\n");
+    await page.reload();
+    await page.locator("table.files tbody tr").nth(11).waitFor();
+    const rows = (await page.evaluate(`[...document.querySelectorAll("table.files tbody tr")].map((row) => {
+      const box = row.getBoundingClientRect();
+      const top = (selector) => Math.round(row.querySelector(selector).getBoundingClientRect().top);
+      const menu = row.querySelector("[aria-haspopup=menu]").getBoundingClientRect();
+      return { height: box.height, sizeAndDateOnOneLine: top("td.size") === top("td.date"), nameAboveMeta: top("td.name") < top("td.size"), menuRight: menu.right };
+    })`)) as { height: number; sizeAndDateOnOneLine: boolean; nameAboveMeta: boolean; menuRight: number }[];
+    expect(rows).toHaveLength(12);
+    for (const row of rows) {
+      expect(row.height).toBeGreaterThan(56);
+      expect(row.height).toBeLessThanOrEqual(80);
+      expect(row).toMatchObject({ sizeAndDateOnOneLine: true, nameAboveMeta: true });
+      expect(row.menuRight).toBeLessThanOrEqual(390);
+    }
+    expect(844 / Math.max(...rows.map((row) => row.height))).toBeGreaterThanOrEqual(10);
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
-    await screenshot("phone-dark-preview", page);
+    // A menu opens within the screen.
+    await page.getByRole("button", { name: "Actions for quarterly report 1 with a long name.csv" }).click();
+    const menu = await page.getByRole("menu").boundingBox();
+    expect(menu?.x).toBeGreaterThanOrEqual(0);
+    expect((menu?.x ?? 0) + (menu?.width ?? Number.POSITIVE_INFINITY)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+  });
+
+  it("copies a shared file's link with one press and says so; where the clipboard is out of reach, selects the link to copy", async () => {
+    const { page, session } = await signedInPage("ivy", {
+      context: { permissions: ["clipboard-read", "clipboard-write"] },
+    });
+    const file = await seed(session, "budget.csv", "a\n1\n");
+    const link = `${web.server.url}/files/${file.id}`;
+    const clipboard = () => page.evaluate("navigator.clipboard.readText()");
+    await page.reload();
+    await fromMenu(page, "budget.csv", "Share");
+    const dialog = page.getByRole("dialog", { name: "budget.csv is shared" });
+    await dialog.waitFor();
+    expect(await dialog.getByRole("textbox", { name: "Link to budget.csv" }).inputValue()).toBe(link);
+    expect(await axe(page)).toEqual([]);
+    await dialog.getByRole("button", { name: "Copy link" }).click();
+    await dialog.getByRole("status").filter({ hasText: "Link copied" }).waitFor();
+    expect(await clipboard()).toBe(link);
+    await screenshot("share-dialog", page, { fullPage: false });
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(await (await api(`/files/${file.id}`, session.jwt)).json()).toMatchObject({ visibility: "public" });
+
+    // A shared file's menu copies its link straight away.
+    await page.evaluate("navigator.clipboard.writeText('')");
+    await fromMenu(page, "budget.csv", "Copy link");
+    await page.getByRole("status").filter({ hasText: "Link copied" }).waitFor();
+    expect(await clipboard()).toBe(link);
+
+    // No clipboard for the page (plain HTTP, an old browser): the link is selected, and the page says how to copy it.
+    const bare = await newPage({ session });
+    await bare.addInitScript("Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined })");
+    await bare.goto(`${web.server.url}/files`);
+    await fromMenu(bare, "budget.csv", "Copy link");
+    const fallback = bare.getByRole("dialog", { name: "budget.csv is shared" });
+    await fallback.getByText("Press Ctrl+C").waitFor();
+    expect(
+      await bare.evaluate(
+        "[document.activeElement.value, document.activeElement.selectionStart, document.activeElement.selectionEnd]",
+      ),
+    ).toEqual([link, 0, link.length]);
+    await fallback.getByRole("button", { name: "Stop sharing" }).click();
+    await bare.getByText("budget.csv is no longer shared.").waitFor();
+    expect(await (await api(`/files/${file.id}`, session.jwt)).json()).toMatchObject({ visibility: "private" });
+  });
+
+  it("reads in light and dark, at desktop and phone widths, with no accessibility violations and nothing wider than the screen", async () => {
+    const session = await newSession("bo");
+    const { book } = await seedTheUsualFiles(session, "id,amount\n1,2\n");
+    const old = await seed(session, "old notes.csv", "a\n1\n");
+    expect((await api(`/files/${old.id}`, session.jwt, { method: "DELETE" })).status).toBe(200);
+    for (const colorScheme of ["light", "dark"] as const) {
+      for (const [width, height, screen] of [
+        [1280, 800, "desktop"],
+        [390, 844, "phone"],
+      ] as const) {
+        const named = (what: string) => `${screen}-${colorScheme}-${what}`;
+        const context = { viewport: { width, height }, colorScheme };
+        const signedOut = await newPage({ context });
+        await signedOut.goto(web.server.url);
+        await signedOut.getByRole("heading", { name: "Sign in to Cellar" }).waitFor();
+        expect(await axe(signedOut), named("sign-in")).toEqual([]);
+        await screenshot(named("sign-in"), signedOut, { fullPage: false });
+
+        const page = await newPage({ session, context });
+        for (const [path, ready, shown] of [
+          ["/files", "Your files", "Budget 2026"],
+          ["/trash", "Trash", "old notes.csv"],
+          ["/account", "Account", session.email],
+        ] as const) {
+          await page.goto(`${web.server.url}${path}`);
+          await page.getByRole("heading", { name: ready }).waitFor();
+          await page.getByText(shown, { exact: true }).waitFor();
+          const what = named(path.slice(1));
+          expect(await axe(page), what).toEqual([]);
+          expect(await page.evaluate("document.documentElement.scrollWidth"), what).toBeLessThanOrEqual(width);
+          await screenshot(what, page, { fullPage: false });
+        }
+        await page.goto(`${web.server.url}/files`);
+        await page.getByRole("button", { name: "Actions for Budget 2026" }).click();
+        await page.getByRole("menu").waitFor();
+        expect(await axe(page), named("menu")).toEqual([]);
+        await screenshot(named("menu"), page, { fullPage: false });
+        await page.keyboard.press("Escape");
+        await page.getByRole("link", { name: "book.xlsx", exact: true }).click();
+        await page.getByRole("grid", { name: "Cells of Budget" }).waitFor();
+        await page.locator("#cell-1-1").filter({ hasText: /\S/ }).waitFor();
+        expect(await axe(page), named("preview")).toEqual([]);
+        expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(width);
+        await screenshot(named("preview"), page, { fullPage: false });
+        expect(new URL(page.url()).pathname).toBe(`/files/${book.id}`);
+      }
+    }
   });
 
   it("gives another site nothing to act with: its requests reach the API without the session", async () => {

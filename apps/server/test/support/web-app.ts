@@ -118,8 +118,9 @@ export function useWebApp() {
   /** The WCAG 2.1 A and AA violations axe finds on the page. */
   const axe = async (on: Page): Promise<unknown[]> =>
     (await new AxeBuilder({ page: on }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations;
-  const screenshot = (name: string, on: Page) =>
-    on.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  /** The whole page by default; `{ fullPage: false }` for what one screen shows. */
+  const screenshot = (name: string, on: Page, options: { fullPage?: boolean } = {}) =>
+    on.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: options.fullPage ?? true });
   const tokenOf = async (on: Page) => (await on.evaluate(`localStorage.getItem('${SESSION_KEY}')`)) as string;
   const api = (path: string, jwt: string, init: RequestInit = {}, at: RunningServer = server) =>
     fetch(`${at.url}/v1${path}`, { ...init, headers: { authorization: `Bearer ${jwt}`, ...init.headers } });

@@ -5,12 +5,12 @@ import { useEffect } from "preact/hooks";
 import { Frame } from "./files.js";
 import { messageOf } from "./messages.js";
 import { client } from "./session.js";
+import { say } from "./toast.js";
 
 /** Your address, and the name your account goes by. */
 export function Account() {
   const email = useSignal<string | null>(null);
   const name = useSignal("");
-  const status = useSignal<string | null>(null);
 
   useEffect(() => {
     unwrap(client.value.api.GET("/users/me")).then(
@@ -18,7 +18,7 @@ export function Account() {
         email.value = me.email;
         name.value = me.name;
       },
-      (error: unknown) => (status.value = messageOf(error)),
+      (error: unknown) => say(messageOf(error), "error"),
     );
   }, []);
 
@@ -27,29 +27,32 @@ export function Account() {
     try {
       const me = await unwrap(client.value.api.PATCH("/users/me", { body: { name: name.value } }));
       name.value = me.name;
-      status.value = `You are now ${me.name}.`;
+      say(`You are now ${me.name}.`, "success");
     } catch (error) {
-      status.value = messageOf(error);
+      say(messageOf(error), "error");
     }
   }
 
   return (
     <Frame title="Account">
-      <p>
-        Signed in as <strong>{email.value ?? "…"}</strong>
-      </p>
-      <form onSubmit={save} class="narrow-form">
-        <label for="account-name">Your name</label>
-        <input
-          id="account-name"
-          required
-          maxLength={100}
-          value={name.value}
-          onInput={(event) => (name.value = (event.target as HTMLInputElement).value)}
-        />
-        <button type="submit">Save name</button>
-      </form>
-      <p role="status">{status.value}</p>
+      <div class="card narrow-form">
+        <p>
+          Signed in as <strong>{email.value ?? "…"}</strong>
+        </p>
+        <form onSubmit={save}>
+          <label for="account-name">Your name</label>
+          <input
+            id="account-name"
+            required
+            maxLength={100}
+            value={name.value}
+            onInput={(event) => (name.value = event.currentTarget.value)}
+          />
+          <button type="submit" class="primary">
+            Save name
+          </button>
+        </form>
+      </div>
     </Frame>
   );
 }

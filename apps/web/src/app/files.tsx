@@ -1,19 +1,33 @@
-import type { ComponentChildren } from "preact";
+import { useSignal } from "@preact/signals";
+import { FilesIcon, LogOut, TrashIcon, Upload, UserIcon } from "lucide-preact";
+import type { ComponentChildren, ComponentType } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
+import { Brand } from "./brand.js";
 import { FileTable } from "./files/file-table.js";
 import { createListing } from "./files/listing.js";
+import { addressOf, type ListQuery, readQuery } from "./files/query.js";
 import { startUploads, Uploads } from "./files/uploads.js";
 import { navigate, route } from "./router.js";
-import { client, keepToken } from "./session.js";
+import { client, keepToken, signedOut } from "./session.js";
+import { Toasts } from "./toast.js";
 
-/** The app's frame once signed in: where you are, the other places, and signing out. */
-export function Frame(props: { title: string; wide?: boolean; children: ComponentChildren }) {
+/** The app's frame once signed in: where you are, the other places, signing out, and the page's messages. */
+export function Frame(props: {
+  title: string;
+  wide?: boolean;
+  /** Beside the page's title: its main action. */
+  actions?: ComponentChildren;
+  children: ComponentChildren;
+}) {
+  const leaving = useSignal(false);
   async function signOut() {
+    leaving.value = true;
     await client.value.api.DELETE("/sessions").catch(() => undefined);
+    signedOut.value = true;
     keepToken(null);
     navigate("/", { replace: true });
   }
-  const place = (path: string, label: string) => (
+  const place = (path: string, label: string, Icon: ComponentType) => (
     <a
       href={path}
       aria-current={route.value.pathname === path ? "page" : undefined}
@@ -22,82 +36,128 @@ export function Frame(props: { title: string; wide?: boolean; children: Componen
         navigate(path);
       }}
     >
+      <Icon />
       {label}
     </a>
   );
   return (
     <>
-      <header class="top">
-        <nav aria-label="Cellar">
-          {place("/files", "Files")}
-          {place("/trash", "Trash")}
-          {place("/account", "Account")}
-        </nav>
-        <button type="button" onClick={signOut}>
-          Sign out
-        </button>
+      <header class={props.wide ? "top wide" : "top"}>
+        <div class="top-inner">
+          <Brand />
+          <nav aria-label="Cellar">
+            {place("/files", "Files", FilesIcon)}
+            {place("/trash", "Trash", TrashIcon)}
+            {place("/account", "Account", UserIcon)}
+          </nav>
+          <button type="button" class="quiet sign-out" onClick={signOut} disabled={leaving.value}>
+            <LogOut />
+            <span class="label">Sign out</span>
+          </button>
+        </div>
       </header>
+      <Toasts />
       <main class={props.wide ? "wide" : undefined}>
-        <h1>{props.title}</h1>
+        <div class="page-head">
+          <h1>{props.title}</h1>
+          {props.actions}
+        </div>
         {props.children}
       </main>
     </>
   );
 }
 
-/** Your files: upload by picker or drop, and the list. */
-export function Files() {
-  const listing = useMemo(() => createListing(false), []);
+/**
+ * A listing that shows what its page's address asks for (`?q=…&sort=…`), and changes it
+ * through the address: so that a reload, a bookmark, Back and Forward all show the same list.
+ */
+function useListing(trashed: boolean) {
+  const listing = useMemo(() => createListing(trashed), []);
+  const query = readQuery(route.value);
   useEffect(() => {
-    listing.reload();
-  }, []);
+    listing.show(query);
+  }, [query.q, query.sort]);
+  const changeQuery = (next: Partial<ListQuery>, typing = false) => {
+    // The address as it is now: a search sent after a pause may come after another change.
+    const now = readQuery(route.value);
+    // A search typed over several pauses makes one entry in the history, not one a pause.
+    const replace = typing && now.q !== "";
+    navigate(addressOf(route.value.pathname, { ...now, ...next }), { replace });
+  };
+  return { listing, query, changeQuery };
+}
+
+/** Your files: upload by picker or drop, search, sort, and the list. */
+export function Files() {
+  const { listing, query, changeQuery } = useListing(false);
+  const dragging = useSignal(false);
   const upload = (files: FileList | null) => {
     if (files !== null) startUploads(files, () => listing.reload());
   };
   return (
-    <Frame title="Your files">
-      {/* biome-ignore lint/a11y/noStaticElementInteractions: dropping files is for pointers; the picker inside is the keyboard's way to the same. */}
+    <Frame
+      title="Your files"
+      actions={
+        <div class="actions">
+          <p class="drop-hint">Drop .csv, .xlsx or .sheet files on the list, or</p>
+          <label class="button primary">
+            <Upload />
+            Upload files
+            <input
+              type="file"
+              multiple
+              accept=".csv,.xlsx,.sheet"
+              class="visually-hidden"
+              onChange={(event) => {
+                const input = event.currentTarget;
+                upload(input.files);
+                input.value = "";
+              }}
+            />
+          </label>
+        </div>
+      }
+    >
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: dropping files is for pointers; the picker is the keyboard's way to the same. */}
       <div
-        class="drop"
-        onDragOver={(event) => event.preventDefault()}
+        class={dragging.value ? "drop dragging" : "drop"}
+        onDragOver={(event) => {
+          event.preventDefault();
+          dragging.value = true;
+        }}
+        onDragLeave={(event) => {
+          if (!event.currentTarget.contains(event.relatedTarget as Node | null)) dragging.value = false;
+        }}
         onDrop={(event) => {
           event.preventDefault();
+          dragging.value = false;
           upload(event.dataTransfer?.files ?? null);
         }}
       >
-        <label class="button">
-          Upload files
-          <input
-            type="file"
-            multiple
-            accept=".csv,.xlsx,.sheet"
-            class="visually-hidden"
-            onChange={(event) => {
-              const input = event.target as HTMLInputElement;
-              upload(input.files);
-              input.value = "";
-            }}
-          />
-        </label>
-        <span>or drop them here</span>
+        <Uploads />
+        {listing.error.value !== null && (
+          <p role="alert" class="notice error">
+            {listing.error.value}
+          </p>
+        )}
+        <FileTable listing={listing} trash={false} query={query} onQuery={changeQuery} />
       </div>
-      <Uploads />
-      {listing.error.value !== null && <p role="alert">{listing.error.value}</p>}
-      <FileTable listing={listing} trash={false} />
     </Frame>
   );
 }
 
 /** The trash: what is in it, until when, and restore. */
 export function Trash() {
-  const listing = useMemo(() => createListing(true), []);
-  useEffect(() => {
-    listing.reload();
-  }, []);
+  const { listing, query, changeQuery } = useListing(true);
   return (
     <Frame title="Trash">
-      {listing.error.value !== null && <p role="alert">{listing.error.value}</p>}
-      <FileTable listing={listing} trash />
+      {listing.error.value !== null && (
+        <p role="alert" class="notice error">
+          {listing.error.value}
+        </p>
+      )}
+      <FileTable listing={listing} trash query={query} onQuery={changeQuery} />
     </Frame>
   );
 }

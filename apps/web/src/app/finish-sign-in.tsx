@@ -1,8 +1,9 @@
 import { CellarApiError, unwrap } from "@cellar/client";
 import { useSignal } from "@preact/signals";
+import { Brand } from "./brand.js";
 import { messageOf } from "./messages.js";
 import { navigate, route } from "./router.js";
-import { client, keepToken } from "./session.js";
+import { client, keepToken, signedOut } from "./session.js";
 
 /**
  * Where the mailed link lands (`/sign-in?token=…`). Opening it spends nothing — a mail
@@ -18,6 +19,7 @@ export function FinishSignIn() {
     error.value = null;
     try {
       const session = await unwrap(client.value.api.POST("/sessions/verify", { body: { token: token ?? "" } }));
+      signedOut.value = false;
       keepToken(session.jwt);
       // The token leaves the address bar and the history.
       navigate("/files", { replace: true });
@@ -33,28 +35,33 @@ export function FinishSignIn() {
 
   return (
     <main class="narrow">
-      <h1>Sign in to Cellar</h1>
-      {token && <p>Press the button to finish signing in on this device.</p>}
-      {token && (
-        <button type="button" onClick={signIn} disabled={busy.value}>
-          {busy.value ? "Signing in…" : "Sign in"}
-        </button>
-      )}
-      {error.value !== null && (
-        <p role="alert" class="error">
-          {error.value}{" "}
-          <a
-            href="/"
-            onClick={(event) => {
-              event.preventDefault();
-              navigate("/", { replace: true });
-            }}
-          >
-            Ask for a new link
-          </a>
-          .
-        </p>
-      )}
+      <Brand />
+      <div class="card">
+        <h1>Sign in to Cellar</h1>
+        {token && <p>Press the button to finish signing in on this device.</p>}
+        {token && (
+          <button type="button" class="primary wide-button" onClick={signIn} disabled={busy.value}>
+            {busy.value ? "Signing in…" : "Sign in"}
+          </button>
+        )}
+        {error.value !== null && (
+          <p role="alert" class="notice error">
+            <span>
+              {error.value}{" "}
+              <a
+                href="/"
+                onClick={(event) => {
+                  event.preventDefault();
+                  navigate("/", { replace: true });
+                }}
+              >
+                Ask for a new link
+              </a>
+              .
+            </span>
+          </p>
+        )}
+      </div>
     </main>
   );
 }

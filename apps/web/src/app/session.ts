@@ -22,3 +22,6 @@ export function keepToken(value: string | null): void {
   else localStorage.setItem(STORAGE_KEY, value);
   token.value = value;
 }
+
+/** Set on signing out, for the sign-in page to say so: a page that simply reappeared could mean anything. */
+export const signedOut = signal(false);

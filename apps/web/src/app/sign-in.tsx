@@ -1,7 +1,9 @@
 import { unwrap } from "@cellar/client";
 import { useSignal } from "@preact/signals";
+import { CircleCheck, Mail } from "lucide-preact";
+import { Brand } from "./brand.js";
 import { messageOf } from "./messages.js";
-import { client } from "./session.js";
+import { client, signedOut } from "./session.js";
 
 /** Asks for an email address, then says to check the mail. */
 export function SignIn() {
@@ -14,6 +16,7 @@ export function SignIn() {
     event.preventDefault();
     busy.value = true;
     error.value = null;
+    signedOut.value = false;
     try {
       await unwrap(client.value.api.POST("/sessions", { body: { email: email.value.trim() } }));
       sentTo.value = email.value.trim();
@@ -27,40 +30,53 @@ export function SignIn() {
   if (sentTo.value !== null) {
     return (
       <main class="narrow">
-        <h1>Check your mail</h1>
-        <p>
-          A sign-in link is on its way to <strong>{sentTo.value}</strong>. Open it on this device to sign in.
-        </p>
-        <button type="button" class="link" onClick={() => (sentTo.value = null)}>
-          Use another address
-        </button>
+        <Brand />
+        <div class="card">
+          <h1>Check your mail</h1>
+          <p>
+            A sign-in link is on its way to <strong>{sentTo.value}</strong>. Open it on this device to sign in.
+          </p>
+          <button type="button" class="link" onClick={() => (sentTo.value = null)}>
+            Use another address
+          </button>
+        </div>
       </main>
     );
   }
   return (
     <main class="narrow">
-      <h1>Sign in to Cellar</h1>
-      <p>No password: we send you a link.</p>
-      <form onSubmit={submit}>
-        <label for="email">Email address</label>
-        <input
-          id="email"
-          type="email"
-          autocomplete="email"
-          required
-          value={email.value}
-          onInput={(event) => (email.value = (event.target as HTMLInputElement).value)}
-          aria-describedby={error.value === null ? undefined : "sign-in-error"}
-        />
-        <button type="submit" disabled={busy.value}>
-          {busy.value ? "Sending…" : "Send me a link"}
-        </button>
-        {error.value !== null && (
-          <p id="sign-in-error" role="alert" class="error">
-            {error.value}
+      <Brand />
+      <div class="card">
+        {signedOut.value && (
+          <p class="notice success" role="status">
+            <CircleCheck />
+            You are signed out. Sign in again whenever you like.
           </p>
         )}
-      </form>
+        <h1>Sign in to Cellar</h1>
+        <p class="muted">No password: we send you a link.</p>
+        <form onSubmit={submit}>
+          <label for="email">Email address</label>
+          <input
+            id="email"
+            type="email"
+            autocomplete="email"
+            required
+            value={email.value}
+            onInput={(event) => (email.value = event.currentTarget.value)}
+            aria-describedby={error.value === null ? undefined : "sign-in-error"}
+          />
+          <button type="submit" class="primary" disabled={busy.value}>
+            <Mail />
+            {busy.value ? "Sending…" : "Send me a link"}
+          </button>
+          {error.value !== null && (
+            <p id="sign-in-error" role="alert" class="notice error">
+              {error.value}
+            </p>
+          )}
+        </form>
+      </div>
     </main>
   );
 }

@@ -1,26 +1,75 @@
 import { type CellarFile, formatBytes, unwrap } from "@cellar/client";
 import { useSignal } from "@preact/signals";
+import {
+  ArrowDown,
+  ArrowUp,
+  ArrowUpDown,
+  Check,
+  Download,
+  Eye,
+  Globe,
+  Inbox,
+  Link,
+  Link2Off,
+  Pencil,
+  RotateCcw,
+  Search,
+  Share2,
+  TrashIcon,
+  X,
+} from "lucide-preact";
 import type { JSX } from "preact";
+import { useEffect } from "preact/hooks";
 import { messageOf } from "../messages.js";
 import { navigate } from "../router.js";
 import { client } from "../session.js";
+import { say } from "../toast.js";
+import { copyText, linkTo } from "./clipboard.js";
 import { download } from "./download.js";
-import { type Listing, when } from "./listing.js";
+import { KindMark } from "./kind-mark.js";
+import type { Listing } from "./listing.js";
+import { PAGE_SIZES, Pages } from "./pages.js";
+import { type ListQuery, nextSort, SORT_LABELS, type SortColumn, sortedBy } from "./query.js";
+import { type MenuAction, RowMenu } from "./row-menu.js";
+import { ShareDialog } from "./share-dialog.js";
+import { SEARCH_FIELD_ID, Toolbar } from "./toolbar.js";
 
-/** A page of files (or of the trash), with what can be done to each and to those selected. */
-export function FileTable(props: { listing: Listing; trash: boolean }) {
-  const { listing, trash } = props;
+const menuIdOf = (file: Pick<CellarFile, "id">) => `actions-${file.id}`;
+/** Focus to an element once the list has changed, or to the search field when it is gone. */
+function focusById(id: string | null): void {
+  (document.getElementById(id ?? SEARCH_FIELD_ID) ?? document.getElementById(SEARCH_FIELD_ID))?.focus();
+}
+
+/**
+ * A page of files (or of the trash): search and sort, each file's actions in its menu,
+ * several files selected to trash or restore at once. The table keeps one shape in every
+ * state (loading, empty, renaming, the trash): its columns are fixed in styles/files.css.
+ */
+export function FileTable(props: {
+  listing: Listing;
+  trash: boolean;
+  query: ListQuery;
+  onQuery: (next: Partial<ListQuery>, typing?: boolean) => void;
+}) {
+  const { listing, trash, query, onQuery } = props;
   const selected = useSignal<ReadonlySet<string>>(new Set());
   const renaming = useSignal<string | null>(null);
-  const status = useSignal<string | null>(null);
+  const sharing = useSignal<{ file: CellarFile; copyFailed: boolean } | null>(null);
   const page = listing.current.value;
+  const files = page?.files ?? [];
 
-  async function act(work: () => Promise<unknown>, done: string) {
+  // Another search, order or page shows other files: what was selected is not among them.
+  useEffect(() => {
+    selected.value = new Set();
+  }, [query.q, query.sort, listing.page.value]);
+
+  /** Runs a change, says how it went (`done`, unless what follows says it), and shows the list as it is now. */
+  async function act(work: () => Promise<unknown>, done: string | null) {
     try {
       await work();
-      status.value = done;
+      if (done !== null) say(done, "success");
     } catch (error) {
-      status.value = messageOf(error);
+      say(messageOf(error), "error");
     }
     await listing.reload();
   }
@@ -28,14 +77,85 @@ export function FileTable(props: { listing: Listing; trash: boolean }) {
   const each = (ids: Iterable<string>, one: (id: string) => Promise<unknown>) => Promise.all([...ids].map(one));
   const toTrash = (id: string) => unwrap(client.value.api.DELETE("/files/{id}", { params: { path: { id } } }));
   const restore = (id: string) => unwrap(client.value.api.POST("/files/{id}/restore", { params: { path: { id } } }));
+  const setVisibility = (file: CellarFile, visibility: CellarFile["visibility"]) =>
+    unwrap(client.value.api.PATCH("/files/{id}", { params: { path: { id: file.id } }, body: { visibility } }));
 
-  if (page === null) return <p>Loading…</p>;
-  if (page.files.length === 0) {
-    return trash ? (
-      <p class="empty">The trash is empty. Files you move here stay 30 days before they are deleted for good.</p>
-    ) : (
-      <p class="empty">No files yet. Drop .csv, .xlsx or .sheet files here, or choose them with “Upload files”.</p>
+  /** Runs an action that takes a file out of this list, then focuses the next file's menu. */
+  function removeRow(file: CellarFile, work: () => Promise<unknown>, done: string) {
+    const at = files.indexOf(file);
+    const neighbour = files[at + 1] ?? files[at - 1];
+    act(work, done).then(() => focusById(neighbour === undefined ? null : menuIdOf(neighbour)));
+  }
+
+  function save(file: CellarFile) {
+    say(`Downloading ${file.name}…`);
+    download(file).then(
+      () => say(`Download started: ${file.name}`, "success"),
+      (error: unknown) => say(messageOf(error), "error"),
     );
+  }
+
+  async function copyLink(file: CellarFile) {
+    if (await copyText(linkTo(file))) say("Link copied", "success");
+    else sharing.value = { file, copyFailed: true };
+  }
+
+  const stopRenaming = (file: CellarFile) => {
+    renaming.value = null;
+    focusById(menuIdOf(file));
+  };
+  const rename = (file: CellarFile) => (event: JSX.TargetedEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const name = String(new FormData(event.currentTarget).get("name") ?? "");
+    renaming.value = null;
+    return act(
+      () => unwrap(client.value.api.PATCH("/files/{id}", { params: { path: { id: file.id } }, body: { name } })),
+      `Renamed to ${name}.`,
+    ).then(() => focusById(menuIdOf(file)));
+  };
+
+  function actionsOf(file: CellarFile): MenuAction[] {
+    if (trash) {
+      return [
+        {
+          label: "Restore",
+          icon: RotateCcw,
+          run: () => removeRow(file, () => restore(file.id), `${file.name} is restored.`),
+        },
+      ];
+    }
+    const shared = file.visibility === "public";
+    return [
+      { label: "Open", icon: Eye, run: () => navigate(`/files/${file.id}`) },
+      { label: "Download", icon: Download, run: () => save(file) },
+      { label: "Rename", icon: Pencil, run: () => (renaming.value = file.id) },
+      ...(shared
+        ? [
+            { label: "Copy link", icon: Link, run: () => copyLink(file) },
+            {
+              label: "Stop sharing",
+              icon: Link2Off,
+              run: () => act(() => setVisibility(file, "private"), `${file.name} is no longer shared.`),
+            },
+          ]
+        : [
+            {
+              label: "Share",
+              icon: Share2,
+              run: () =>
+                act(async () => {
+                  const now = await setVisibility(file, "public");
+                  sharing.value = { file: now, copyFailed: false };
+                }, null),
+            },
+          ]),
+      {
+        label: "Move to trash",
+        icon: TrashIcon,
+        danger: true,
+        run: () => removeRow(file, () => toTrash(file.id), `${file.name} is in the trash.`),
+      },
+    ];
   }
 
   const toggle = (id: string) => {
@@ -44,214 +164,246 @@ export function FileTable(props: { listing: Listing; trash: boolean }) {
     else next.add(id);
     selected.value = next;
   };
+  const allSelected = files.length > 0 && files.every((file) => selected.value.has(file.id));
+  const someSelected = files.some((file) => selected.value.has(file.id));
 
-  const rename = (file: CellarFile) => (event: JSX.TargetedEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const name = String(new FormData(event.currentTarget).get("name") ?? "");
-    renaming.value = null;
-    return act(
-      () => unwrap(client.value.api.PATCH("/files/{id}", { params: { path: { id: file.id } }, body: { name } })),
-      `Renamed to ${name}.`,
+  const sortHeader = (column: SortColumn, label: string, className: string) => {
+    const direction = sortedBy(query.sort, column);
+    const Arrow = direction === "ascending" ? ArrowUp : direction === "descending" ? ArrowDown : ArrowUpDown;
+    return (
+      <th scope="col" class={className} aria-sort={direction}>
+        <button
+          type="button"
+          class="sort-header"
+          onClick={() => onQuery({ sort: nextSort(query.sort, column) })}
+          // The header's name stays the column's; what a press does is said as a description.
+          title={`Sort by ${label.toLowerCase()}`}
+        >
+          {label}
+          <Arrow class={direction === undefined ? "unsorted" : undefined} />
+        </button>
+      </th>
     );
   };
 
+  const placeholder = (children: JSX.Element) => (
+    <tr class="placeholder-row">
+      <td colSpan={5} class="placeholder">
+        {children}
+      </td>
+    </tr>
+  );
+  const emptyMessage =
+    query.q !== "" ? (
+      <>
+        <Search />
+        <p>
+          No file{trash ? " in the trash" : ""} has “{query.q}” in its name.{" "}
+          <button type="button" class="link" onClick={() => onQuery({ q: "" })}>
+            Clear the search
+          </button>
+        </p>
+      </>
+    ) : trash ? (
+      <>
+        <TrashIcon />
+        <p>The trash is empty. Files you move here stay 30 days before they are deleted for good.</p>
+      </>
+    ) : (
+      <>
+        <Inbox />
+        <p>No files yet. Drop .csv, .xlsx or .sheet files here, or choose them with “Upload files”.</p>
+      </>
+    );
+
   return (
     <>
-      <div class="bar">
-        <span>
-          {selected.value.size > 0
-            ? `${selected.value.size} selected`
-            : `${page.total} file${page.total === 1 ? "" : "s"}`}
-        </span>
-        {selected.value.size > 0 && (
-          <button
-            type="button"
-            onClick={() =>
-              act(
-                () => each(selected.value, trash ? restore : toTrash),
-                trash ? "Restored." : "Moved to the trash.",
-              ).then(() => (selected.value = new Set()))
-            }
-          >
-            {trash ? "Restore selected" : "Move selected to the trash"}
-          </button>
+      <Toolbar query={query} trash={trash} onQuery={onQuery} />
+      <div class="summary">
+        {selected.value.size > 0 ? (
+          <>
+            <strong>{selected.value.size} selected</strong>
+            <button
+              type="button"
+              class={trash ? "small" : "small danger"}
+              onClick={() =>
+                act(
+                  () => each(selected.value, trash ? restore : toTrash),
+                  trash ? "Restored." : "Moved to the trash.",
+                ).then(() => (selected.value = new Set()))
+              }
+            >
+              {trash ? <RotateCcw /> : <TrashIcon />}
+              {trash ? "Restore selected" : "Move selected to the trash"}
+            </button>
+            <button type="button" class="small quiet" onClick={() => (selected.value = new Set())}>
+              Clear selection
+            </button>
+          </>
+        ) : (
+          page !== null && (
+            <span>
+              {page.total} file{page.total === 1 ? "" : "s"}
+              {query.q !== "" && ` with “${query.q}” in the name`}
+            </span>
+          )
         )}
       </div>
-      <p role="status" class="status">
-        {status.value}
-      </p>
-      <table>
+      <table class="files" aria-busy={listing.loading.value}>
+        <caption class="visually-hidden">
+          {trash ? "Files in the trash" : "Your files"}, {SORT_LABELS[query.sort].toLowerCase()}
+        </caption>
+        <colgroup>
+          <col class="check" />
+          <col class="name" />
+          <col class="size" />
+          <col class="date" />
+          <col class="menu" />
+        </colgroup>
         <thead>
           <tr>
-            <th scope="col">
+            <th scope="col" class="check">
               <input
                 type="checkbox"
                 aria-label="Select every file on this page"
-                checked={page.files.every((file) => selected.value.has(file.id))}
+                disabled={files.length === 0}
+                checked={allSelected}
+                ref={(box) => {
+                  if (box !== null) box.indeterminate = someSelected && !allSelected;
+                }}
                 onChange={(event) =>
-                  (selected.value = (event.target as HTMLInputElement).checked
-                    ? new Set(page.files.map((file) => file.id))
-                    : new Set())
+                  (selected.value = event.currentTarget.checked ? new Set(files.map((file) => file.id)) : new Set())
                 }
               />
             </th>
-            <th scope="col">Name</th>
-            <th scope="col">Size</th>
-            <th scope="col">{trash ? "Deleted for good after" : "Updated"}</th>
-            <th scope="col">
+            {sortHeader("name", "Name", "name")}
+            {sortHeader("size", "Size", "size")}
+            {trash ? (
+              <th scope="col" class="date">
+                Deleted for good after
+              </th>
+            ) : (
+              sortHeader("updated_at", "Updated", "date")
+            )}
+            <th scope="col" class="menu-cell">
               <span class="visually-hidden">Actions</span>
             </th>
           </tr>
         </thead>
         <tbody>
-          {page.files.map((file) => (
-            <tr key={file.id}>
-              <td>
-                <input
-                  type="checkbox"
-                  aria-label={`Select ${file.name}`}
-                  checked={selected.value.has(file.id)}
-                  onChange={() => toggle(file.id)}
-                />
-              </td>
-              <td>
-                {renaming.value === file.id ? (
-                  <form onSubmit={rename(file)} class="inline">
-                    <input
-                      name="name"
-                      aria-label={`New name for ${file.name}`}
-                      value={file.name}
-                      required
-                      // Opened by the Rename button: typing goes straight into the name.
-                      ref={(input) => {
-                        if (input !== null && document.activeElement?.closest("form") !== input.form) {
-                          input.focus();
-                          input.select();
-                        }
-                      }}
-                      onKeyDown={(event) => {
-                        if (event.key === "Escape") renaming.value = null;
-                      }}
-                    />
-                    <button type="submit">Save</button>
-                    <button type="button" onClick={() => (renaming.value = null)}>
-                      Cancel
-                    </button>
-                  </form>
-                ) : (
-                  <>
-                    {trash ? (
-                      file.name
-                    ) : (
-                      <a
-                        href={`/files/${file.id}`}
-                        onClick={(event) => {
-                          event.preventDefault();
-                          navigate(`/files/${file.id}`);
-                        }}
-                      >
-                        {file.name}
-                      </a>
-                    )}
-                    {file.visibility === "public" && <span class="badge">public</span>}
-                  </>
-                )}
-              </td>
-              <td class="number">{formatBytes(file.size)}</td>
-              <td>{when(trash ? file.purge_at : file.updated_at)}</td>
-              <td>
-                <div class="actions">
-                  {trash ? (
-                    <button type="button" onClick={() => act(() => restore(file.id), `${file.name} is restored.`)}>
-                      Restore <span class="visually-hidden">{file.name}</span>
-                    </button>
-                  ) : (
-                    <>
-                      <button
-                        type="button"
-                        onClick={() => download(file).catch((error) => (status.value = messageOf(error)))}
-                      >
-                        Download <span class="visually-hidden">{file.name}</span>
-                      </button>
-                      <button type="button" onClick={() => (renaming.value = file.id)}>
-                        Rename <span class="visually-hidden">{file.name}</span>
-                      </button>
-                      <button
-                        type="button"
-                        onClick={() =>
-                          act(
-                            () =>
-                              unwrap(
-                                client.value.api.PATCH("/files/{id}", {
-                                  params: { path: { id: file.id } },
-                                  body: { visibility: file.visibility === "public" ? "private" : "public" },
-                                }),
-                              ),
-                            file.visibility === "public"
-                              ? `${file.name} is private.`
-                              : `${file.name} is public: any signed-in user with its link can open it (${location.origin}/files/${file.id}).`,
-                          )
-                        }
-                      >
-                        {file.visibility === "public" ? "Unshare" : "Share"}{" "}
-                        <span class="visually-hidden">{file.name}</span>
-                      </button>
-                      <button
-                        type="button"
-                        onClick={() => act(() => toTrash(file.id), `${file.name} is in the trash.`)}
-                      >
-                        Move to trash <span class="visually-hidden">{file.name}</span>
-                      </button>
-                    </>
-                  )}
-                </div>
-              </td>
-            </tr>
-          ))}
+          {page === null
+            ? placeholder(<p>Loading…</p>)
+            : files.length === 0
+              ? placeholder(emptyMessage)
+              : files.map((file) => (
+                  <tr key={file.id} class={selected.value.has(file.id) ? "selected" : undefined}>
+                    <td class="check">
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${file.name}`}
+                        checked={selected.value.has(file.id)}
+                        onChange={() => toggle(file.id)}
+                      />
+                    </td>
+                    <td class="name">
+                      <div class="name-cell">
+                        <KindMark file={file} />
+                        {renaming.value === file.id ? (
+                          <form onSubmit={rename(file)} class="rename">
+                            <input
+                              name="name"
+                              aria-label={`New name for ${file.name}`}
+                              value={file.name}
+                              required
+                              maxLength={255}
+                              // Opened from the menu: typing goes straight into the name.
+                              ref={(input) => {
+                                if (input !== null && document.activeElement?.closest("form") !== input.form) {
+                                  input.focus();
+                                  input.select();
+                                }
+                              }}
+                              onKeyDown={(event) => {
+                                if (event.key === "Escape") stopRenaming(file);
+                              }}
+                            />
+                            <button type="submit" class="icon small" aria-label="Save">
+                              <Check />
+                            </button>
+                            <button
+                              type="button"
+                              class="icon small"
+                              aria-label="Cancel"
+                              onClick={() => stopRenaming(file)}
+                            >
+                              <X />
+                            </button>
+                          </form>
+                        ) : (
+                          <>
+                            {trash ? (
+                              <span class="file-name">{file.name}</span>
+                            ) : (
+                              <a
+                                class="file-name"
+                                href={`/files/${file.id}`}
+                                onClick={(event) => {
+                                  event.preventDefault();
+                                  navigate(`/files/${file.id}`);
+                                }}
+                              >
+                                {file.name}
+                              </a>
+                            )}
+                            {file.visibility === "public" && (
+                              <span class="badge">
+                                <Globe />
+                                Shared
+                              </span>
+                            )}
+                          </>
+                        )}
+                      </div>
+                    </td>
+                    <td class="size">{formatBytes(file.size)}</td>
+                    <td class="date">
+                      {trash && <span class="phone-only">Kept until </span>}
+                      <When iso={trash ? file.purge_at : file.updated_at} />
+                    </td>
+                    <td class="menu-cell">
+                      <RowMenu id={menuIdOf(file)} label={`Actions for ${file.name}`} actions={actionsOf(file)} />
+                    </td>
+                  </tr>
+                ))}
         </tbody>
       </table>
-      <nav aria-label="Pages" class="bar">
-        <button
-          type="button"
-          disabled={listing.page.value <= 1}
-          onClick={() => {
-            listing.page.value--;
-            listing.reload();
+      {page !== null && page.total > PAGE_SIZES[0] && <Pages listing={props.listing} pages={page.pages} />}
+      {sharing.value !== null && (
+        <ShareDialog
+          file={sharing.value.file}
+          copyFailed={sharing.value.copyFailed}
+          onClose={() => (sharing.value = null)}
+          onUnshare={() => {
+            const file = sharing.value?.file;
+            if (file !== undefined) act(() => setVisibility(file, "private"), `${file.name} is no longer shared.`);
           }}
-        >
-          Previous page
-        </button>
-        <span>
-          Page {listing.page.value} of {Math.max(page.pages, 1)}
-        </span>
-        <button
-          type="button"
-          disabled={listing.page.value >= page.pages}
-          onClick={() => {
-            listing.page.value++;
-            listing.reload();
-          }}
-        >
-          Next page
-        </button>
-        <label>
-          Per page{" "}
-          <select
-            value={String(listing.perPage.value)}
-            onChange={(event) => {
-              listing.perPage.value = Number((event.target as HTMLSelectElement).value);
-              listing.page.value = 1;
-              listing.reload();
-            }}
-          >
-            {[25, 50, 100].map((size) => (
-              <option key={size} value={String(size)}>
-                {size}
-              </option>
-            ))}
-          </select>
-        </label>
-      </nav>
+        />
+      )}
     </>
+  );
+}
+
+/**
+ * A date and time as the reader's locale writes them. The time is a part of its own, which
+ * a phone's card leaves out to keep the date on its one line.
+ */
+function When(props: { iso: string | null }) {
+  if (props.iso === null) return null;
+  const date = new Date(props.iso);
+  return (
+    <time dateTime={props.iso}>
+      {date.toLocaleDateString(undefined, { dateStyle: "medium" })}
+      <span class="time">, {date.toLocaleTimeString(undefined, { timeStyle: "short" })}</span>
+    </time>
   );
 }

@@ -1,6 +1,8 @@
 import { apiError, type CellarFile } from "@cellar/client";
 import { signal } from "@preact/signals";
+import { messageOf } from "../messages.js";
 import { client } from "../session.js";
+import { DEFAULT_SORT, type ListQuery } from "./query.js";
 
 /** One page of a listing, as the API counted it. */
 export interface Page {
@@ -9,48 +11,68 @@ export interface Page {
   readonly pages: number;
 }
 
-/** The files or the trash, a page at a time; `reload()` after any change. */
+/** The files or the trash, a page at a time, searched and sorted by the server; `reload()` after any change. */
 export function createListing(trashed: boolean) {
   const page = signal(1);
   // 50 a page, not the API's 25: a screen holds that many rows, and one request costs the same.
   const perPage = signal(50);
+  const query = signal<ListQuery>({ q: "", sort: DEFAULT_SORT });
   const current = signal<Page | null>(null);
   const error = signal<string | null>(null);
+  const loading = signal(false);
+  // Answers can arrive out of order (a search typed fast): only the latest request's is shown.
+  let latest = 0;
 
   async function reload(): Promise<void> {
-    const {
-      data,
-      error: body,
-      response,
-    } = await client.value.api.GET("/files", {
-      params: {
-        query: {
-          page: String(page.value),
-          per_page: String(perPage.value),
-          ...(trashed ? { trashed: "true" } : {}),
+    const ticket = ++latest;
+    loading.value = true;
+    try {
+      const { q, sort } = query.value;
+      const {
+        data,
+        error: body,
+        response,
+      } = await client.value.api.GET("/files", {
+        params: {
+          query: {
+            page: String(page.value),
+            per_page: String(perPage.value),
+            ...(trashed ? { trashed: "true" } : {}),
+            ...(q === "" ? {} : { q }),
+            ...(sort === DEFAULT_SORT ? {} : { sort }),
+          },
         },
-      },
-    });
-    if (!response.ok || data === undefined) {
-      error.value = (await apiError(response, body)).message;
-      return;
+      });
+      if (ticket !== latest) return;
+      if (!response.ok || data === undefined) {
+        error.value = (await apiError(response, body)).message;
+        return;
+      }
+      const pages = Number(response.headers.get("x-total-pages") ?? "1");
+      // A page emptied by the last change: show the one before it.
+      if (data.length === 0 && page.value > 1 && page.value > pages) {
+        page.value = Math.max(1, pages);
+        return reload();
+      }
+      error.value = null;
+      current.value = { files: data, total: Number(response.headers.get("x-total-count") ?? data.length), pages };
+    } catch (caught) {
+      if (ticket === latest) error.value = messageOf(caught);
+    } finally {
+      if (ticket === latest) loading.value = false;
     }
-    const pages = Number(response.headers.get("x-total-pages") ?? "1");
-    // A page emptied by the last change: show the one before it.
-    if (data.length === 0 && page.value > 1 && page.value > pages) {
-      page.value = Math.max(1, pages);
-      return reload();
-    }
-    error.value = null;
-    current.value = { files: data, total: Number(response.headers.get("x-total-count") ?? data.length), pages };
   }
 
-  return { page, perPage, current, error, reload };
+  /** Shows what `next` asks for, from its first page when it asks for something else than before. */
+  function show(next: ListQuery): Promise<void> {
+    if (next.q !== query.value.q || next.sort !== query.value.sort) {
+      query.value = next;
+      page.value = 1;
+    }
+    return reload();
+  }
+
+  return { page, perPage, query, current, error, loading, reload, show };
 }
 
 export type Listing = ReturnType<typeof createListing>;
-
-/** A date as the reader's locale writes it, with the time. */
-export function when(iso: string | null): string {
-  return iso === null ? "" : new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-}

@@ -1,5 +1,6 @@
 import { formatBytes } from "@cellar/client";
 import { signal } from "@preact/signals";
+import { CircleCheck } from "lucide-preact";
 import { messageOf } from "../messages.js";
 import { client } from "../session.js";
 
@@ -74,11 +75,16 @@ export function Uploads() {
               aria-valuetext={`${formatBytes(upload.sent)} of ${formatBytes(upload.size)}`}
             />
             {upload.state === "sending" && (
-              <button type="button" onClick={() => upload.controller.abort()}>
+              <button type="button" class="small" onClick={() => upload.controller.abort()}>
                 Cancel <span class="visually-hidden">{upload.name}</span>
               </button>
             )}
-            {upload.state === "done" && <span>Uploaded</span>}
+            {upload.state === "done" && (
+              <span class="done">
+                <CircleCheck />
+                Uploaded
+              </span>
+            )}
             {(upload.state === "failed" || upload.state === "cancelled") && (
               <span role="alert" class="error">
                 {upload.message}
