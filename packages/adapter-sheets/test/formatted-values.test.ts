@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { CellRender, ReadableSheetIndex } from "@cellar/core";
+import type { CellRender } from "@cellar/core";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { createSpreadsheetReader } from "../src/index.js";
@@ -8,47 +8,29 @@ import { BUILT_IN_FORMATS } from "../src/xlsx/number-formats.js";
 import { mergedRange } from "../src/xlsx/sheet-layout.js";
 import { storedFormats, storedLine } from "../src/xlsx/stored-rows.js";
 import { isoToSerial, kindOfFormat } from "../src/xlsx/workbook-parts.js";
-import { storedBytes } from "./support/stored-bytes.js";
+import { analysedWorkbook } from "./support/stored-bytes.js";
 import { MAIN, parts, zipOf } from "./support/workbooks.js";
 
 const reader = createSpreadsheetReader();
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`fixtures/${name}`, import.meta.url)));
 
-/** A workbook read through, and windows of its sheets. */
+/** A workbook read through, and windows of its sheets: [firstRow, lastRow, firstColumn, lastColumn]. */
 async function readWorkbook(bytes: Uint8Array) {
-  let rows: Uint8Array = new Uint8Array(0);
-  const index = await reader.analyse({
-    kind: "xlsx",
-    size: bytes.length,
-    openFile: storedBytes(bytes).open,
-    writeRows: async (source) => {
-      const chunks: Uint8Array[] = [];
-      for await (const chunk of source) chunks.push(chunk);
-      rows = Buffer.concat(chunks);
-      return { size: rows.length };
-    },
-  });
-  if (!index.readable) throw new Error(index.reason);
-  const window = (sheet: number, render: CellRender, rectangle?: [number, number, number, number]) => {
-    const summary = index.sheets[sheet];
-    const [firstRow, lastRow, firstColumn, lastColumn] = rectangle ?? [
-      1,
-      summary?.rowCount ?? 0,
-      1,
-      summary?.columnCount ?? 0,
-    ];
-    return reader.window({
-      kind: "xlsx",
-      index: index as ReadableSheetIndex,
-      sheet,
-      rectangle: { firstRow, lastRow, firstColumn, lastColumn },
-      render,
-      size: bytes.length,
-      openFile: storedBytes(bytes).open,
-      openRows: storedBytes(rows, () => 97).open,
-    });
+  const { index, window } = await analysedWorkbook(reader, bytes, () => 97);
+  return {
+    index,
+    window: (sheet: number, render: CellRender, rectangle?: [number, number, number, number]) =>
+      window(
+        sheet,
+        render,
+        rectangle && {
+          firstRow: rectangle[0],
+          lastRow: rectangle[1],
+          firstColumn: rectangle[2],
+          lastColumn: rectangle[3],
+        },
+      ),
   };
-  return { index, window };
 }
 
 /** One cell, as a workbook of one number (or text) with one format shows it. */

@@ -3,7 +3,7 @@ import type { ReadableSheetIndex } from "@cellar/core";
 import { describe, expect, it } from "vitest";
 import yazl from "yazl";
 import { createSpreadsheetReader, PRESENTATION_LIMITS } from "../src/index.js";
-import { storedBytes } from "./support/stored-bytes.js";
+import { analysedWorkbook, storedBytes } from "./support/stored-bytes.js";
 import { MAIN, parts, stylesWith, zipOf } from "./support/workbooks.js";
 
 const reader = createSpreadsheetReader();
@@ -25,30 +25,10 @@ async function analyse(bytes: Uint8Array) {
 async function expectRead(bytes: Uint8Array) {
   const before = process.memoryUsage().rss;
   const started = performance.now();
-  let rows: Uint8Array = new Uint8Array(0);
-  const index = await reader.analyse({
-    kind: "xlsx",
-    size: bytes.length,
-    openFile: storedBytes(bytes).open,
-    writeRows: async (source) => {
-      const chunks: Uint8Array[] = [];
-      for await (const chunk of source) chunks.push(chunk);
-      rows = Buffer.concat(chunks);
-      return { size: rows.length };
-    },
-  });
-  if (!index.readable) throw new Error(index.reason);
+  const analysed = await analysedWorkbook(reader, bytes);
+  const { index } = analysed;
   const window = (lastRow: number, lastColumn: number) =>
-    reader.window({
-      kind: "xlsx",
-      index: index as ReadableSheetIndex,
-      sheet: 0,
-      rectangle: { firstRow: 1, lastRow, firstColumn: 1, lastColumn },
-      render: "formatted",
-      size: bytes.length,
-      openFile: storedBytes(bytes).open,
-      openRows: storedBytes(rows).open,
-    });
+    analysed.window(0, "formatted", { firstRow: 1, lastRow, firstColumn: 1, lastColumn });
   expect(performance.now() - started).toBeLessThan(15_000);
   expect(process.memoryUsage().rss - before).toBeLessThan(256 * 1024 ** 2);
   return { index, window };

@@ -1,4 +1,4 @@
-import type { ByteRange, OpenBytes } from "@cellar/core";
+import type { ByteRange, CellRectangle, CellRender, OpenBytes, SpreadsheetReader } from "@cellar/core";
 
 /**
  * Bytes as a blob store serves them: the whole or an inclusive range, in chunks of the
@@ -22,4 +22,48 @@ export function storedBytes(bytes: Uint8Array, chunkAt: (at: number) => number =
     })();
   };
   return { open, reads, size: bytes.length };
+}
+
+/**
+ * A workbook read through by `reader`, its rows blob kept in memory as a blob store would
+ * keep it, and a window of any of its sheets (by default the whole extent), read from
+ * that blob in chunks of the sizes `rowsChunkAt` gives.
+ */
+export async function analysedWorkbook(
+  reader: SpreadsheetReader,
+  bytes: Uint8Array,
+  rowsChunkAt?: (at: number) => number,
+) {
+  let rows: Uint8Array = new Uint8Array(0);
+  const index = await reader.analyse({
+    kind: "xlsx",
+    size: bytes.length,
+    openFile: storedBytes(bytes).open,
+    writeRows: async (source) => {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of source) chunks.push(chunk);
+      rows = Buffer.concat(chunks);
+      return { size: rows.length };
+    },
+  });
+  if (!index.readable) throw new Error(index.reason);
+  const window = (sheet: number, render: CellRender, rectangle?: CellRectangle) => {
+    const summary = index.sheets[sheet];
+    return reader.window({
+      kind: "xlsx",
+      index,
+      sheet,
+      rectangle: rectangle ?? {
+        firstRow: 1,
+        lastRow: summary?.rowCount ?? 0,
+        firstColumn: 1,
+        lastColumn: summary?.columnCount ?? 0,
+      },
+      render,
+      size: bytes.length,
+      openFile: storedBytes(bytes).open,
+      openRows: storedBytes(rows, rowsChunkAt).open,
+    });
+  };
+  return { index, window };
 }
