@@ -229,6 +229,7 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
     const saved = page.waitForEvent("download");
     await page.getByRole("button", { name: "Download" }).click();
     expect(readFileSync((await (await saved).path()) as string, "latin1")).toBe(LEGACY_SHEET);
+    await page.getByRole("status").filter({ hasText: "Download started: legacy.sheet" }).waitFor();
 
     // No such file: said so.
     await page.goto(`${web.server.url}/files/file_aaaaaaaaaaaaaaaaaaaaaaaa`);

@@ -1,5 +1,7 @@
 import { apiError, type CellarFile } from "@cellar/client";
+import { messageOf } from "../messages.js";
 import { client, token } from "../session.js";
+import { say } from "../toast.js";
 
 /**
  * The download worker (`src/download-worker.ts`) once it runs, or null where there is
@@ -66,4 +68,13 @@ export async function download(file: Pick<CellarFile, "id">): Promise<void> {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** Downloads a file, saying so at the foot of the screen when it has started, or why it could not. */
+export function downloadSaying(file: Pick<CellarFile, "id" | "name">): void {
+  say(`Downloading ${file.name}…`);
+  download(file).then(
+    () => say(`Download started: ${file.name}`, "success"),
+    (error: unknown) => say(messageOf(error), "error"),
+  );
 }

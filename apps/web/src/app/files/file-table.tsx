@@ -25,7 +25,7 @@ import { navigate } from "../router.js";
 import { client } from "../session.js";
 import { say } from "../toast.js";
 import { copyText, linkTo } from "./clipboard.js";
-import { download } from "./download.js";
+import { downloadSaying } from "./download.js";
 import { KindMark } from "./kind-mark.js";
 import type { Listing } from "./listing.js";
 import { PAGE_SIZES, Pages } from "./pages.js";
@@ -87,14 +87,6 @@ export function FileTable(props: {
     act(work, done).then(() => focusById(neighbour === undefined ? null : menuIdOf(neighbour)));
   }
 
-  function save(file: CellarFile) {
-    say(`Downloading ${file.name}…`);
-    download(file).then(
-      () => say(`Download started: ${file.name}`, "success"),
-      (error: unknown) => say(messageOf(error), "error"),
-    );
-  }
-
   async function copyLink(file: CellarFile) {
     if (await copyText(linkTo(file))) say("Link copied", "success");
     else sharing.value = { file, copyFailed: true };
@@ -127,7 +119,7 @@ export function FileTable(props: {
     const shared = file.visibility === "public";
     return [
       { label: "Open", icon: Eye, run: () => navigate(`/files/${file.id}`) },
-      { label: "Download", icon: Download, run: () => save(file) },
+      { label: "Download", icon: Download, run: () => downloadSaying(file) },
       { label: "Rename", icon: Pencil, run: () => (renaming.value = file.id) },
       ...(shared
         ? [

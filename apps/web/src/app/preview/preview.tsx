@@ -1,7 +1,7 @@
 import { apiError, CellarApiError, type CellarFile, type components, formatBytes } from "@cellar/client";
 import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
-import { download } from "../files/download.js";
+import { downloadSaying } from "../files/download.js";
 import { Frame } from "../files.js";
 import { messageOf } from "../messages.js";
 import { navigate } from "../router.js";
@@ -24,7 +24,6 @@ type Opened =
 export function Preview(props: { id: string }) {
   const opened = useSignal<Opened>({ state: "loading" });
   const sheetIndex = useSignal(0);
-  const status = useSignal<string | null>(null);
 
   useEffect(() => {
     const api = client.value.api;
@@ -67,13 +66,7 @@ export function Preview(props: { id: string }) {
   }
 
   const { file, sheets } = now;
-  const save = () => {
-    status.value = `Downloading ${file.name}…`;
-    download(file).then(
-      () => (status.value = null),
-      (error: unknown) => (status.value = messageOf(error)),
-    );
-  };
+  const save = () => downloadSaying(file);
   const sheet = sheets instanceof CellarApiError ? undefined : sheets[sheetIndex.value];
   return (
     <Frame title={file.name} wide>
@@ -90,9 +83,6 @@ export function Preview(props: { id: string }) {
           </button>
         </span>
       </div>
-      <p role="status" class="status">
-        {status.value}
-      </p>
       {sheets instanceof CellarApiError ? (
         <p role="alert" class="notice">
           {sheets.code === "unreadable_spreadsheet"
