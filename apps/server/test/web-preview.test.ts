@@ -228,8 +228,9 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
     expect(await axe(page)).toEqual([]);
     const saved = page.waitForEvent("download");
     await page.getByRole("button", { name: "Download" }).click();
-    expect(readFileSync((await (await saved).path()) as string, "latin1")).toBe(LEGACY_SHEET);
+    // Said for a few seconds: looked for before the download is read.
     await page.getByRole("status").filter({ hasText: "Download started: legacy.sheet" }).waitFor();
+    expect(readFileSync((await (await saved).path()) as string, "latin1")).toBe(LEGACY_SHEET);
 
     // No such file: said so.
     await page.goto(`${web.server.url}/files/file_aaaaaaaaaaaaaaaaaaaaaaaa`);
@@ -443,6 +444,16 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
     expect(await axe(page)).toEqual([]);
     await screenshot("preview-budget-dark", page, { fullPage: false });
     await page.setViewportSize({ width: 390, height: 844 });
+    // Laid out again for the phone's width (its resize observer redraws the grid).
+    await expect
+      .poll(
+        () =>
+          page.evaluate(
+            "(() => { const g = document.querySelector('[role=grid]'); return g.firstElementChild.style.width === g.clientWidth + 'px'; })()",
+          ),
+        UNTIL,
+      )
+      .toBe(true);
     await page.locator("#cell-3-1").filter({ hasText: "Rent" }).waitFor();
     expect(await axe(page)).toEqual([]);
     await screenshot("preview-budget-phone", page, { fullPage: false });

@@ -144,6 +144,8 @@ export function useWebApp() {
     const at = options.at ?? options.session?.at ?? server;
     const context = await browser.newContext({
       viewport: { width: 1280, height: 800 },
+      // No transitions: axe's contrast check must not land mid-way through a colour change.
+      reducedMotion: "reduce",
       ...options.context,
       ...(options.session === undefined
         ? {}
