@@ -265,7 +265,11 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
     )) as number[];
     expect(scrolled[1]).toBeLessThanOrEqual(2 ** 24 + 100);
     expect((scrolled[0] ?? 0) / ((scrolled[1] ?? 1) - (scrolled[2] ?? 0))).toBeGreaterThan(0.99);
-    // The wheel moves on from there, to the last row.
+    // The wheel moves on, to the last row: from 100 rows above it, out of view.
+    await page.getByLabel("Go to cell").fill("A999900");
+    await page.getByRole("button", { name: "Go", exact: true }).click();
+    await page.locator("#cell-999900-1").filter({ hasText: "999899" }).waitFor();
+    expect(await page.locator("#cell-1000000-1").count()).toBe(0);
     await grid.hover();
     await page.mouse.wheel(0, 5_000);
     await page.locator("#cell-1000000-1").filter({ hasText: "999999" }).waitFor();
@@ -296,9 +300,9 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
     for (const [reference, row, column] of [
       ["Z1", 1, 26],
       ["Y200", 200, 25],
-      ["Z201", 201, 26],
-      ["AD450", 450, 30],
       ["A401", 401, 1],
+      ["Z201", 201, 26], // each out of view of the one before
+      ["AD450", 450, 30],
     ] as const) {
       await page.getByLabel("Go to cell").fill(reference);
       await page.getByRole("button", { name: "Go", exact: true }).click();
