@@ -1,3 +1,5 @@
+import { type ActivityService, createActivityService } from "./activity/activity.service.js";
+import type { ActivityRepository } from "./activity/activity-repository.port.js";
 import { type AuthService, createAuthService } from "./auth/auth.service.js";
 import { createJwtCodec } from "./auth/jwt.js";
 import type { MagicLinkRepository } from "./auth/magic-link-repository.port.js";
@@ -7,6 +9,8 @@ import type { BlobStore } from "./files/blob-store.port.js";
 import { createFileService, type FileService } from "./files/file.service.js";
 import type { FileRepository } from "./files/file-repository.port.js";
 import { createMaintenance, type Maintenance } from "./maintenance/maintenance.service.js";
+import { createPeopleService, type PeopleService } from "./people/people.service.js";
+import type { PermissionRepository } from "./people/permission-repository.port.js";
 import type { RateLimitStore } from "./rate-limit/rate-limit-store.port.js";
 import { createRateLimiter, type RateLimiter } from "./rate-limit/rate-limiter.js";
 import { type Clock, systemClock } from "./shared/clock.port.js";
@@ -19,7 +23,7 @@ import type { UserRepository } from "./users/user-repository.port.js";
 
 /** Cellar's settings; everything but `publicUrl` and `jwtSecret` has a default. */
 export interface CellarConfig {
-  /** Where clients reach the server: the base of sign-in links. */
+  /** Where clients reach the server: the base of sign-in links and of the file links in invitations. */
   readonly publicUrl: string;
   /** The HS256 key: at least 32 bytes (a string counts its UTF-8 bytes). */
   readonly jwtSecret: string | Uint8Array;
@@ -31,6 +35,8 @@ export interface CellarConfig {
   readonly rateLimitMax?: number;
   readonly rateLimitWindowSeconds?: number;
   readonly trashRetentionDays?: number;
+  /** Invitation mails (a file shared with someone new) one account may send per hour. */
+  readonly inviteRateMax?: number;
 }
 
 export const DEFAULT_CONFIG = {
@@ -42,6 +48,7 @@ export const DEFAULT_CONFIG = {
   rateLimitMax: 600,
   rateLimitWindowSeconds: 60,
   trashRetentionDays: 30,
+  inviteRateMax: 50,
 } as const satisfies Partial<CellarConfig>;
 
 export type ResolvedCellarConfig = Required<CellarConfig>;
@@ -54,6 +61,10 @@ export interface CellarDeps {
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
   readonly magicLinks: MagicLinkRepository;
+  /** Who holds which role on which file; the same engine as `files`, which reads it with each file. */
+  readonly permissions: PermissionRepository;
+  /** What happened to each file; written by `files` and `permissions` with each change. */
+  readonly activity: ActivityRepository;
   readonly blobs: BlobStore;
   readonly mailer: Mailer;
   readonly rateLimits: RateLimitStore;
@@ -69,12 +80,16 @@ export interface CellarDeps {
 
 export interface Cellar {
   readonly files: FileService;
+  /** Who else may see a file, and as what. */
+  readonly people: PeopleService;
+  /** What happened to a file. */
+  readonly activity: ActivityService;
   readonly sheets: SheetService;
   readonly auth: AuthService;
   readonly users: UserService;
   readonly rateLimiter: RateLimiter;
   readonly config: ResolvedCellarConfig;
-  /** The periodic cycle: purge, expiry, orphan sweep. The server runs it on a timer. */
+  /** The periodic cycle: purge, expiry, old activity, orphan sweep. The server runs it on a timer. */
   readonly maintenance: Maintenance;
   /** Forgets expired sessions, magic links and rate-limit windows. */
   deleteExpired(): Promise<{ sessions: number; magicLinks: number; rateWindows: number }>;
@@ -87,6 +102,7 @@ const POSITIVE_WHOLE_SETTINGS = [
   "rateLimitMax",
   "rateLimitWindowSeconds",
   "trashRetentionDays",
+  "inviteRateMax",
 ] as const;
 
 export function resolveConfig(config: CellarConfig): ResolvedCellarConfig {
@@ -121,6 +137,7 @@ export function createCellar(deps: CellarDeps): Cellar {
   });
   const files = createFileService({
     files: deps.files,
+    permissions: deps.permissions,
     blobs: deps.blobs,
     clock,
     random,
@@ -137,14 +154,28 @@ export function createCellar(deps: CellarDeps): Cellar {
       rateWindows: await deps.rateLimits.deleteExpired(now),
     };
   };
+  const activity = createActivityService({ files: deps.files, activity: deps.activity, clock });
   return {
     config,
     files,
+    people: createPeopleService({
+      files: deps.files,
+      permissions: deps.permissions,
+      users: deps.users,
+      mailer: deps.mailer,
+      rateLimits: deps.rateLimits,
+      clock,
+      random,
+      publicUrl: config.publicUrl,
+      inviteRateMax: config.inviteRateMax,
+    }),
+    activity,
     sheets,
     auth: createAuthService({
       users: deps.users,
       sessions: deps.sessions,
       magicLinks: deps.magicLinks,
+      permissions: deps.permissions,
       mailer: deps.mailer,
       rateLimits: deps.rateLimits,
       clock,
@@ -161,7 +192,7 @@ export function createCellar(deps: CellarDeps): Cellar {
       max: config.rateLimitMax,
       windowSeconds: config.rateLimitWindowSeconds,
     }),
-    maintenance: createMaintenance({ files, deleteExpired }),
+    maintenance: createMaintenance({ files, activity, deleteExpired }),
     deleteExpired,
   };
 }

@@ -3,6 +3,21 @@
  * from one implementation of each port; `createInMemoryCellar` builds it in memory.
  */
 
+// Activity: what happened to each file.
+export {
+  ACTIVITY_ACTIONS,
+  ACTIVITY_RETENTION_DAYS,
+  type ActivityAction,
+  type ActivityDetails,
+  type ActivityEntry,
+  type ActivityItem,
+  type JsonObject,
+  type JsonValue,
+  type NoDetails,
+  newActivityEntry,
+} from "./activity/activity.entity.js";
+export type { ActivityService } from "./activity/activity.service.js";
+export type { ActivityPage, ActivityRepository } from "./activity/activity-repository.port.js";
 // Auth: magic links, sessions, JWTs.
 export {
   type Authenticated,
@@ -21,7 +36,7 @@ export {
 } from "./auth/jwt.js";
 export { hashToken, MAGIC_LINK_TOKEN_BYTES, type MagicLinkRecord } from "./auth/magic-link.entity.js";
 export type { MagicLinkRepository } from "./auth/magic-link-repository.port.js";
-export type { Mailer, SignInMail } from "./auth/mailer.port.js";
+export type { InvitationMail, Mailer, SignInMail } from "./auth/mailer.port.js";
 export type { SessionRecord } from "./auth/session.entity.js";
 export type { SessionRepository } from "./auth/session-repository.port.js";
 // The composition.
@@ -59,7 +74,16 @@ export {
   type Visibility,
 } from "./files/file.entity.js";
 export type { Download, FileService, ReceivedUpload, UploadOptions } from "./files/file.service.js";
-export { type AccessDecision, authorizeFileAction, decideFileAccess, type FileAction } from "./files/file-access.js";
+export {
+  type AccessDecision,
+  type AuthorizedFile,
+  authorizeFileAction,
+  callerRole,
+  decideFileAccess,
+  FILE_ACTIONS,
+  type FileAction,
+  leastRoleFor,
+} from "./files/file-access.js";
 export {
   DEFAULT_FILE_SORT,
   FILE_SORTS,
@@ -78,6 +102,7 @@ export {
   type FileRepository,
   type FileSort,
   type FileSortField,
+  type FileWithRole,
   NEWEST_FIRST,
 } from "./files/file-repository.port.js";
 // Maintenance: purge, expiry, orphan sweep.
@@ -91,9 +116,11 @@ export {
 export {
   createInMemoryCellar,
   createInMemoryDeps,
+  createMemoryRepositories,
   type InMemoryCellarOptions,
   type InMemoryDeps,
 } from "./memory/in-memory-cellar.js";
+export { createMemoryActivityRepository } from "./memory/memory-activity-repository.js";
 export {
   createMemoryMagicLinkRepository,
   createMemorySessionRepository,
@@ -102,8 +129,29 @@ export {
 export { createMemoryBlobStore } from "./memory/memory-blob-store.js";
 export { createMemoryFileRepository } from "./memory/memory-file-repository.js";
 export { createMemoryMailer, type MemoryMailer } from "./memory/memory-mailer.js";
+export { createMemoryPermissionRepository } from "./memory/memory-permission-repository.js";
 export { createMemoryRateLimitStore } from "./memory/memory-rate-limit-store.js";
+export { createMemoryTables, type MemoryTables } from "./memory/memory-tables.js";
 export { createMemoryUserRepository, type MemoryUserRepository } from "./memory/memory-user-repository.js";
+// People: who else holds a role on a file.
+export { INVITATION_WINDOW_MS, type PeopleService, type ShareResult } from "./people/people.service.js";
+export {
+  MAX_INVITATION_MESSAGE_LENGTH,
+  MAX_PEOPLE_PER_FILE,
+  normaliseInvitationMessage,
+  type Permission,
+  type PermissionRecord,
+} from "./people/permission.entity.js";
+export type { PermissionRepository, UpsertPermissionResult } from "./people/permission-repository.port.js";
+export { type FileRole, parseRole, ROLES, type Role, roleIncludes } from "./people/role.js";
+export {
+  NEWEST_SHARE_FIRST,
+  type SharedFile,
+  type SharedFileListQuery,
+  type SharedFilePage,
+  type SharedFileSort,
+  sharedFileOrder,
+} from "./people/shared-files.js";
 // Rate limiting.
 export type { RateLimitStore, RateWindow } from "./rate-limit/rate-limit-store.port.js";
 export type { RateLimiter, RateLimitStatus } from "./rate-limit/rate-limiter.js";
@@ -174,6 +222,6 @@ export {
   StorageUnreachableError,
 } from "./storage/storage-engine.port.js";
 // Users.
-export type { UserRecord } from "./users/user.entity.js";
+export type { UserRecord, UserSummary } from "./users/user.entity.js";
 export type { UserService } from "./users/user.service.js";
 export type { UserRepository } from "./users/user-repository.port.js";

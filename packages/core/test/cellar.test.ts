@@ -17,6 +17,7 @@ describe("createCellar", () => {
       rateLimitMax: 600,
       rateLimitWindowSeconds: 60,
       trashRetentionDays: 30,
+      inviteRateMax: 50,
     });
   });
 

@@ -43,21 +43,30 @@ describe("file names", () => {
 describe("a file's metadata", () => {
   it("leaves out the blob key", () => {
     const record = aFile("user_abcdefghijklmnopqrstuvwx");
-    expect(toMetadata(record)).not.toHaveProperty("blobKey");
-    expect(toMetadata(Object.freeze({ ...record }))).not.toHaveProperty("blobKey");
+    expect(toMetadata(record, "owner")).not.toHaveProperty("blobKey");
+    expect(toMetadata(Object.freeze({ ...record }), "owner")).not.toHaveProperty("blobKey");
+  });
+
+  it("carries the caller's role, or null for a passer-by of a public file", () => {
+    const record = aFile("user_abcdefghijklmnopqrstuvwx");
+    expect(toMetadata(record, "editor").role).toBe("editor");
+    expect(toMetadata(record, null).role).toBeNull();
   });
 });
 
 describe("a file's metadata, made from a frozen record", () => {
-  it("is made once for a frozen record, which cannot change, and afresh for any other", () => {
+  it("is made once per role for a frozen record, which cannot change, and afresh for any other", () => {
     const frozen = Object.freeze(aFile("user_abcdefghijklmnopqrstuvwx"));
-    expect(toMetadata(frozen)).toBe(toMetadata(frozen));
-    expect(Object.isFrozen(toMetadata(frozen))).toBe(true);
+    expect(toMetadata(frozen, "owner")).toBe(toMetadata(frozen, "owner"));
+    expect(toMetadata(frozen, null)).toBe(toMetadata(frozen, null));
+    expect(toMetadata(frozen, "viewer")).not.toBe(toMetadata(frozen, "owner"));
+    expect(toMetadata(frozen, "viewer").role).toBe("viewer");
+    expect(Object.isFrozen(toMetadata(frozen, null))).toBe(true);
     const mutable = aFile("user_abcdefghijklmnopqrstuvwx");
-    const before = toMetadata(mutable);
+    const before = toMetadata(mutable, "owner");
     Object.assign(mutable, { name: "renamed.csv" });
-    expect(toMetadata(mutable)).not.toBe(before);
-    expect(toMetadata(mutable).name).toBe("renamed.csv");
+    expect(toMetadata(mutable, "owner")).not.toBe(before);
+    expect(toMetadata(mutable, "owner").name).toBe("renamed.csv");
   });
 });
 

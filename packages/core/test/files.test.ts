@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createFileService } from "../src/files/file.service.js";
 import type { BlobStore } from "../src/index.js";
-import { createMemoryBlobStore, createMemoryFileRepository, sheetRowsBlobKey } from "../src/index.js";
+import { createMemoryBlobStore, createMemoryRepositories, sheetRowsBlobKey } from "../src/index.js";
 import { buildZip, byteStream, collect, createFakeClock, workbook } from "../src/testing/index.js";
 import { aCellar, bytesOf, signIn, uploadCsv } from "./support/helpers.js";
 
@@ -35,6 +35,7 @@ describe("uploading", () => {
       updatedAt: clock.now(),
       trashedAt: null,
       purgeAt: null,
+      role: "owner",
     });
     const download = await cellar.files.openDownload({ callerId: ALICE, fileId: file.id });
     expect((await collect(await download.open())).toString()).toBe(content);
@@ -179,10 +180,11 @@ describe("uploading", () => {
 
   it("removes the blob when the metadata insert fails", async () => {
     const blobs = createMemoryBlobStore();
-    const files = createMemoryFileRepository();
-    const failingFiles = { ...files, insert: async () => Promise.reject(new Error("disk I/O error")) };
+    const repositories = createMemoryRepositories();
+    const failingFiles = { ...repositories.files, insert: async () => Promise.reject(new Error("disk I/O error")) };
     const service = createFileService({
       files: failingFiles,
+      permissions: repositories.permissions,
       blobs,
       clock: createFakeClock(),
       random: { bytes: (n) => new Uint8Array(n).fill(7) },
@@ -200,7 +202,7 @@ describe("uploading", () => {
     const enospc = Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
     const full: BlobStore = { ...inner, write: async () => Promise.reject(enospc) };
     const service = createFileService({
-      files: createMemoryFileRepository(),
+      ...createMemoryRepositories(),
       blobs: full,
       clock: createFakeClock(),
       random: { bytes: (n) => new Uint8Array(n) },
@@ -398,12 +400,12 @@ describe("reading and changing one file", () => {
     const { cellar } = aCellar();
     const file = await uploadCsv(cellar, ALICE);
     const files = cellar.deps.files;
-    const originalFind = files.findById;
+    const originalFind = files.findWithRole;
     // Trash the file right after the patch has read it as active.
-    files.findById = async (id) => {
-      const found = await originalFind(id);
-      files.findById = originalFind;
-      await cellar.files.trash({ callerId: ALICE, fileId: id });
+    files.findWithRole = async (query) => {
+      const found = await originalFind(query);
+      files.findWithRole = originalFind;
+      await cellar.files.trash({ callerId: ALICE, fileId: query.id });
       return found;
     };
     await expect(
@@ -504,7 +506,7 @@ describe("trash, restore and purge", () => {
     const clock = createFakeClock();
     const blobs = createMemoryBlobStore({ clock });
     const deps = {
-      files: createMemoryFileRepository(),
+      ...createMemoryRepositories(),
       clock,
       random: { bytes: (n: number) => crypto.getRandomValues(new Uint8Array(n)) },
       maxUploadBytes: 100,

@@ -23,6 +23,15 @@ describe("ids", () => {
     expect(isWellFormedId(id, "user")).toBe(false);
   });
 
+  it("newId issues ids for people on a file and activity entries too, each recognised by its own prefix only", () => {
+    for (const prefix of ["perm", "act"] as const) {
+      const id = newId(cryptoRandom, prefix);
+      expect(id).toMatch(new RegExp(`^${prefix}_[a-z2-7]{24}$`));
+      expect(isWellFormedId(id, prefix)).toBe(true);
+      expect(isWellFormedId(id, "file")).toBe(false);
+    }
+  });
+
   it("newId draws its bits from the random source", () => {
     const zeros = { bytes: (n: number) => new Uint8Array(n) };
     expect(newId(zeros, "user")).toBe(`user_${"a".repeat(24)}`);

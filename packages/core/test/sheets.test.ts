@@ -10,7 +10,7 @@ import {
   type SpreadsheetReader,
   SpreadsheetUnreadableError,
 } from "../src/index.js";
-import { aFile, aUser } from "../src/testing/index.js";
+import { aFile, aPermission, aUser, givePermission } from "../src/testing/index.js";
 import { bytesOf } from "./support/helpers.js";
 
 /**
@@ -85,7 +85,7 @@ async function withStoredFile(reader?: SpreadsheetReader, kind: FileRecord["kind
   await deps.users.insertIfAbsent(owner);
   const file = aFile(owner.id, { kind });
   await deps.blobs.write({ key: file.blobKey, source: bytesOf("a,b,c\n") });
-  await deps.files.insert(file);
+  await deps.files.insert({ file, activity: [] });
   return { cellar, deps, owner, file, ask: { callerId: owner.id, fileId: file.id } };
 }
 
@@ -250,8 +250,23 @@ describe("reading a spreadsheet's cells", () => {
     ).rejects.toMatchObject({
       code: "not_found",
     });
-    await deps.files.update({ id: file.id, changes: { state: "trashed", updatedAt: new Date() } });
+    await deps.files.update({ id: file.id, changes: { state: "trashed", updatedAt: new Date() }, activity: [] });
     await expect(cellar.sheets.sheets(ask)).rejects.toMatchObject({ code: "file_in_trash" });
+  });
+
+  it("lets anyone the file is shared with read its cells and convert it, until it is trashed", async () => {
+    const { cellar, deps, owner, file } = await withStoredFile(countingReader().reader);
+    const viewer = aUser();
+    await deps.users.insertIfAbsent(viewer);
+    await givePermission(deps, owner.id, aPermission(file.id, { email: viewer.email, userId: viewer.id }));
+    const ask = { callerId: viewer.id, fileId: file.id };
+    expect((await cellar.sheets.sheets(ask)).sheets).toHaveLength(1);
+    expect((await cellar.sheets.values({ ...ask, range: "A1" })).window.values).toEqual([["1:1"]]);
+    expect((await cellar.sheets.convert({ ...ask, format: "xlsx" })).format).toBe("xlsx");
+    expect(await cellar.sheets.authorize(ask)).toEqual(file);
+    await deps.files.update({ id: file.id, changes: { state: "trashed", updatedAt: new Date() }, activity: [] });
+    await expect(cellar.sheets.sheets(ask)).rejects.toMatchObject({ code: "not_found" });
+    await expect(cellar.sheets.convert({ ...ask, format: "xlsx" })).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("converts only to the other format, and a CSV has no sheet to choose", async () => {

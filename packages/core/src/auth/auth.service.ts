@@ -1,3 +1,4 @@
+import type { PermissionRepository } from "../people/permission-repository.port.js";
 import type { RateLimitStore } from "../rate-limit/rate-limit-store.port.js";
 import { rateLimitedError, retryAfterSeconds } from "../rate-limit/rate-limiter.js";
 import type { Clock } from "../shared/clock.port.js";
@@ -28,6 +29,8 @@ export interface AuthServiceDeps {
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
   readonly magicLinks: MagicLinkRepository;
+  /** Roles given to an address before it had an account are attached at its sign-in. */
+  readonly permissions: PermissionRepository;
   readonly mailer: Mailer;
   readonly rateLimits: RateLimitStore;
   readonly clock: Clock;
@@ -100,7 +103,9 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /**
      * Exchanges a magic-link token for a session JWT, creating the user on their first
-     * sign-in. Each token works once. Failures are counted per client address.
+     * sign-in. Each token works once. Failures are counted per client address. Roles given
+     * to the address while it had no account become the user's, so the files shared with
+     * it are theirs to see from this sign-in on.
      */
     async verifySignInLink(input: { token: unknown; clientAddress: string }): Promise<SignedIn> {
       const now = clock.now();
@@ -128,6 +133,9 @@ export function createAuthService(deps: AuthServiceDeps) {
         createdAt: now,
         updatedAt: now,
       });
+      // On every sign-in: `insertIfAbsent` does not say whether this one made the account,
+      // and when nothing waits the attach is one indexed update that changes no row.
+      await deps.permissions.attachPending({ email: user.email, userId: user.id });
       const session: SessionRecord = {
         id: newId(deps.random, "ses"),
         userId: user.id,

@@ -1,3 +1,5 @@
+import type { Role } from "../people/role.js";
+
 /** What a sign-in mail must say; how it looks is the mailer's business. */
 export interface SignInMail {
   readonly to: string;
@@ -8,12 +10,35 @@ export interface SignInMail {
 }
 
 /**
+ * What the mail telling someone a file was shared with them must say. It holds no secret:
+ * the link is the file's page, which asks whoever opens it to sign in.
+ */
+export interface InvitationMail {
+  readonly to: string;
+  readonly fileId: string;
+  readonly fileName: string;
+  /** `{PUBLIC_URL}/files/<id>`. */
+  readonly fileUrl: string;
+  /** Who shares it: the file's owner. */
+  readonly ownerName: string;
+  readonly ownerEmail: string;
+  readonly role: Role;
+  /** The owner's own note, or null. Their words, to be shown as plain text, never as markup. */
+  readonly message: string | null;
+}
+
+/**
  * Sends mail.
  *
- * Guarantee: `sendSignInLink` resolves only once the mail was handed over (to the mail
- * server, or to wherever a dev mailer keeps it) and rejects otherwise, so that the core
- * can withdraw a link that never went out.
+ * Guarantees:
+ * - `sendSignInLink` resolves only once the mail was handed over (to the mail server, or
+ *   to wherever a dev mailer keeps it) and rejects otherwise, so that the core can
+ *   withdraw a link that never went out;
+ * - `sendInvitation` likewise resolves only once the mail was handed over, and rejects
+ *   otherwise, so that the core can say whether the person was told. Its body is plain
+ *   text: the owner's message and the file's name are never read as HTML.
  */
 export interface Mailer {
   sendSignInLink(mail: SignInMail): Promise<void>;
+  sendInvitation(mail: InvitationMail): Promise<void>;
 }

@@ -1,3 +1,5 @@
+import type { ActivityEntry } from "../activity/activity.entity.js";
+import type { Role } from "../people/role.js";
 import type { FileRecord, FileState } from "./file.entity.js";
 
 /** What a listing is ordered by. `name` compares names' keys (`fileNameKey`) by code point. */
@@ -31,6 +33,15 @@ export interface FileListPage {
   readonly total: number;
 }
 
+/**
+ * A file and the role a permission gives one user on it (`PermissionRepository`), or null
+ * when none does. Ownership is no permission: the owner is the file's `ownerId`.
+ */
+export interface FileWithRole {
+  readonly file: FileRecord;
+  readonly role: Role | null;
+}
+
 /** The fields of a file that change after upload. */
 export type FileChanges = Partial<Pick<FileRecord, "name" | "visibility" | "state" | "trashedAt" | "purgeAt">> & {
   readonly updatedAt: Date;
@@ -40,7 +51,13 @@ export type FileChanges = Partial<Pick<FileRecord, "name" | "visibility" | "stat
  * Stores file metadata. Blob bytes are not its business: see `BlobStore`.
  *
  * Guarantees an implementation owes (checked by `fileRepositoryContract`):
- * - `insert` refuses a second record with the same `id` (it throws) and stores nothing;
+ * - `insert` stores the record and its `activity` entries in one atomic step; it refuses
+ *   a second record with the same `id` (it throws) and then stores nothing, entries
+ *   included;
+ * - `findWithRole` returns the record with `id` and the role a permission gives `userId`
+ *   on it (null when none does), read together in one step (one query with a join, in a
+ *   database): every read of a file by a caller comes here, so it must cost about what
+ *   `findById` costs; null when there is no such record;
  * - `listByOwner` returns only that owner's records in the given state, with `total`
  *   counting all of them regardless of `offset`/`limit`;
  * - with `nameContains`, a listing keeps only the records whose `fileNameKey(name)`
@@ -53,22 +70,32 @@ export type FileChanges = Partial<Pick<FileRecord, "name" | "visibility" | "stat
  *   alike (`fileListOrder` is the order as a comparator). A store that keeps names' keys
  *   computes them with `fileNameKey` whenever it writes a name;
  * - `update` applies `changes` to one record in one atomic step, only while the record
- *   is in `onlyIfState` (when given), and returns the updated record; it returns null
- *   and changes nothing when there is no such record or its state differs. It never
- *   creates a record. Fields not named in `changes` keep their stored values, so two
- *   concurrent updates of different fields both land;
+ *   is in `onlyIfState` (when given), writes its `activity` entries in that same step,
+ *   and returns the updated record; it returns null and writes nothing, entries
+ *   included, when there is no such record or its state differs. It never creates a
+ *   record. Fields not named in `changes` keep their stored values, so two concurrent
+ *   updates of different fields both land;
  * - `removeDueForPurge` atomically deletes and returns up to `limit` `trashed` records
- *   whose `purgeAt` is at or before `now`, earliest `purgeAt` first. A record restored
- *   in the meantime is not due and so is never removed;
+ *   whose `purgeAt` is at or before `now`, earliest `purgeAt` first, and with each record
+ *   all that belongs to it: its sheet index, its permissions and its activity. A record
+ *   restored in the meantime is not due and so is never removed;
  * - records come back equal to what was stored, dates included to the millisecond.
  *
- * What a reader found in a file's cells is kept beside it by a `SheetIndexRepository`.
+ * What a reader found in a file's cells is kept beside it by a `SheetIndexRepository`;
+ * who else holds a role on it, by a `PermissionRepository`; what happened to it, by an
+ * `ActivityRepository`.
  */
 export interface FileRepository {
-  insert(file: FileRecord): Promise<void>;
+  insert(input: { file: FileRecord; activity: readonly ActivityEntry[] }): Promise<void>;
   findById(id: string): Promise<FileRecord | null>;
+  findWithRole(query: { id: string; userId: string }): Promise<FileWithRole | null>;
   listByOwner(query: { ownerId: string; state: FileState } & FileListQuery): Promise<FileListPage>;
-  update(input: { id: string; changes: FileChanges; onlyIfState?: FileState }): Promise<FileRecord | null>;
+  update(input: {
+    id: string;
+    changes: FileChanges;
+    onlyIfState?: FileState;
+    activity: readonly ActivityEntry[];
+  }): Promise<FileRecord | null>;
   removeDueForPurge(query: { now: Date; limit: number }): Promise<FileRecord[]>;
   /** Which of these blob keys some record (in any state) refers to. */
   findReferencedBlobKeys(keys: readonly string[]): Promise<Set<string>>;

@@ -1,3 +1,4 @@
+import type { FileRole } from "../people/role.js";
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
 import { normaliseDisplayName } from "../shared/text-rules.js";
 
@@ -39,34 +40,44 @@ export interface FileRecord {
   readonly purgeAt: Date | null;
 }
 
-/** A file as the core shows it to callers: the record less its storage details. */
-export type FileMetadata = Omit<FileRecord, "blobKey">;
+/**
+ * A file as the core shows it to one caller: the record less its storage details, with
+ * the caller's `role` on it (`owner`, a role given to them, or null when they see it only
+ * because it is public).
+ */
+export type FileMetadata = Omit<FileRecord, "blobKey"> & { readonly role: FileRole | null };
 
 /**
- * Metadata made from frozen records, by record. A frozen record (a row the SQLite
- * adapter's read cache hands out) cannot change, so what is made from it once stands as
- * long as it lives; and the same metadata object lets the HTTP adapter reuse the JSON it
- * made for it (`rememberedJsonPayload`). Measured: remaking them cost the hottest route,
- * `GET /v1/files/:id`, about a tenth of its throughput.
+ * Metadata made from frozen records, by record and role. A frozen record (a row the
+ * SQLite adapter's read cache hands out) cannot change, so what is made from it once
+ * stands as long as it lives; and the same metadata object lets the HTTP adapter reuse
+ * the JSON it made for it (`rememberedJsonPayload`). Measured: remaking them cost the
+ * hottest route, `GET /v1/files/:id`, about a tenth of its throughput.
  */
-const metadataOfFrozen = new WeakMap<FileRecord, FileMetadata>();
+const metadataOfFrozen = new WeakMap<FileRecord, Partial<Record<FileRole | "none", FileMetadata>>>();
 
 /**
- * What core shows of a stored file: everything but where its bytes are. Field by field,
- * so that the type check catches a field added to `FileRecord` and not here. For a frozen
- * record, the same frozen metadata every time.
+ * What core shows of a stored file to a caller holding `role` on it: everything but where
+ * its bytes are. Field by field, so that the type check catches a field added to
+ * `FileRecord` and not here. For a frozen record, the same frozen metadata every time.
  */
-export function toMetadata(record: FileRecord): FileMetadata {
-  if (!Object.isFrozen(record)) return metadataOf(record);
-  let metadata = metadataOfFrozen.get(record);
+export function toMetadata(record: FileRecord, role: FileRole | null): FileMetadata {
+  if (!Object.isFrozen(record)) return metadataOf(record, role);
+  let byRole = metadataOfFrozen.get(record);
+  if (byRole === undefined) {
+    byRole = {};
+    metadataOfFrozen.set(record, byRole);
+  }
+  const key = role ?? "none";
+  let metadata = byRole[key];
   if (metadata === undefined) {
-    metadata = Object.freeze(metadataOf(record));
-    metadataOfFrozen.set(record, metadata);
+    metadata = Object.freeze(metadataOf(record, role));
+    byRole[key] = metadata;
   }
   return metadata;
 }
 
-function metadataOf(record: FileRecord): FileMetadata {
+function metadataOf(record: FileRecord, role: FileRole | null): FileMetadata {
   const metadata: Required<FileMetadata> = {
     id: record.id,
     ownerId: record.ownerId,
@@ -81,6 +92,7 @@ function metadataOf(record: FileRecord): FileMetadata {
     updatedAt: record.updatedAt,
     trashedAt: record.trashedAt,
     purgeAt: record.purgeAt,
+    role,
   };
   return metadata;
 }

@@ -1,4 +1,7 @@
 import { createHash } from "node:crypto";
+import { type ActivityAction, type ActivityEntry, newActivityEntry } from "../activity/activity.entity.js";
+import type { PermissionRepository } from "../people/permission-repository.port.js";
+import { NEWEST_SHARE_FIRST } from "../people/shared-files.js";
 import type { Clock } from "../shared/clock.port.js";
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
@@ -21,12 +24,14 @@ import {
   toMetadata,
   type Visibility,
 } from "./file.entity.js";
-import { authorizeFileAction } from "./file-access.js";
+import { type AuthorizedFile, authorizeFileAction, type FileAction } from "./file-access.js";
 import { toFileListRequest } from "./file-listing.js";
 import type { FileChanges, FileRepository } from "./file-repository.port.js";
 
 export interface FileServiceDeps {
   readonly files: FileRepository;
+  /** For the files others share with the caller. */
+  readonly permissions: PermissionRepository;
   readonly blobs: BlobStore;
   readonly clock: Clock;
   readonly random: RandomSource;
@@ -89,25 +94,40 @@ export function createFileService(deps: FileServiceDeps) {
     }
   }
 
-  async function loadAuthorized(action: Parameters<typeof authorizeFileAction>[0], callerId: string, fileId: string) {
-    return authorizeFileAction(action, await files.findById(fileId), callerId);
+  /** The file, when the caller may do every one of `actions` to it; the first refusal otherwise. */
+  async function loadAuthorized(
+    actions: readonly [FileAction, ...FileAction[]],
+    callerId: string,
+    fileId: string,
+  ): Promise<AuthorizedFile> {
+    const found = await files.findWithRole({ id: fileId, userId: callerId });
+    let authorized: AuthorizedFile | undefined;
+    for (const action of actions) authorized = authorizeFileAction(action, found, callerId);
+    return authorized as AuthorizedFile;
   }
 
   /**
-   * Applies `changes` while the file is still in `state`; if it moved on in between
-   * (trashed, restored or purged by a concurrent request), decides again on what it is now.
+   * Applies `changes`, and writes `activity` with them, while the file is still in
+   * `state`; if it moved on in between (trashed, restored or purged by a concurrent
+   * request), decides again on what it is now, and nothing is written.
    */
   async function updateWhile(
-    action: "patch" | "trash" | "restore",
-    file: FileRecord,
+    actions: readonly [FileAction, ...FileAction[]],
+    { file, role }: AuthorizedFile,
     callerId: string,
     state: FileRecord["state"],
     changes: FileChanges,
-  ): Promise<FileRecord> {
-    const updated = await files.update({ id: file.id, changes, onlyIfState: state });
-    if (updated !== null) return updated;
-    return loadAuthorized(action, callerId, file.id);
+    activity: readonly ActivityEntry[],
+  ): Promise<FileMetadata> {
+    const updated = await files.update({ id: file.id, changes, onlyIfState: state, activity });
+    if (updated !== null) return toMetadata(updated, role);
+    const current = await loadAuthorized(actions, callerId, file.id);
+    return toMetadata(current.file, current.role);
   }
+
+  /** A new activity entry, with a fresh id. */
+  const entry = <A extends ActivityAction>(fields: Parameters<typeof newActivityEntry<A>>[1]) =>
+    newActivityEntry(random, fields);
 
   const service = {
     /**
@@ -183,9 +203,16 @@ export function createFileService(deps: FileServiceDeps) {
           trashedAt: null,
           purgeAt: null,
         };
-        await files.insert(record);
+        const uploaded = entry({
+          fileId: record.id,
+          at: now,
+          actorId: record.ownerId,
+          action: "uploaded",
+          details: { name },
+        });
+        await files.insert({ file: record, activity: [uploaded] });
         deps.onCommitted?.(record);
-        return toMetadata(record);
+        return toMetadata(record, "owner");
       } catch (error) {
         await dropBlob(upload.blobKey);
         throw error;
@@ -212,35 +239,68 @@ export function createFileService(deps: FileServiceDeps) {
 
     async get(input: { callerId: string; fileId: string }): Promise<FileMetadata> {
       // loadAuthorized's work, inline: every authenticated read of a file comes here.
-      return toMetadata(authorizeFileAction("get", await files.findById(input.fileId), input.callerId));
+      const { file, role } = authorizeFileAction(
+        "get",
+        await files.findWithRole({ id: input.fileId, userId: input.callerId }),
+        input.callerId,
+      );
+      return toMetadata(file, role);
     },
 
     /**
-     * The caller's own files, the active ones or the trash: those whose name contains
-     * `q` (case-insensitively) when given, in the order `sort` names (`FILE_SORTS`;
-     * newest first by default), one page of them.
+     * One page of a listing of files: the caller's own active ones, their trash
+     * (`trashed`), or the active files others share with them (`shared`, each with the
+     * role given). Only those whose name contains `q` (case-insensitively) when given,
+     * in the order `sort` names (`FILE_SORTS`); newest first by default, or for shared
+     * files newest share first.
      */
     async list(input: {
       callerId: string;
       trashed?: boolean;
+      shared?: boolean;
       page?: unknown;
       perPage?: unknown;
       q?: unknown;
       sort?: unknown;
     }): Promise<Page<FileMetadata>> {
       const request = toFileListRequest(input);
+      if (input.shared && input.trashed) {
+        throw invalidField("shared", "cannot be combined with trashed: files shared with you are never in your trash");
+      }
+      const query = {
+        ...(request.nameContains === undefined ? {} : { nameContains: request.nameContains }),
+        offset: request.page.offset,
+        limit: request.page.perPage,
+      };
+      if (input.shared) {
+        const { items, total } = await deps.permissions.listSharedWith({
+          userId: input.callerId,
+          sort: input.sort === undefined ? NEWEST_SHARE_FIRST : request.sort,
+          ...query,
+        });
+        return toPage(
+          request.page,
+          items.map((item) => toMetadata(item.file, item.role)),
+          total,
+        );
+      }
       const { items, total } = await files.listByOwner({
         ownerId: input.callerId,
         state: input.trashed ? "trashed" : "active",
-        ...(request.nameContains === undefined ? {} : { nameContains: request.nameContains }),
         sort: request.sort,
-        offset: request.page.offset,
-        limit: request.page.perPage,
+        ...query,
       });
-      return toPage(request.page, items.map(toMetadata), total);
+      return toPage(
+        request.page,
+        items.map((file) => toMetadata(file, "owner")),
+        total,
+      );
     },
 
-    /** Renames and/or changes visibility. Owner only; not while in trash. */
+    /**
+     * Renames (editors and the owner) and/or changes visibility (the owner); not while in
+     * trash. Each change is recorded in the file's activity.
+     */
     async update(input: {
       callerId: string;
       fileId: string;
@@ -250,17 +310,32 @@ export function createFileService(deps: FileServiceDeps) {
       if (name === undefined && visibility === undefined) {
         throw invalidField("body", "must change at least one of name and visibility");
       }
-      const changes: { -readonly [K in keyof FileChanges]: FileChanges[K] } = { updatedAt: clock.now() };
-      if (name !== undefined) changes.name = normaliseFileName(name);
-      if (visibility !== undefined) changes.visibility = parseVisibility(visibility);
-      const file = await loadAuthorized("patch", input.callerId, input.fileId);
-      return toMetadata(await updateWhile("patch", file, input.callerId, "active", changes));
+      const now = clock.now();
+      const changes: { -readonly [K in keyof FileChanges]: FileChanges[K] } = { updatedAt: now };
+      const needs: FileAction[] = [];
+      const activity: ActivityEntry[] = [];
+      const recorded = { fileId: input.fileId, at: now, actorId: input.callerId };
+      if (name !== undefined) {
+        changes.name = normaliseFileName(name);
+        needs.push("rename");
+        activity.push(entry({ ...recorded, action: "renamed", details: { name: changes.name } }));
+      }
+      if (visibility !== undefined) {
+        changes.visibility = parseVisibility(visibility);
+        needs.push("change_visibility");
+        activity.push(
+          entry({ ...recorded, action: "visibility_changed", details: { visibility: changes.visibility } }),
+        );
+      }
+      const needed = needs as [FileAction, ...FileAction[]];
+      const authorized = await loadAuthorized(needed, input.callerId, input.fileId);
+      return updateWhile(needed, authorized, input.callerId, "active", changes, activity);
     },
 
     /** Moves a file to the trash. Owner only; trashing a trashed file changes nothing. */
     async trash(input: { callerId: string; fileId: string }): Promise<FileMetadata> {
-      const file = await loadAuthorized("trash", input.callerId, input.fileId);
-      if (file.state === "trashed") return toMetadata(file);
+      const authorized = await loadAuthorized(["trash"], input.callerId, input.fileId);
+      if (authorized.file.state === "trashed") return toMetadata(authorized.file, authorized.role);
       const now = clock.now();
       const changes: FileChanges = {
         state: "trashed",
@@ -268,15 +343,24 @@ export function createFileService(deps: FileServiceDeps) {
         purgeAt: new Date(now.getTime() + deps.trashRetentionDays * DAY_MS),
         updatedAt: now,
       };
-      return toMetadata(await updateWhile("trash", file, input.callerId, "active", changes));
+      const trashed = entry({ fileId: input.fileId, at: now, actorId: input.callerId, action: "trashed", details: {} });
+      return updateWhile(["trash"], authorized, input.callerId, "active", changes, [trashed]);
     },
 
     /** Brings a file back from the trash. Owner only; restoring an active file changes nothing. */
     async restore(input: { callerId: string; fileId: string }): Promise<FileMetadata> {
-      const file = await loadAuthorized("restore", input.callerId, input.fileId);
-      if (file.state === "active") return toMetadata(file);
-      const changes: FileChanges = { state: "active", trashedAt: null, purgeAt: null, updatedAt: clock.now() };
-      return toMetadata(await updateWhile("restore", file, input.callerId, "trashed", changes));
+      const authorized = await loadAuthorized(["restore"], input.callerId, input.fileId);
+      if (authorized.file.state === "active") return toMetadata(authorized.file, authorized.role);
+      const now = clock.now();
+      const changes: FileChanges = { state: "active", trashedAt: null, purgeAt: null, updatedAt: now };
+      const restored = entry({
+        fileId: input.fileId,
+        at: now,
+        actorId: input.callerId,
+        action: "restored",
+        details: {},
+      });
+      return updateWhile(["restore"], authorized, input.callerId, "trashed", changes, [restored]);
     },
 
     /**
@@ -284,10 +368,10 @@ export function createFileService(deps: FileServiceDeps) {
      * Throws `range_not_satisfiable` for a range outside the file.
      */
     async openDownload(input: { callerId: string; fileId: string; range?: RangeRequest }): Promise<Download> {
-      const file = await loadAuthorized("download", input.callerId, input.fileId);
+      const { file, role } = await loadAuthorized(["download"], input.callerId, input.fileId);
       const range = input.range === undefined ? null : resolveByteRange(input.range, file.size);
       return {
-        file: toMetadata(file),
+        file: toMetadata(file, role),
         fileName: downloadName(file),
         contentType: file.contentType,
         range,
@@ -298,9 +382,9 @@ export function createFileService(deps: FileServiceDeps) {
 
     /**
      * Permanently deletes every file whose `purge_at` has passed, `batchSize` at a time.
-     * Rows go first (the sheet index with them), in one atomic step per batch, then their
-     * blobs and any rows blob a reader wrote for them: a crash in between leaves orphan
-     * blobs, which no one can see and the orphan sweep removes.
+     * Rows go first (the sheet index, permissions and activity with them), in one atomic
+     * step per batch, then their blobs and any rows blob a reader wrote for them: a crash
+     * in between leaves orphan blobs, which no one can see and the orphan sweep removes.
      */
     async purgeDue(input: { batchSize?: number } = {}): Promise<{ purged: number; blobsLeft: number }> {
       const batchSize = input.batchSize ?? 1000;

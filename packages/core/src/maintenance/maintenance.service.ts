@@ -1,3 +1,4 @@
+import type { ActivityService } from "../activity/activity.service.js";
 import type { FileService } from "../files/file.service.js";
 
 /** Orphan blobs younger than this are spared: their upload may still be in flight. */
@@ -10,15 +11,17 @@ export interface MaintenanceReport {
   readonly blobsLeft: number;
   /** Blobs no file refers to, removed. */
   readonly orphansRemoved: number;
+  /** Activity entries older than their 90 days, deleted. */
+  readonly activityPruned: number;
   /** Expired sessions, sign-in links and rate-limit windows forgotten. */
   readonly expired: { readonly sessions: number; readonly magicLinks: number; readonly rateWindows: number };
 }
 
 export interface Maintenance {
   /**
-   * One maintenance cycle: purge the files due, then forget what has expired, then sweep
-   * orphan blobs. A call while a cycle runs gets that cycle's report instead of starting
-   * another. Safe to stop at any point (a crash mid-purge leaves only orphan blobs, which
+   * One maintenance cycle: purge the files due, then forget what has expired and activity
+   * past its retention, then sweep orphan blobs. A call while a cycle runs gets that
+   * cycle's report instead of starting another. Safe to stop at any point (a crash mid-purge leaves only orphan blobs, which
    * the next sweep removes) and to run on several instances at once: each step is atomic
    * in storage.
    */
@@ -27,6 +30,7 @@ export interface Maintenance {
 
 export function createMaintenance(deps: {
   files: FileService;
+  activity: Pick<ActivityService, "prune">;
   deleteExpired: () => Promise<MaintenanceReport["expired"]>;
   orphanGraceMs?: number;
 }): Maintenance {
@@ -35,8 +39,9 @@ export function createMaintenance(deps: {
   const cycle = async (): Promise<MaintenanceReport> => {
     const purge = await deps.files.purgeDue();
     const expired = await deps.deleteExpired();
+    const activityPruned = await deps.activity.prune();
     const orphans = await deps.files.sweepOrphanBlobs({ graceMs: orphanGraceMs });
-    return { ...purge, orphansRemoved: orphans.removed, expired };
+    return { ...purge, orphansRemoved: orphans.removed, activityPruned, expired };
   };
   return {
     run() {

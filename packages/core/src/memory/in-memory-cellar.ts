@@ -4,25 +4,41 @@ import type { Clock } from "../shared/clock.port.js";
 import { systemClock } from "../shared/clock.port.js";
 import type { RandomSource } from "../shared/random.port.js";
 import type { SpreadsheetReader } from "../sheets/spreadsheet-reader.port.js";
+import { createMemoryActivityRepository } from "./memory-activity-repository.js";
 import { createMemoryMagicLinkRepository, createMemorySessionRepository } from "./memory-auth-repositories.js";
 import { createMemoryBlobStore } from "./memory-blob-store.js";
 import { createMemoryFileRepository } from "./memory-file-repository.js";
 import { createMemoryMailer } from "./memory-mailer.js";
+import { createMemoryPermissionRepository } from "./memory-permission-repository.js";
 import { createMemoryRateLimitStore } from "./memory-rate-limit-store.js";
+import { createMemoryTables } from "./memory-tables.js";
 import { createMemoryUserRepository } from "./memory-user-repository.js";
 
-/** One in-memory implementation of every port. */
-export function createInMemoryDeps(options: { clock?: Clock } = {}) {
-  const clock = options.clock ?? systemClock;
-  const files = createMemoryFileRepository();
+/**
+ * Every metadata repository in memory, on one set of tables, so that they relate their
+ * rows as one database would (see `MemoryTables`).
+ */
+export function createMemoryRepositories() {
+  const tables = createMemoryTables();
+  const files = createMemoryFileRepository(tables);
   const sessions = createMemorySessionRepository();
   return {
     files,
     sheetIndexes: files,
     // Sessions go with their user, as a SQL engine's cascade makes them.
-    users: createMemoryUserRepository({ onRemoved: (id) => sessions.removeAllOf(id) }),
+    users: createMemoryUserRepository({ tables, onRemoved: (id) => sessions.removeAllOf(id) }),
     sessions,
     magicLinks: createMemoryMagicLinkRepository(),
+    permissions: createMemoryPermissionRepository(tables),
+    activity: createMemoryActivityRepository(tables),
+  };
+}
+
+/** One in-memory implementation of every port. */
+export function createInMemoryDeps(options: { clock?: Clock } = {}) {
+  const clock = options.clock ?? systemClock;
+  return {
+    ...createMemoryRepositories(),
     blobs: createMemoryBlobStore({ clock }),
     mailer: createMemoryMailer(),
     rateLimits: createMemoryRateLimitStore(),

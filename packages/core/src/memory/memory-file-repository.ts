@@ -2,23 +2,46 @@ import type { FileRecord } from "../files/file.entity.js";
 import { fileListOrder } from "../files/file-listing.js";
 import { fileNameKey } from "../files/file-name-key.js";
 import type { FileRepository } from "../files/file-repository.port.js";
-import type { SheetIndex } from "../sheets/sheet-index.js";
 import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
+import { createMemoryTables, type MemoryTables, writeActivity } from "./memory-tables.js";
 
-/** The file repository in memory: for tests and embedding. Records are copied in and out. */
-export function createMemoryFileRepository(): FileRepository & SheetIndexRepository {
-  const records = new Map<string, FileRecord>();
-  const sheetIndexes = new Map<string, SheetIndex>();
+/**
+ * The file repository in memory: for tests and embedding. Records are copied in and out.
+ * Give it the tables its permission and activity repositories use (`createMemoryTables`),
+ * so that it reads roles with files and removes them with a purged file.
+ */
+export function createMemoryFileRepository(
+  tables: MemoryTables = createMemoryTables(),
+): FileRepository & SheetIndexRepository {
+  const { files: records, sheetIndexes, permissions, activity } = tables;
   const copy = (record: FileRecord): FileRecord => structuredClone(record);
 
+  /** Removes a file's rows and what belongs to them, as a database's cascade does. */
+  function removeWithAllOf(id: string): void {
+    records.delete(id);
+    sheetIndexes.delete(id);
+    for (const [key, permission] of permissions) if (permission.fileId === id) permissions.delete(key);
+    for (const [key, entry] of activity) if (entry.fileId === id) activity.delete(key);
+  }
+
   return {
-    async insert(file) {
+    async insert({ file, activity: entries }) {
       if (records.has(file.id)) throw new Error(`A file with id ${file.id} already exists.`);
       records.set(file.id, copy(file));
+      writeActivity(tables, entries);
     },
     async findById(id) {
       const record = records.get(id);
       return record === undefined ? null : copy(record);
+    },
+    async findWithRole({ id, userId }) {
+      const record = records.get(id);
+      if (record === undefined) return null;
+      let role = null;
+      for (const permission of permissions.values()) {
+        if (permission.fileId === id && permission.userId === userId) role = permission.role;
+      }
+      return { file: copy(record), role };
     },
     async listByOwner({ ownerId, state, nameContains, sort, offset, limit }) {
       const wanted = nameContains === undefined ? undefined : fileNameKey(nameContains);
@@ -29,11 +52,12 @@ export function createMemoryFileRepository(): FileRepository & SheetIndexReposit
       matching.sort(fileListOrder(sort));
       return { items: matching.slice(offset, offset + limit).map(copy), total: matching.length };
     },
-    async update({ id, changes, onlyIfState }) {
+    async update({ id, changes, onlyIfState, activity: entries }) {
       const record = records.get(id);
       if (record === undefined || (onlyIfState !== undefined && record.state !== onlyIfState)) return null;
       const updated = { ...record, ...structuredClone(changes) };
       records.set(id, updated);
+      writeActivity(tables, entries);
       return copy(updated);
     },
     async removeDueForPurge({ now, limit }) {
@@ -41,10 +65,7 @@ export function createMemoryFileRepository(): FileRepository & SheetIndexReposit
         .filter((r) => r.state === "trashed" && r.purgeAt !== null && r.purgeAt.getTime() <= now.getTime())
         .sort((a, b) => (a.purgeAt as Date).getTime() - (b.purgeAt as Date).getTime())
         .slice(0, limit);
-      for (const record of due) {
-        records.delete(record.id);
-        sheetIndexes.delete(record.id);
-      }
+      for (const record of due) removeWithAllOf(record.id);
       return due;
     },
     async findReferencedBlobKeys(keys) {

@@ -1,13 +1,20 @@
 import type { UserRecord } from "../users/user.entity.js";
 import type { UserRepository } from "../users/user-repository.port.js";
+import { createMemoryTables, type MemoryTables } from "./memory-tables.js";
 
 export interface MemoryUserRepository extends UserRepository {
   /** Removes a user outright, and calls `onRemoved` (createInMemoryDeps removes their sessions with them): for tests of what happens to a deleted account's tokens. */
   remove(id: string): void;
 }
 
-export function createMemoryUserRepository(options: { onRemoved?: (id: string) => void } = {}): MemoryUserRepository {
-  const byId = new Map<string, UserRecord>();
+/**
+ * The user repository in memory. Give it the tables of the other repositories of its
+ * store, so that they show users beside permissions and activity.
+ */
+export function createMemoryUserRepository(
+  options: { onRemoved?: (id: string) => void; tables?: MemoryTables } = {},
+): MemoryUserRepository {
+  const byId = (options.tables ?? createMemoryTables()).users;
   const idByEmail = new Map<string, string>();
   const copy = (user: UserRecord): UserRecord => structuredClone(user);
   const find = (id: string | undefined) => {

@@ -10,6 +10,7 @@ export const ErrorCode = {
   forbidden: "forbidden",
   not_found: "not_found",
   file_in_trash: "file_in_trash",
+  limit_reached: "limit_reached",
   payload_too_large: "payload_too_large",
   range_not_satisfiable: "range_not_satisfiable",
   unsupported_media_type: "unsupported_media_type",

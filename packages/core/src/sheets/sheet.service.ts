@@ -1,7 +1,7 @@
 import type { BlobStore } from "../files/blob-store.port.js";
 import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
 import { CONTENT_TYPES, type FileRecord } from "../files/file.entity.js";
-import { authorizeFileAction } from "../files/file-access.js";
+import { authorizeFileAction, type FileAction } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
 import { type A1Range, formatA1Range, parseA1Range } from "./a1-range.js";
@@ -72,8 +72,8 @@ function unreadable(reason: string): CellarError {
 
 /**
  * What is inside a spreadsheet: its sheets, any window of its cells, conversion between
- * CSV and XLSX. The access rules are the download's (file-access.ts): the owner, or anyone
- * signed in for a public, active file; the owner's trashed file is 409.
+ * CSV and XLSX. Reading them is `read_cells`, converting is `download` (file-access.ts):
+ * anyone who may see the file, so not while it is in the trash.
  *
  * Each file is read through once (`SpreadsheetReader.analyse`), and the index kept beside
  * it; windows read from the index's checkpoints. An index is made after the upload
@@ -136,8 +136,8 @@ export function createSheetService(deps: SheetServiceDeps) {
     return index;
   }
 
-  async function load(callerId: string, fileId: string): Promise<FileRecord> {
-    return authorizeFileAction("download", await files.findById(fileId), callerId);
+  async function load(action: FileAction, callerId: string, fileId: string): Promise<FileRecord> {
+    return authorizeFileAction(action, await files.findWithRole({ id: fileId, userId: callerId }), callerId).file;
   }
 
   /** The sheet a range names, or the first; an unknown name is a validation error. */
@@ -157,7 +157,7 @@ export function createSheetService(deps: SheetServiceDeps) {
     readerVersion: deps.reader?.version ?? null,
 
     /** The file, when the caller may read its cells; the error the routes answer otherwise. */
-    authorize: (input: { callerId: string; fileId: string }) => load(input.callerId, input.fileId),
+    authorize: (input: { callerId: string; fileId: string }) => load("read_cells", input.callerId, input.fileId),
 
     /**
      * Reads a newly uploaded file's cells in the background, so its first window need not
@@ -183,7 +183,7 @@ export function createSheetService(deps: SheetServiceDeps) {
       callerId: string;
       fileId: string;
     }): Promise<{ file: FileRecord; sheets: SheetDescription[] }> {
-      const file = await load(input.callerId, input.fileId);
+      const file = await load("read_cells", input.callerId, input.fileId);
       const index = await readableIndex(file);
       return {
         file,
@@ -203,7 +203,7 @@ export function createSheetService(deps: SheetServiceDeps) {
       const render = input.render ?? "raw";
       if (!CELL_RENDERS.includes(render)) throw invalidField("render", `is ${CELL_RENDERS.join(" or ")}`);
       const asked = parseA1Range(input.range);
-      const file = await load(input.callerId, input.fileId);
+      const file = await load("read_cells", input.callerId, input.fileId);
       const index = await readableIndex(file);
       const sheet = sheetOf(index, asked.sheet, "range");
       const rectangle = clip(asked, sheet);
@@ -256,7 +256,8 @@ export function createSheetService(deps: SheetServiceDeps) {
       format: "csv" | "xlsx";
       sheet?: string;
     }): Promise<Conversion> {
-      const file = await load(input.callerId, input.fileId);
+      // A conversion is a download of the file in another format.
+      const file = await load("download", input.callerId, input.fileId);
       const wanted = file.kind === "xlsx" ? "csv" : "xlsx";
       if (file.kind === "sheet" || input.format !== wanted) {
         throw invalidField(

@@ -1,7 +1,9 @@
+import type { ActivityRepository } from "../activity/activity-repository.port.js";
 import type { MagicLinkRepository } from "../auth/magic-link-repository.port.js";
 import type { SessionRepository } from "../auth/session-repository.port.js";
 import type { BlobStore } from "../files/blob-store.port.js";
 import type { FileRepository } from "../files/file-repository.port.js";
+import type { PermissionRepository } from "../people/permission-repository.port.js";
 import type { RateLimitStore } from "../rate-limit/rate-limit-store.port.js";
 import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
 import type { UserRepository } from "../users/user-repository.port.js";
@@ -33,6 +35,8 @@ export interface MetadataStorage extends StorageEngine {
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
   readonly magicLinks: MagicLinkRepository;
+  readonly permissions: PermissionRepository;
+  readonly activity: ActivityRepository;
   readonly rateLimits: RateLimitStore;
   /**
    * The JWT key every instance on this storage shares when none is configured: the one

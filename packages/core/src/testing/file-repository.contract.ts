@@ -3,8 +3,8 @@ import { FILE_SORTS, fileListOrder, parseFileSort } from "../files/file-listing.
 import type { FileListQuery } from "../files/file-repository.port.js";
 import type { SheetIndex } from "../sheets/sheet-index.js";
 import { type ContractSubject, type ContractTestApi, fresh } from "./contract-api.js";
-import { aFile, aTrashedFile, at, aUser, T0 } from "./fixtures.js";
-import type { RepositoryFixture } from "./repository-fixture.js";
+import { aFile, anActivityEntry, aPermission, aTrashedFile, at, aUser, T0 } from "./fixtures.js";
+import { givePermission, type RepositoryFixture, storedFile, storedUser } from "./repository-fixture.js";
 
 /** The behaviour every `FileRepository` must show. */
 export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubject<RepositoryFixture>): void {
@@ -25,7 +25,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
         createdAt: new Date("2026-03-01T12:00:00.123Z"),
         updatedAt: new Date("2026-03-02T08:30:00.456Z"),
       });
-      await repos.files.insert(file);
+      await repos.files.insert({ file, activity: [] });
       expect(await repos.files.findById(file.id)).toEqual(file);
     });
 
@@ -36,8 +36,8 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
     test("insert refuses a second record with the same id and keeps the first", async (repos) => {
       const [owner] = await withOwners(repos);
       const file = aFile(owner, { name: "first.csv" });
-      await repos.files.insert(file);
-      await expect(repos.files.insert({ ...file, name: "second.csv" })).rejects.toThrow();
+      await repos.files.insert({ file, activity: [] });
+      await expect(repos.files.insert({ file: { ...file, name: "second.csv" }, activity: [] })).rejects.toThrow();
       expect((await repos.files.findById(file.id))?.name).toBe("first.csv");
     });
 
@@ -47,7 +47,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const tieA = aFile(owner, { id: "file_aaaaaaaaaaaaaaaaaaaaaaaa", createdAt: T0 });
       const tieB = aFile(owner, { id: "file_bbbbbbbbbbbbbbbbbbbbbbbb", createdAt: T0 });
       const newest = aFile(owner, { createdAt: at(1000) });
-      for (const file of [tieA, older, newest, tieB]) await repos.files.insert(file);
+      for (const file of [tieA, older, newest, tieB]) await repos.files.insert({ file, activity: [] });
       const { items, total } = await repos.files.listByOwner({ ownerId: owner, state: "active", offset: 0, limit: 10 });
       expect(items.map((f) => f.id)).toEqual([newest.id, tieB.id, tieA.id, older.id]);
       expect(total).toBe(4);
@@ -56,7 +56,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
     test("listByOwner pages with offset and limit while total counts them all", async (repos) => {
       const [owner] = await withOwners(repos);
       const files = Array.from({ length: 7 }, (_, i) => aFile(owner, { createdAt: at(i * 1000) }));
-      for (const file of files) await repos.files.insert(file);
+      for (const file of files) await repos.files.insert({ file, activity: [] });
       const page = await repos.files.listByOwner({ ownerId: owner, state: "active", offset: 2, limit: 3 });
       expect(page.items.map((f) => f.id)).toEqual([files[4]?.id, files[3]?.id, files[2]?.id]);
       expect(page.total).toBe(7);
@@ -71,7 +71,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const files = Array.from({ length: 9 }, (_, i) =>
         aFile(owner, { createdAt: at(Math.floor(i / 2) * 1000), id: `file_page${String(i).padStart(19, "0")}` }),
       );
-      for (const file of files) await repos.files.insert(file);
+      for (const file of files) await repos.files.insert({ file, activity: [] });
       const newestFirst = [...files].reverse().map((f) => f.id);
       for (const [offset, limit] of [
         [0, 4],
@@ -97,7 +97,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const mine = aFile(alice);
       const trashed = aTrashedFile(alice, at(86_400_000));
       const theirs = aFile(bob as string, { visibility: "public" });
-      for (const file of [mine, trashed, theirs]) await repos.files.insert(file);
+      for (const file of [mine, trashed, theirs]) await repos.files.insert({ file, activity: [] });
       const active = await repos.files.listByOwner({ ownerId: alice, state: "active", offset: 0, limit: 10 });
       expect(active).toEqual({ items: [mine], total: 1 });
       const trash = await repos.files.listByOwner({ ownerId: alice, state: "trashed", offset: 0, limit: 10 });
@@ -130,7 +130,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const other = aFile(alice, { name: "Forecast.csv" });
       const almost = aFile(alice, { name: "budge t.csv" });
       const theirs = aFile(bob as string, { name: "budget.csv", visibility: "public" });
-      for (const file of [annual, quarterly, other, almost, theirs]) await repos.files.insert(file);
+      for (const file of [annual, quarterly, other, almost, theirs]) await repos.files.insert({ file, activity: [] });
       const page = await repos.files.listByOwner({
         ownerId: alice,
         state: "active",
@@ -150,7 +150,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const decomposed = aFile(owner, { name: "A\u0308rger.csv", createdAt: at(1000) });
       const street = aFile(owner, { name: "Hauptstraße.xlsx" });
       const greek = aFile(owner, { name: "ΟΔΟΣ.csv" });
-      for (const file of [shouting, quiet, decomposed, street, greek]) await repos.files.insert(file);
+      for (const file of [shouting, quiet, decomposed, street, greek]) await repos.files.insert({ file, activity: [] });
       const all = [shouting.id, quiet.id, decomposed.id];
       expect(await listedIds(repos, owner, { nameContains: "ärger" })).toEqual(all);
       expect(await listedIds(repos, owner, { nameContains: "ÄRGER" })).toEqual(all);
@@ -165,7 +165,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const binnedMatch = aTrashedFile(owner, at(86_400_000), { name: "Old invoice.csv" });
       const binnedOther = aTrashedFile(owner, at(86_400_000), { name: "Old budget.csv" });
       const activeMatch = aFile(owner, { name: "Invoice.csv" });
-      for (const file of [binnedMatch, binnedOther, activeMatch]) await repos.files.insert(file);
+      for (const file of [binnedMatch, binnedOther, activeMatch]) await repos.files.insert({ file, activity: [] });
       const trash = await repos.files.listByOwner({
         ownerId: owner,
         state: "trashed",
@@ -184,7 +184,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const others = Array.from({ length: 5 }, (_, i) =>
         aFile(owner, { name: `Notes ${i}.csv`, createdAt: at(i * 1000 + 500) }),
       );
-      for (const file of [...matches, ...others]) await repos.files.insert(file);
+      for (const file of [...matches, ...others]) await repos.files.insert({ file, activity: [] });
       const page = await repos.files.listByOwner({
         ownerId: owner,
         state: "active",
@@ -210,8 +210,8 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const [owner] = await withOwners(repos);
       const file = aFile(owner, { name: "Draft.csv" });
       const middle = aFile(owner, { name: "Middle.csv" });
-      for (const f of [file, middle]) await repos.files.insert(f);
-      await repos.files.update({ id: file.id, changes: { name: "Zürich final.csv", updatedAt: at(1) } });
+      for (const f of [file, middle]) await repos.files.insert({ file: f, activity: [] });
+      await repos.files.update({ id: file.id, changes: { name: "Zürich final.csv", updatedAt: at(1) }, activity: [] });
       expect(await listedIds(repos, owner, { nameContains: "draft" })).toEqual([]);
       expect(await listedIds(repos, owner, { nameContains: "ZÜRICH" })).toEqual([file.id]);
       expect(await listedIds(repos, owner, { sort: parseFileSort("name") })).toEqual([middle.id, file.id]);
@@ -230,7 +230,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
     test("listByOwner sorts by each field ascending, and descending with a leading -", async (repos) => {
       const [owner] = await withOwners(repos);
       const { a, b, c, d } = sortable(owner);
-      for (const file of [c, a, d, b]) await repos.files.insert(file);
+      for (const file of [c, a, d, b]) await repos.files.insert({ file, activity: [] });
       const ascending: Record<string, FileRecord[]> = {
         created_at: [a, b, c, d],
         updated_at: [b, d, c, a],
@@ -256,7 +256,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const upper = aFile(owner, { id: "file_tiea", name: "REPORT.csv", ...same });
       const lower = aFile(owner, { id: "file_tieb", name: "report.csv", ...same });
       const mixed = aFile(owner, { id: "file_tiec", name: "Report.csv", ...same });
-      for (const file of [lower, mixed, upper]) await repos.files.insert(file);
+      for (const file of [lower, mixed, upper]) await repos.files.insert({ file, activity: [] });
       const byId = [upper.id, lower.id, mixed.id];
       for (const sort of FILE_SORTS) {
         const descending = sort.startsWith("-");
@@ -275,7 +275,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const wide = aFile(owner, { name: "\uFF21 wide.csv" });
       const chart = aFile(owner, { name: "\u{1F4CA} chart.csv" });
       const last = aFile(owner, { name: "\u{1F4CA}\u{1F4CA}.csv" });
-      for (const file of [chart, last, plain, wide]) await repos.files.insert(file);
+      for (const file of [chart, last, plain, wide]) await repos.files.insert({ file, activity: [] });
       expect(await listedIds(repos, owner, { sort: parseFileSort("name") })).toEqual([
         plain.id,
         wide.id,
@@ -304,7 +304,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
           size: 100 + (i % 3),
         }),
       );
-      for (const file of files) await repos.files.insert(file);
+      for (const file of files) await repos.files.insert({ file, activity: [] });
       for (const sort of FILE_SORTS) {
         for (const nameContains of [undefined, "PLAN"]) {
           const expected = files
@@ -339,9 +339,13 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
     test("update changes only the named fields and returns the updated record", async (repos) => {
       const [owner] = await withOwners(repos);
       const file = aFile(owner);
-      await repos.files.insert(file);
+      await repos.files.insert({ file, activity: [] });
       const updatedAt = at(5000);
-      const updated = await repos.files.update({ id: file.id, changes: { name: "Renamed.csv", updatedAt } });
+      const updated = await repos.files.update({
+        id: file.id,
+        changes: { name: "Renamed.csv", updatedAt },
+        activity: [],
+      });
       const expected = { ...file, name: "Renamed.csv", updatedAt };
       expect(updated).toEqual(expected);
       expect(await repos.files.findById(file.id)).toEqual(expected);
@@ -350,10 +354,10 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
     test("two updates of different fields both land", async (repos) => {
       const [owner] = await withOwners(repos);
       const file = aFile(owner);
-      await repos.files.insert(file);
+      await repos.files.insert({ file, activity: [] });
       await Promise.all([
-        repos.files.update({ id: file.id, changes: { name: "Both.csv", updatedAt: at(1) } }),
-        repos.files.update({ id: file.id, changes: { visibility: "public", updatedAt: at(2) } }),
+        repos.files.update({ id: file.id, changes: { name: "Both.csv", updatedAt: at(1) }, activity: [] }),
+        repos.files.update({ id: file.id, changes: { visibility: "public", updatedAt: at(2) }, activity: [] }),
       ]);
       const stored = await repos.files.findById(file.id);
       expect(stored?.name).toBe("Both.csv");
@@ -363,15 +367,17 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
     test("update can set and clear nullable dates", async (repos) => {
       const [owner] = await withOwners(repos);
       const file = aFile(owner);
-      await repos.files.insert(file);
+      await repos.files.insert({ file, activity: [] });
       const trashed = await repos.files.update({
         id: file.id,
         changes: { state: "trashed", trashedAt: at(10), purgeAt: at(20), updatedAt: at(10) },
+        activity: [],
       });
       expect(trashed).toMatchObject({ state: "trashed", trashedAt: at(10), purgeAt: at(20) });
       const restored = await repos.files.update({
         id: file.id,
         changes: { state: "active", trashedAt: null, purgeAt: null, updatedAt: at(30) },
+        activity: [],
       });
       expect(restored).toEqual({ ...file, updatedAt: at(30) });
     });
@@ -379,11 +385,12 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
     test("update with onlyIfState that does not match returns null and changes nothing", async (repos) => {
       const [owner] = await withOwners(repos);
       const file = aTrashedFile(owner, at(1000));
-      await repos.files.insert(file);
+      await repos.files.insert({ file, activity: [] });
       const result = await repos.files.update({
         id: file.id,
         changes: { name: "nope.csv", updatedAt: at(1) },
         onlyIfState: "active",
+        activity: [],
       });
       expect(result).toBeNull();
       expect(await repos.files.findById(file.id)).toEqual(file);
@@ -391,7 +398,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
 
     test("update of an unknown id returns null and creates nothing", async (repos) => {
       const id = "file_zzzzzzzzzzzzzzzzzzzzzzzz";
-      expect(await repos.files.update({ id, changes: { name: "x.csv", updatedAt: T0 } })).toBeNull();
+      expect(await repos.files.update({ id, changes: { name: "x.csv", updatedAt: T0 }, activity: [] })).toBeNull();
       expect(await repos.files.findById(id)).toBeNull();
     });
 
@@ -403,7 +410,8 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const dueExactlyNow = aTrashedFile(owner, now);
       const notYet = aTrashedFile(owner, at(10_001));
       const active = aFile(owner);
-      for (const file of [dueLater, dueFirst, dueExactlyNow, notYet, active]) await repos.files.insert(file);
+      for (const file of [dueLater, dueFirst, dueExactlyNow, notYet, active])
+        await repos.files.insert({ file, activity: [] });
       const removed = await repos.files.removeDueForPurge({ now, limit: 10 });
       expect(removed.map((f) => f.id)).toEqual([dueFirst.id, dueLater.id, dueExactlyNow.id]);
       expect(removed[0]).toEqual(dueFirst);
@@ -414,7 +422,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
 
     test("removeDueForPurge takes at most limit records per call", async (repos) => {
       const [owner] = await withOwners(repos);
-      for (let i = 0; i < 5; i++) await repos.files.insert(aTrashedFile(owner, at(i)));
+      for (let i = 0; i < 5; i++) await repos.files.insert({ file: aTrashedFile(owner, at(i)), activity: [] });
       expect(await repos.files.removeDueForPurge({ now: at(100), limit: 2 })).toHaveLength(2);
       expect(await repos.files.removeDueForPurge({ now: at(100), limit: 2 })).toHaveLength(2);
       expect(await repos.files.removeDueForPurge({ now: at(100), limit: 2 })).toHaveLength(1);
@@ -423,7 +431,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
 
     test("concurrent removeDueForPurge calls never return the same record twice", async (repos) => {
       const [owner] = await withOwners(repos);
-      for (let i = 0; i < 20; i++) await repos.files.insert(aTrashedFile(owner, at(i)));
+      for (let i = 0; i < 20; i++) await repos.files.insert({ file: aTrashedFile(owner, at(i)), activity: [] });
       const batches = await Promise.all(
         Array.from({ length: 4 }, () => repos.files.removeDueForPurge({ now: at(100), limit: 8 })),
       );
@@ -438,11 +446,13 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       // restore it reported, nor restore one it has removed.
       const [owner] = await withOwners(repos);
       const trashed = Array.from({ length: 12 }, (_, i) => aTrashedFile(owner, at(i)));
-      for (const file of trashed) await repos.files.insert(file);
+      for (const file of trashed) await repos.files.insert({ file, activity: [] });
       const restore = { state: "active", trashedAt: null, purgeAt: null, updatedAt: at(200) } as const;
       const [purged, ...restores] = await Promise.all([
         repos.files.removeDueForPurge({ now: at(100), limit: 100 }),
-        ...trashed.map((file) => repos.files.update({ id: file.id, changes: restore, onlyIfState: "trashed" })),
+        ...trashed.map((file) =>
+          repos.files.update({ id: file.id, changes: restore, onlyIfState: "trashed", activity: [] }),
+        ),
       ]);
       const purgedIds = new Set(purged.map((file) => file.id));
       const restoredIds = new Set(restores.flatMap((file) => (file === null ? [] : [file.id])));
@@ -458,7 +468,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const [owner] = await withOwners(repos);
       const active = aFile(owner);
       const trashed = aTrashedFile(owner, at(1000));
-      for (const file of [active, trashed]) await repos.files.insert(file);
+      for (const file of [active, trashed]) await repos.files.insert({ file, activity: [] });
       const found = await repos.files.findReferencedBlobKeys([active.blobKey, trashed.blobKey, "file_orphan"]);
       expect([...found].sort()).toEqual([active.blobKey, trashed.blobKey].sort());
       expect((await repos.files.findReferencedBlobKeys([])).size).toBe(0);
@@ -485,7 +495,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
     test("saveSheetIndex keeps one index per file, the latest, and findSheetIndex returns it as saved", async (repos) => {
       const [owner] = await withOwners(repos);
       const file = aFile(owner);
-      await repos.files.insert(file);
+      await repos.files.insert({ file, activity: [] });
       expect(await repos.files.findSheetIndex(file.id)).toBeNull();
       await repos.files.saveSheetIndex({ fileId: file.id, index: anIndex(10) });
       expect(await repos.files.findSheetIndex(file.id)).toEqual(anIndex(10));
@@ -502,13 +512,163 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
     test("a file's sheet index goes when the purge removes the file", async (repos) => {
       const [owner] = await withOwners(repos);
       const due = aTrashedFile(owner, at(1000));
-      await repos.files.insert(due);
+      await repos.files.insert({ file: due, activity: [] });
       await repos.files.saveSheetIndex({ fileId: due.id, index: anIndex(5) });
       expect(await repos.files.removeDueForPurge({ now: at(1000), limit: 10 })).toHaveLength(1);
       expect(await repos.files.findSheetIndex(due.id)).toBeNull();
       // A file inserted again under the same id starts without one.
-      await repos.files.insert(due);
+      await repos.files.insert({ file: due, activity: [] });
       expect(await repos.files.findSheetIndex(due.id)).toBeNull();
+    });
+
+    test("insert writes its activity entries with the record", async (repos) => {
+      const owner = await storedUser(repos, { name: "Ada" });
+      const file = aFile(owner.id, { name: "Budget.csv" });
+      const uploaded = anActivityEntry(file.id, owner.id, { action: "uploaded", details: { name: "Budget.csv" } });
+      await repos.files.insert({ file, activity: [uploaded] });
+      expect(await repos.activity.listByFile({ fileId: file.id, offset: 0, limit: 10 })).toEqual({
+        items: [{ ...uploaded, actor: { id: owner.id, email: owner.email, name: "Ada" } }],
+        total: 1,
+      });
+    });
+
+    test("an insert refused for a taken id writes none of its entries", async (repos) => {
+      const owner = await storedUser(repos);
+      const file = await storedFile(repos, owner.id);
+      const entry = anActivityEntry(file.id, owner.id, { action: "uploaded", details: { name: "again.csv" } });
+      await expect(repos.files.insert({ file: { ...file, name: "again.csv" }, activity: [entry] })).rejects.toThrow();
+      expect(await repos.activity.listByFile({ fileId: file.id, offset: 0, limit: 10 })).toEqual({
+        items: [],
+        total: 0,
+      });
+    });
+
+    test("update writes its activity entries with the change it applies", async (repos) => {
+      const owner = await storedUser(repos);
+      const file = await storedFile(repos, owner.id);
+      const renamed = anActivityEntry(file.id, owner.id, { at: at(1), details: { name: "Q3.csv" } });
+      const published = anActivityEntry(file.id, owner.id, {
+        at: at(1),
+        action: "visibility_changed",
+        details: { visibility: "public" },
+      });
+      await repos.files.update({
+        id: file.id,
+        changes: { name: "Q3.csv", visibility: "public", updatedAt: at(1) },
+        activity: [renamed, published],
+      });
+      const { items } = await repos.activity.listByFile({ fileId: file.id, offset: 0, limit: 10 });
+      expect(items.map(({ actor: _, ...entry }) => entry)).toEqual(
+        [renamed, published].sort((a, b) => (a.id < b.id ? 1 : -1)),
+      );
+    });
+
+    test("an update that does not apply (state differs, or no such record) writes none of its entries", async (repos) => {
+      const owner = await storedUser(repos);
+      const trashed = await storedFile(repos, owner.id, { state: "trashed", trashedAt: T0, purgeAt: at(1000) });
+      const entry = anActivityEntry(trashed.id, owner.id);
+      expect(
+        await repos.files.update({
+          id: trashed.id,
+          changes: { name: "x.csv", updatedAt: at(1) },
+          onlyIfState: "active",
+          activity: [entry],
+        }),
+      ).toBeNull();
+      const missing = "file_zzzzzzzzzzzzzzzzzzzzzzzz";
+      const forMissing = anActivityEntry(missing, owner.id);
+      expect(
+        await repos.files.update({ id: missing, changes: { name: "x.csv", updatedAt: at(1) }, activity: [forMissing] }),
+      ).toBeNull();
+      expect((await repos.activity.listByFile({ fileId: trashed.id, offset: 0, limit: 10 })).total).toBe(0);
+      expect((await repos.activity.listByFile({ fileId: missing, offset: 0, limit: 10 })).total).toBe(0);
+    });
+
+    test("findWithRole gives the file and the role a permission gives that user, or null for none", async (repos) => {
+      const owner = await storedUser(repos);
+      const [editor, stranger] = [await storedUser(repos), await storedUser(repos)];
+      const file = await storedFile(repos, owner.id, {
+        name: "Shared.csv",
+        createdAt: new Date("2026-03-01T12:00:00.123Z"),
+      });
+      await givePermission(
+        repos,
+        owner.id,
+        aPermission(file.id, { email: editor.email, userId: editor.id, role: "editor" }),
+      );
+      expect(await repos.files.findWithRole({ id: file.id, userId: editor.id })).toEqual({ file, role: "editor" });
+      expect(await repos.files.findWithRole({ id: file.id, userId: stranger.id })).toEqual({ file, role: null });
+      // Ownership is no permission.
+      expect(await repos.files.findWithRole({ id: file.id, userId: owner.id })).toEqual({ file, role: null });
+    });
+
+    test("findWithRole of an unknown id resolves to null", async (repos) => {
+      const user = await storedUser(repos);
+      expect(await repos.files.findWithRole({ id: "file_doesnotexistanywhere00", userId: user.id })).toBeNull();
+    });
+
+    test("findWithRole gives a role only for that very file and user, and none for a waiting permission", async (repos) => {
+      const owner = await storedUser(repos);
+      const [viewer, invitee] = [await storedUser(repos), await storedUser(repos)];
+      const shared = await storedFile(repos, owner.id);
+      const other = await storedFile(repos, owner.id);
+      await givePermission(repos, owner.id, aPermission(shared.id, { email: viewer.email, userId: viewer.id }));
+      // Waiting for its address's first sign-in: no user holds it yet, whoever has that address.
+      await givePermission(
+        repos,
+        owner.id,
+        aPermission(shared.id, { email: invitee.email, userId: null, role: "editor" }),
+      );
+      expect((await repos.files.findWithRole({ id: other.id, userId: viewer.id }))?.role).toBeNull();
+      expect((await repos.files.findWithRole({ id: shared.id, userId: invitee.id }))?.role).toBeNull();
+      expect((await repos.files.findWithRole({ id: shared.id, userId: viewer.id }))?.role).toBe("viewer");
+    });
+
+    test("findWithRole follows a permission's changes: a new role, a removal", async (repos) => {
+      const owner = await storedUser(repos);
+      const person = await storedUser(repos);
+      const file = await storedFile(repos, owner.id);
+      const permission = aPermission(file.id, { email: person.email, userId: person.id, role: "commenter" });
+      await givePermission(repos, owner.id, permission);
+      expect((await repos.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBe("commenter");
+      await repos.permissions.changeRole({
+        fileId: file.id,
+        id: permission.id,
+        role: "editor",
+        updatedAt: at(1),
+        activity: anActivityEntry(file.id, owner.id, {
+          action: "role_changed",
+          details: { email: person.email, role: "editor" },
+        }),
+      });
+      expect((await repos.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBe("editor");
+      await repos.permissions.remove({
+        fileId: file.id,
+        id: permission.id,
+        activity: anActivityEntry(file.id, owner.id, { action: "unshared", details: { email: person.email } }),
+      });
+      expect((await repos.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBeNull();
+    });
+
+    test("the purge removes a file's permissions and activity with it, and no other file's", async (repos) => {
+      const owner = await storedUser(repos);
+      const person = await storedUser(repos);
+      const due = await storedFile(repos, owner.id, { state: "trashed", trashedAt: T0, purgeAt: at(1000) });
+      const kept = await storedFile(repos, owner.id);
+      for (const file of [due, kept]) {
+        await givePermission(repos, owner.id, aPermission(file.id, { email: person.email, userId: person.id }));
+        await repos.files.update({
+          id: file.id,
+          changes: { updatedAt: at(1) },
+          activity: [anActivityEntry(file.id, owner.id)],
+        });
+      }
+      expect(await repos.files.removeDueForPurge({ now: at(1000), limit: 10 })).toHaveLength(1);
+      expect(await repos.permissions.listByFile({ fileId: due.id })).toEqual([]);
+      expect(await repos.permissions.findRole({ fileId: due.id, userId: person.id })).toBeNull();
+      expect((await repos.activity.listByFile({ fileId: due.id, offset: 0, limit: 10 })).total).toBe(0);
+      expect(await repos.permissions.listByFile({ fileId: kept.id })).toHaveLength(1);
+      expect((await repos.activity.listByFile({ fileId: kept.id, offset: 0, limit: 10 })).total).toBe(2);
     });
   });
 }

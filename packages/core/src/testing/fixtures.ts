@@ -1,6 +1,8 @@
+import type { ActivityEntry } from "../activity/activity.entity.js";
 import type { MagicLinkRecord } from "../auth/magic-link.entity.js";
 import type { SessionRecord } from "../auth/session.entity.js";
 import type { FileRecord } from "../files/file.entity.js";
+import type { PermissionRecord } from "../people/permission.entity.js";
 import { base32 } from "../shared/ids.js";
 import { cryptoRandom } from "../shared/random.port.js";
 import type { UserRecord } from "../users/user.entity.js";
@@ -72,4 +74,36 @@ export function aMagicLink(overrides: Partial<MagicLinkRecord> = {}): MagicLinkR
     expiresAt: at(600_000),
     ...overrides,
   };
+}
+
+/** A permission waiting for its address's account (`userId: null`), as a viewer, unless told otherwise. */
+export function aPermission(fileId: string, overrides: Partial<PermissionRecord> = {}): PermissionRecord {
+  const id = overrides.id ?? `perm_${uniqueSuffix()}`;
+  return {
+    id,
+    fileId,
+    email: `${id}@example.com`,
+    userId: null,
+    role: "viewer",
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+/** An activity entry; a rename unless told otherwise. */
+export function anActivityEntry(
+  fileId: string,
+  actorId: string,
+  overrides: { id?: string; at?: Date } & Partial<Pick<ActivityEntry, "action" | "details">> = {},
+): ActivityEntry {
+  return {
+    id: `act_${uniqueSuffix()}`,
+    fileId,
+    actorId,
+    at: T0,
+    action: "renamed",
+    details: { name: "Renamed.csv" },
+    ...overrides,
+  } as ActivityEntry;
 }

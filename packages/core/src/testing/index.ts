@@ -8,14 +8,26 @@
  * blobStoreContract({ describe, it, expect }, { create: () => ({ blobs: createMyStore() }) });
  * ```
  */
+export { activityRepositoryContract } from "./activity-repository.contract.js";
 export { type BlobStoreFixture, blobStoreContract, byteStream, collect } from "./blob-store.contract.js";
 export type { Closable, ContractSubject, ContractTestApi } from "./contract-api.js";
 export { createFakeClock, type FakeClock } from "./fake-clock.js";
 export { fileRepositoryContract } from "./file-repository.contract.js";
-export { aFile, aMagicLink, aSession, aTrashedFile, at, aUser, T0 } from "./fixtures.js";
+export {
+  aFile,
+  aMagicLink,
+  anActivityEntry,
+  aPermission,
+  aSession,
+  aTrashedFile,
+  at,
+  aUser,
+  T0,
+} from "./fixtures.js";
 export { magicLinkRepositoryContract } from "./magic-link-repository.contract.js";
+export { permissionRepositoryContract } from "./permission-repository.contract.js";
 export { type RateLimitStoreFixture, rateLimitStoreContract } from "./rate-limit-store.contract.js";
-export type { RepositoryFixture } from "./repository-fixture.js";
+export { givePermission, type RepositoryFixture, storedFile, storedUser } from "./repository-fixture.js";
 export { seededRandom } from "./seeded.js";
 export { sessionRepositoryContract } from "./session-repository.contract.js";
 export {
@@ -25,18 +37,22 @@ export {
 } from "./spreadsheet-reader.contract.js";
 export { userRepositoryContract } from "./user-repository.contract.js";
 
+import { activityRepositoryContract } from "./activity-repository.contract.js";
 import type { ContractSubject, ContractTestApi } from "./contract-api.js";
 import { fileRepositoryContract } from "./file-repository.contract.js";
 import { magicLinkRepositoryContract } from "./magic-link-repository.contract.js";
+import { permissionRepositoryContract } from "./permission-repository.contract.js";
 import type { RepositoryFixture } from "./repository-fixture.js";
 import { sessionRepositoryContract } from "./session-repository.contract.js";
 import { userRepositoryContract } from "./user-repository.contract.js";
 
-/** Every repository contract at once, for a store that implements all four. */
+/** Every repository contract at once, for a store that implements them all. */
 export function repositoryContracts(t: ContractTestApi, subject: ContractSubject<RepositoryFixture>): void {
   fileRepositoryContract(t, subject);
   userRepositoryContract(t, subject);
   sessionRepositoryContract(t, subject);
   magicLinkRepositoryContract(t, subject);
+  permissionRepositoryContract(t, subject);
+  activityRepositoryContract(t, subject);
 }
 export { buildZip, WORKBOOK_ENTRIES, workbook, type ZipEntry, type ZipOptions } from "./zip.js";

@@ -23,3 +23,6 @@ export function defaultUserName(email: string): string {
   const name = [...localPart].slice(0, 100).join("");
   return name.length > 0 ? name : "user";
 }
+
+/** Who a person is, as others see them beside a file: a permission's holder, an entry's actor. */
+export type UserSummary = Pick<UserRecord, "id" | "email" | "name">;

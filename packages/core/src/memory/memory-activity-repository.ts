@@ -1,0 +1,34 @@
+import type { ActivityEntry } from "../activity/activity.entity.js";
+import type { ActivityRepository } from "../activity/activity-repository.port.js";
+import { compareCodePoints } from "../files/file-name-key.js";
+import { type MemoryTables, userSummary } from "./memory-tables.js";
+
+const newestFirst = (a: ActivityEntry, b: ActivityEntry) =>
+  b.at.getTime() - a.at.getTime() || compareCodePoints(b.id, a.id);
+
+/**
+ * The activity repository in memory, on the tables its store's file and permission
+ * repositories write entries to (`createMemoryTables`).
+ */
+export function createMemoryActivityRepository(tables: MemoryTables): ActivityRepository {
+  const { activity } = tables;
+  return {
+    async listByFile({ fileId, offset, limit }) {
+      const entries = [...activity.values()].filter((entry) => entry.fileId === fileId).sort(newestFirst);
+      return {
+        items: entries
+          .slice(offset, offset + limit)
+          .map((entry) => ({ ...structuredClone(entry), actor: userSummary(tables, entry.actorId) })),
+        total: entries.length,
+      };
+    },
+    async prune({ before, limit }) {
+      const old = [...activity.values()]
+        .filter((entry) => entry.at.getTime() < before.getTime())
+        .sort((a, b) => -newestFirst(a, b))
+        .slice(0, limit);
+      for (const entry of old) activity.delete(entry.id);
+      return old.length;
+    },
+  };
+}

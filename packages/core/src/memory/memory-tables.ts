@@ -1,0 +1,41 @@
+import type { ActivityEntry } from "../activity/activity.entity.js";
+import type { FileRecord } from "../files/file.entity.js";
+import type { PermissionRecord } from "../people/permission.entity.js";
+import type { SheetIndex } from "../sheets/sheet-index.js";
+import type { UserRecord, UserSummary } from "../users/user.entity.js";
+
+/**
+ * The rows of one in-memory store, by id. Its repositories share them, so that they can
+ * relate rows as a database's joins and cascades do: a file read with the caller's role,
+ * a permission with its holder's account, a purged file's permissions and activity gone
+ * with it.
+ */
+export interface MemoryTables {
+  readonly files: Map<string, FileRecord>;
+  /** By file id. */
+  readonly sheetIndexes: Map<string, SheetIndex>;
+  readonly users: Map<string, UserRecord>;
+  readonly permissions: Map<string, PermissionRecord>;
+  readonly activity: Map<string, ActivityEntry>;
+}
+
+export function createMemoryTables(): MemoryTables {
+  return {
+    files: new Map(),
+    sheetIndexes: new Map(),
+    users: new Map(),
+    permissions: new Map(),
+    activity: new Map(),
+  };
+}
+
+/** The id, email and name of the user with `id`, or null when there is none. */
+export function userSummary(tables: MemoryTables, id: string | null): UserSummary | null {
+  const user = id === null ? undefined : tables.users.get(id);
+  return user === undefined ? null : { id: user.id, email: user.email, name: user.name };
+}
+
+/** Stores activity entries, copied in. */
+export function writeActivity(tables: MemoryTables, entries: readonly ActivityEntry[]): void {
+  for (const entry of entries) tables.activity.set(entry.id, structuredClone(entry));
+}
