@@ -11,13 +11,16 @@ export { MIGRATIONS, migrate, SchemaTooNewError } from "./migrations.js";
 export { type OpenDatabaseOptions, openDatabase } from "./open-database.js";
 export {
   type CachedTable,
+  type CachedTableOptions,
   createReadCache,
   NO_READ_CACHE,
   type ReadCache,
   type ReadCacheOptions,
 } from "./read-cache.js";
+export { createSqliteActivityRepository } from "./sqlite-activity-repository.js";
 export { createSqliteMagicLinkRepository, createSqliteSessionRepository } from "./sqlite-auth-repositories.js";
 export { createSqliteFileRepository } from "./sqlite-file-repository.js";
+export { createSqlitePermissionRepository } from "./sqlite-permission-repository.js";
 export { createSqliteRateLimitStore } from "./sqlite-rate-limit-store.js";
 export { createSqliteRepositories, type SqliteRepositoriesOptions } from "./sqlite-repositories.js";
 export {

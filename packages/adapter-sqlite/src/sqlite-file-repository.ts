@@ -1,15 +1,20 @@
 import {
+  type ActivityEntry,
   type FileRecord,
   type FileRepository,
   type FileSort,
   type FileSortField,
+  type FileWithRole,
   fileNameKey,
   NEWEST_FIRST,
+  type Role,
   type SheetIndex,
   type SheetIndexRepository,
 } from "@cellar/core";
 import type { Database } from "better-sqlite3";
+import { cachedRoles } from "./cached-roles.js";
 import { NO_READ_CACHE, type ReadCache } from "./read-cache.js";
+import { createActivityWriter } from "./sqlite-activity-repository.js";
 import { fromMillis, fromNullableMillis, toNullableMillis } from "./sqlite-time.js";
 
 /**
@@ -17,10 +22,31 @@ import { fromMillis, fromNullableMillis, toNullableMillis } from "./sqlite-time.
  * as arrays of values (`raw()`), not objects: better-sqlite3 builds an object property by
  * property, which cost a list page of 25 files about 40 % of its query time.
  */
-const FILE_COLUMNS = `id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
-  created_at, updated_at, trashed_at, purge_at`;
+const FILE_COLUMN_NAMES = [
+  "id",
+  "owner_id",
+  "name",
+  "visibility",
+  "state",
+  "kind",
+  "content_type",
+  "size",
+  "sha256",
+  "blob_key",
+  "created_at",
+  "updated_at",
+  "trashed_at",
+  "purge_at",
+] as const;
 
-type FileValues = [
+/** The columns of `FileValues`, each prefixed with `table.` when given: for joins. */
+export function fileColumns(table?: string): string {
+  return FILE_COLUMN_NAMES.map((column) => (table === undefined ? column : `${table}.${column}`)).join(", ");
+}
+
+const FILE_COLUMNS = fileColumns();
+
+export type FileValues = [
   id: string,
   ownerId: string,
   name: string,
@@ -37,7 +63,8 @@ type FileValues = [
   purgeAt: number | null,
 ];
 
-function toRecord(values: FileValues): FileRecord {
+/** The file of a row that starts with `FileValues`. */
+export function toFileRecord(values: readonly [...FileValues, ...unknown[]]): FileRecord {
   return {
     id: values[0],
     ownerId: values[1],
@@ -74,19 +101,29 @@ function byPurgeAt(a: FileRecord, b: FileRecord): number {
 
 /**
  * The file repository on SQLite. Statements are prepared once, here. Files read by id are
- * kept in `cache` (see `ReadCache`); every write below forgets the rows it changes.
+ * kept in `cache` (see `ReadCache`), and the roles read with them (`cachedRoles`); every
+ * write below forgets the rows it changes. Activity entries are written in the
+ * transaction of the change they record.
  */
 export function createSqliteFileRepository(
   db: Database,
   cache: ReadCache = NO_READ_CACHE,
 ): FileRepository & SheetIndexRepository {
   const byId = cache.table<FileRecord>("files");
+  const roles = cachedRoles(cache);
+  const writeActivity = createActivityWriter(db);
   const insert = db.prepare(`
     INSERT INTO files (id, owner_id, name, name_key, visibility, state, kind, content_type, size, sha256, blob_key,
                        created_at, updated_at, trashed_at, purge_at)
     VALUES (@id, @owner_id, @name, @name_key, @visibility, @state, @kind, @content_type, @size, @sha256, @blob_key,
             @created_at, @updated_at, @trashed_at, @purge_at)`);
   const findById = db.prepare<[string], FileValues>(`SELECT ${FILE_COLUMNS} FROM files WHERE id = ?`).raw();
+  const findWithRole = db
+    .prepare<[string, string], [...FileValues, role: Role | null]>(
+      `SELECT ${fileColumns("f")}, p.role FROM files f
+       LEFT JOIN permissions p ON p.file_id = f.id AND p.user_id = ? WHERE f.id = ?`,
+    )
+    .raw();
   const count = db
     .prepare<[string, string], number>("SELECT count FROM file_counts WHERE owner_id = ? AND state = ?")
     .pluck();
@@ -198,42 +235,78 @@ export function createSqliteFileRepository(
     },
   );
 
+  const insertWithActivity = db.transaction((file: FileRecord, entries: readonly ActivityEntry[]) => {
+    insert.run({
+      id: file.id,
+      owner_id: file.ownerId,
+      name: file.name,
+      name_key: fileNameKey(file.name),
+      visibility: file.visibility,
+      state: file.state,
+      kind: file.kind,
+      content_type: file.contentType,
+      size: file.size,
+      sha256: file.sha256,
+      blob_key: file.blobKey,
+      created_at: file.createdAt.getTime(),
+      updated_at: file.updatedAt.getTime(),
+      trashed_at: toNullableMillis(file.trashedAt),
+      purge_at: toNullableMillis(file.purgeAt),
+    });
+    writeActivity(entries);
+  });
+
+  // Entries are written only when the update matched: a change that did not happen records nothing.
+  const updateWithActivity = db.transaction((values: Record<string, unknown>, entries: readonly ActivityEntry[]) => {
+    const row = update.get(values);
+    if (row !== undefined) writeActivity(entries);
+    return row;
+  });
+
+  /** The one statement behind `findWithRole`, for whichever of its two kept parts is missing. */
+  const readWithRole = (id: string, userId: string): FileWithRole | null => {
+    const row = findWithRole.get(userId, id);
+    return row === undefined ? null : { file: toFileRecord(row), role: row[14] };
+  };
+
   return {
-    async insert(file) {
-      insert.run({
-        id: file.id,
-        owner_id: file.ownerId,
-        name: file.name,
-        name_key: fileNameKey(file.name),
-        visibility: file.visibility,
-        state: file.state,
-        kind: file.kind,
-        content_type: file.contentType,
-        size: file.size,
-        sha256: file.sha256,
-        blob_key: file.blobKey,
-        created_at: file.createdAt.getTime(),
-        updated_at: file.updatedAt.getTime(),
-        trashed_at: toNullableMillis(file.trashedAt),
-        purge_at: toNullableMillis(file.purgeAt),
-      });
+    async insert({ file, activity }) {
+      insertWithActivity.immediate(file, activity);
     },
     async findById(id) {
       return byId.get(id, () => {
         const row = findById.get(id);
-        return row === undefined ? null : toRecord(row);
+        return row === undefined ? null : toFileRecord(row);
       });
+    },
+    async findWithRole({ id, userId }) {
+      // The role is read first: its table looks for other connections' commits before
+      // every read, and drops every kept row, files too, when it finds one.
+      let read: FileWithRole | null | undefined;
+      const load = () => {
+        if (read === undefined) read = readWithRole(id, userId);
+        return read;
+      };
+      const held = roles.get(id, userId, () => {
+        const found = load();
+        return found === null ? null : { role: found.role };
+      });
+      if (held === null) return null;
+      const file = byId.get(id, () => load()?.file ?? null);
+      if (file === null) return null;
+      // When the statement ran, its answer is taken whole: a file and a role of one moment.
+      return read ?? { file, role: held.role };
     },
     async listByOwner({ ownerId, state, nameContains, sort = NEWEST_FIRST, offset, limit }) {
       const { rows, total } =
         nameContains === undefined
           ? listPage(ownerId, state, sort, offset, limit)
           : searchPage(ownerId, state, fileNameKey(nameContains), sort, offset, limit);
-      return { items: rows.map(toRecord), total };
+      return { items: rows.map(toFileRecord), total };
     },
-    async update({ id, changes, onlyIfState }) {
+    async update({ id, changes, onlyIfState, activity }) {
       byId.forget(id);
-      const row = update.get({
+      const values = {
         id,
         only_if_state: onlyIfState ?? null,
         updated_at: changes.updatedAt.getTime(),
@@ -248,13 +321,16 @@ export function createSqliteFileRepository(
         trashed_at: toNullableMillis(changes.trashedAt ?? null),
         set_purge_at: changes.purgeAt === undefined ? 0 : 1,
         purge_at: toNullableMillis(changes.purgeAt ?? null),
-      });
-      return row === undefined ? null : toRecord(row);
+      };
+      const row = updateWithActivity.immediate(values, activity);
+      return row === undefined ? null : toFileRecord(row);
     },
     async removeDueForPurge({ now, limit }) {
+      // Permissions and activity go with each file, by their foreign keys' cascade, in this one statement.
       const removed = removeDue.all(now.getTime(), limit);
       for (const [id] of removed) byId.forget(id);
-      return removed.map(toRecord).sort(byPurgeAt);
+      if (removed.length > 0) roles.clear();
+      return removed.map(toFileRecord).sort(byPurgeAt);
     },
     async findReferencedBlobKeys(keys) {
       if (keys.length === 0) return new Set();
@@ -271,7 +347,9 @@ export function createSqliteFileRepository(
 }
 
 /** `make`, called once per distinct sort and remembered. */
-function memoise<T>(make: (sort: FileSort) => T): (sort: FileSort) => T {
+export function memoise<S extends { readonly field: string; readonly descending: boolean }, T>(
+  make: (sort: S) => T,
+): (sort: S) => T {
   const made = new Map<string, T>();
   return (sort) => {
     const key = `${sort.field}:${sort.descending}`;

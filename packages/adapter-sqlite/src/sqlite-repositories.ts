@@ -1,13 +1,15 @@
 import type { Database } from "better-sqlite3";
 import { createReadCache, NO_READ_CACHE, type ReadCacheOptions } from "./read-cache.js";
+import { createSqliteActivityRepository } from "./sqlite-activity-repository.js";
 import { createSqliteMagicLinkRepository, createSqliteSessionRepository } from "./sqlite-auth-repositories.js";
 import { createSqliteFileRepository } from "./sqlite-file-repository.js";
+import { createSqlitePermissionRepository } from "./sqlite-permission-repository.js";
 import { createSqliteUserRepository } from "./sqlite-user-repository.js";
 
 export interface SqliteRepositoriesOptions {
   /**
-   * Keep sessions, users and files read by id in memory while the database is unchanged
-   * (see `ReadCache`): `true`, or the cache's options. Off by default. Turn it on only if
+   * Keep sessions and users read by id, and files read by id or with a caller's role, in
+   * memory while the database is unchanged (see `ReadCache`): `true`, or the cache's options. Off by default. Turn it on only if
    * nothing writes through `db` except these repositories, no transaction on `db` that
    * writes through them rolls back, and there is one such set of repositories per
    * connection (other connections and other processes may write freely). Otherwise call
@@ -27,6 +29,8 @@ export function createSqliteRepositories(db: Database, options: SqliteRepositori
     users: createSqliteUserRepository(db, cache),
     sessions: createSqliteSessionRepository(db, cache),
     magicLinks: createSqliteMagicLinkRepository(db),
+    permissions: createSqlitePermissionRepository(db, cache),
+    activity: createSqliteActivityRepository(db),
     /** Drops every kept row: call it after writing through `db` directly. */
     forgetCachedReads: () => cache.clear(),
   };

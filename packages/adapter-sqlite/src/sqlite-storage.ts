@@ -17,8 +17,8 @@ export interface SqliteStorageOptions {
 export interface SqliteStorage extends MetadataStorage {
   /** The connection to `cellar.db`, for tools and tests that read it directly. Writing through it bypasses the read cache. */
   readonly db: Database;
-  /** The ids of every user, session or file, in id order: for moving an install to another engine. */
-  ids(table: "users" | "sessions" | "files"): string[];
+  /** The ids of every user, session, file or permission, in id order: for moving an install to another engine. */
+  ids(table: "users" | "sessions" | "files" | "permissions"): string[];
   /** The generated JWT key kept beside the databases, if one was ever made. */
   keptJwtSecret(): string | undefined;
 }
@@ -51,10 +51,11 @@ export function sqliteStorageExists(options: SqliteStorageOptions): boolean {
 /**
  * Opens (creating and migrating) the embedded default's metadata under `dataDir`.
  *
- * - `cellar.db`: users, sessions, sign-in links, files and sheet indexes, in WAL mode,
- *   fsynced at every commit. Sessions, users and files read by id are kept in memory
- *   while the database is unchanged (`ReadCache`: other processes on the same folder are
- *   noticed through SQLite's data_version), so a repeated read costs no query.
+ * - `cellar.db`: users, sessions, sign-in links, files and sheet indexes, permissions and
+ *   activity, in WAL mode, fsynced at every commit. Sessions, users, and files read by id
+ *   with the caller's role, are kept in memory while the database is unchanged
+ *   (`ReadCache`: other processes on the same folder are noticed through SQLite's
+ *   data_version, before every read of a role), so a repeated read costs no query.
  * - `rate-limits.db`: rate-limit windows, without fsync (losing them in a power cut only
  *   forgives a few requests), counted in memory and written every 100 ms, so a request
  *   costs no write. Several servers on one folder see each other's counts within 100 ms.
@@ -77,6 +78,8 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
       users: repositories.users,
       sessions: repositories.sessions,
       magicLinks: repositories.magicLinks,
+      permissions: repositories.permissions,
+      activity: repositories.activity,
       rateLimits,
       async ping() {
         db.prepare("SELECT 1").get();

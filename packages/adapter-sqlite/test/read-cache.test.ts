@@ -1,4 +1,4 @@
-import { aFile, aSession, at, aUser } from "@cellar/core/testing";
+import { aFile, anActivityEntry, aPermission, aSession, at, aUser, givePermission } from "@cellar/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createReadCache, createSqliteRepositories, openDatabase, type ReadCacheOptions } from "../src/index.js";
 import { tempDatabase } from "./support.js";
@@ -27,7 +27,7 @@ async function twoConnections(cacheReads: ReadCacheOptions = {}) {
   const other = createSqliteRepositories(otherDb);
   const user = await cached.users.insertIfAbsent(aUser());
   const file = aFile(user.id);
-  await cached.files.insert(file);
+  await cached.files.insert({ file, activity: [] });
   const session = aSession(user.id);
   await cached.sessions.insert(session);
   return { temp, cached, otherDb, other, user, file, session };
@@ -57,7 +57,7 @@ describe("reads kept in memory (cacheReads)", () => {
       await cached.files.findById(file.id);
       await other.sessions.revoke({ id: session.id, at: at(1) });
       await other.users.updateName({ id: user.id, name: "Renamed elsewhere", updatedAt: at(1) });
-      await other.files.update({ id: file.id, changes: { visibility: "public", updatedAt: at(1) } });
+      await other.files.update({ id: file.id, changes: { visibility: "public", updatedAt: at(1) }, activity: [] });
       await nextTurn();
       expect((await cached.sessions.findById(session.id))?.revokedAt).toEqual(at(1));
       expect((await cached.users.findById(user.id))?.name).toBe("Renamed elsewhere");
@@ -106,7 +106,7 @@ describe("reads kept in memory (cacheReads)", () => {
       await cached.files.findById(file.id);
       await cached.sessions.revoke({ id: session.id, at: at(1) });
       await cached.users.updateName({ id: user.id, name: "Renamed here", updatedAt: at(1) });
-      await cached.files.update({ id: file.id, changes: { name: "renamed.csv", updatedAt: at(1) } });
+      await cached.files.update({ id: file.id, changes: { name: "renamed.csv", updatedAt: at(1) }, activity: [] });
       // Same turn: no look at data_version would help; only the forgetting does.
       expect((await cached.sessions.findById(session.id))?.revokedAt).toEqual(at(1));
       expect((await cached.users.findById(user.id))?.name).toBe("Renamed here");
@@ -120,7 +120,7 @@ describe("reads kept in memory (cacheReads)", () => {
     const { cached, otherDb, user, session } = await twoConnections();
     try {
       const trashed = aFile(user.id, { state: "trashed", trashedAt: at(0), purgeAt: at(10) });
-      await cached.files.insert(trashed);
+      await cached.files.insert({ file: trashed, activity: [] });
       expect(await cached.files.findById(trashed.id)).not.toBeNull();
       expect(await cached.files.removeDueForPurge({ now: at(20), limit: 10 })).toHaveLength(1);
       expect(await cached.files.findById(trashed.id)).toBeNull();
@@ -163,5 +163,129 @@ describe("reads kept in memory (cacheReads)", () => {
     await nextTurn();
     temp.db.close();
     await expect(cached.files.findById(file.id)).rejects.toThrow(/not open/);
+  });
+});
+
+describe("roles read with a file, kept in memory (cacheReads)", () => {
+  /** Two connections as above, and a person given `editor` on the file; the file read with their role, so it is kept. */
+  async function sharedWithEditor(cacheReads: ReadCacheOptions = {}) {
+    const setup = await twoConnections(cacheReads);
+    const { cached, user: owner, file } = setup;
+    const person = await cached.users.insertIfAbsent(aUser());
+    const permission = aPermission(file.id, { email: person.email, userId: person.id, role: "editor" });
+    await givePermission(cached, owner.id, permission);
+    expect((await cached.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBe("editor");
+    return { ...setup, person, permission };
+  }
+
+  const unshared = (fileId: string, actorId: string, email: string) =>
+    anActivityEntry(fileId, actorId, { action: "unshared", details: { email } });
+
+  it("serve a file and its reader's role again without reading the database", async () => {
+    const { temp, cached, otherDb, file, person } = await sharedWithEditor();
+    try {
+      // Raw SQL on the same connection bypasses the repositories: the kept role is what comes back.
+      temp.db.prepare("UPDATE permissions SET role = 'viewer' WHERE file_id = ?").run(file.id);
+      expect((await cached.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBe("editor");
+      cached.forgetCachedReads();
+      expect((await cached.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBe("viewer");
+    } finally {
+      otherDb.close();
+    }
+  });
+
+  it("refuse a role lowered or removed through these repositories from the next read, in the same turn", async () => {
+    const { cached, otherDb, user: owner, file, person, permission } = await sharedWithEditor();
+    try {
+      // Shared again with a lower role, as the owner does by giving the address anew.
+      await givePermission(cached, owner.id, { ...permission, id: "perm_unused", role: "commenter", updatedAt: at(1) });
+      expect((await cached.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBe("commenter");
+      await cached.permissions.changeRole({
+        fileId: file.id,
+        id: permission.id,
+        role: "viewer",
+        updatedAt: at(1),
+        activity: anActivityEntry(file.id, owner.id, {
+          action: "role_changed",
+          details: { email: person.email, role: "viewer" },
+        }),
+      });
+      expect((await cached.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBe("viewer");
+      await cached.permissions.remove({
+        fileId: file.id,
+        id: permission.id,
+        activity: unshared(file.id, owner.id, person.email),
+      });
+      expect(await cached.files.findWithRole({ id: file.id, userId: person.id })).toEqual({ file, role: null });
+    } finally {
+      otherDb.close();
+    }
+  });
+
+  it("refuse a role removed by another connection from the next read, however busy the turn", async () => {
+    // Files, users and sessions would wait for the next turn (maxStaleMs is a minute here); roles never wait.
+    const {
+      cached,
+      other,
+      otherDb,
+      user: owner,
+      file,
+      person,
+      permission,
+    } = await sharedWithEditor({
+      maxStaleMs: 60_000,
+    });
+    try {
+      await other.permissions.remove({
+        fileId: file.id,
+        id: permission.id,
+        activity: unshared(file.id, owner.id, person.email),
+      });
+      expect((await cached.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBeNull();
+    } finally {
+      otherDb.close();
+    }
+  });
+
+  it("refuse a role lowered by another connection from the next read, however busy the turn", async () => {
+    const { cached, other, otherDb, user: owner, file, person } = await sharedWithEditor({ maxStaleMs: 60_000 });
+    try {
+      await givePermission(
+        other,
+        owner.id,
+        aPermission(file.id, { email: person.email, userId: person.id, role: "commenter", updatedAt: at(1) }),
+      );
+      expect((await cached.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBe("commenter");
+    } finally {
+      otherDb.close();
+    }
+  });
+
+  it("give a waiting role at once when its address's account is attached", async () => {
+    const { cached, otherDb, user: owner, file } = await twoConnections();
+    try {
+      const newcomer = aUser({ email: "newcomer@example.com" });
+      await givePermission(cached, owner.id, aPermission(file.id, { email: newcomer.email, role: "commenter" }));
+      await cached.users.insertIfAbsent(newcomer);
+      expect((await cached.files.findWithRole({ id: file.id, userId: newcomer.id }))?.role).toBeNull();
+      await cached.permissions.attachPending({ email: newcomer.email, userId: newcomer.id });
+      expect((await cached.files.findWithRole({ id: file.id, userId: newcomer.id }))?.role).toBe("commenter");
+    } finally {
+      otherDb.close();
+    }
+  });
+
+  it("forget a purged file and every role read with it", async () => {
+    const { cached, otherDb, user: owner, person } = await sharedWithEditor();
+    try {
+      const trashed = aFile(owner.id, { state: "trashed", trashedAt: at(0), purgeAt: at(10) });
+      await cached.files.insert({ file: trashed, activity: [] });
+      await givePermission(cached, owner.id, aPermission(trashed.id, { email: person.email, userId: person.id }));
+      expect((await cached.files.findWithRole({ id: trashed.id, userId: person.id }))?.role).toBe("viewer");
+      await cached.files.removeDueForPurge({ now: at(20), limit: 10 });
+      expect(await cached.files.findWithRole({ id: trashed.id, userId: person.id })).toBeNull();
+    } finally {
+      otherDb.close();
+    }
   });
 });

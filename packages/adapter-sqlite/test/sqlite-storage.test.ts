@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { aFile, aUser } from "@cellar/core/testing";
+import { aFile, anActivityEntry, aPermission, aUser } from "@cellar/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { isSqliteUnavailable, openSqliteStorage, sqliteStorageExists } from "../src/index.js";
 
@@ -27,13 +27,25 @@ describe("opening the embedded metadata from a data folder", () => {
     expect(sqliteStorageExists({ dataDir })).toBe(true);
     const owner = aUser();
     await storage.users.insertIfAbsent(owner);
+    const reader = await storage.users.insertIfAbsent(aUser());
     const file = aFile(owner.id);
-    await storage.files.insert(file);
+    await storage.files.insert({ file, activity: [] });
+    const permission = aPermission(file.id, { email: reader.email, userId: reader.id, role: "commenter" });
+    const shared = anActivityEntry(file.id, owner.id, {
+      action: "shared",
+      details: { email: reader.email, role: "commenter" },
+    });
+    await storage.permissions.upsert({ permission, limit: 100, activity: { shared, roleChanged: shared } });
     expect(storage.ids("files")).toEqual([file.id]);
+    expect(storage.ids("permissions")).toEqual([permission.id]);
     await storage.close();
 
     const again = await openSqliteStorage({ dataDir });
-    expect((await again.files.findById(file.id))?.name).toBe(file.name);
+    expect(await again.files.findWithRole({ id: file.id, userId: reader.id })).toEqual({ file, role: "commenter" });
+    expect((await again.permissions.listSharedWith({ userId: reader.id, offset: 0, limit: 10 })).total).toBe(1);
+    expect((await again.activity.listByFile({ fileId: file.id, offset: 0, limit: 10 })).items[0]?.action).toBe(
+      "shared",
+    );
     await again.close();
   });
 

@@ -1,6 +1,16 @@
 import { join } from "node:path";
-import { fileNameKey } from "@cellar/core";
-import { aFile, aMagicLink, aTrashedFile, at, aUser } from "@cellar/core/testing";
+import { fileNameKey, parseFileSort } from "@cellar/core";
+import {
+  aFile,
+  aMagicLink,
+  anActivityEntry,
+  aPermission,
+  aTrashedFile,
+  at,
+  aUser,
+  givePermission,
+  T0,
+} from "@cellar/core/testing";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createSqliteRepositories, MIGRATIONS, migrate, openDatabase, SchemaTooNewError } from "../src/index.js";
@@ -103,7 +113,9 @@ describe("the SQLite file repository", () => {
     const temp = tempDatabase();
     try {
       const repos = createSqliteRepositories(temp.db);
-      await expect(repos.files.insert(aFile("user_nosuchownernosuchowne"))).rejects.toThrow(/FOREIGN KEY/);
+      await expect(repos.files.insert({ file: aFile("user_nosuchownernosuchowne"), activity: [] })).rejects.toThrow(
+        /FOREIGN KEY/,
+      );
     } finally {
       temp.close();
     }
@@ -115,7 +127,7 @@ describe("the SQLite file repository", () => {
       const repos = createSqliteRepositories(temp.db);
       const owner = await repos.users.insertIfAbsent(aUser());
       const files = Array.from({ length: 53 }, (_, i) => aFile(owner.id, { createdAt: at(Math.floor(i / 3) * 1000) }));
-      for (const file of files) await repos.files.insert(file);
+      for (const file of files) await repos.files.insert({ file, activity: [] });
       const expected = [...files]
         .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
         .map((f) => f.id);
@@ -139,15 +151,20 @@ describe("the SQLite file repository", () => {
       const repos = createSqliteRepositories(temp.db);
       const owner = await repos.users.insertIfAbsent(aUser());
       const files = Array.from({ length: 6 }, () => aFile(owner.id));
-      for (const file of files) await repos.files.insert(file);
-      await repos.files.insert(aTrashedFile(owner.id, at(10)));
+      for (const file of files) await repos.files.insert({ file, activity: [] });
+      await repos.files.insert({ file: aTrashedFile(owner.id, at(10)), activity: [] });
       const trash = { state: "trashed" as const, trashedAt: at(1), purgeAt: at(5), updatedAt: at(1) };
-      for (const file of files.slice(0, 3)) await repos.files.update({ id: file.id, changes: trash });
+      for (const file of files.slice(0, 3)) await repos.files.update({ id: file.id, changes: trash, activity: [] });
       await repos.files.update({
         id: files[0]?.id ?? "",
         changes: { state: "active", trashedAt: null, purgeAt: null, updatedAt: at(2) },
+        activity: [],
       });
-      await repos.files.update({ id: files[5]?.id ?? "", changes: { name: "renamed", updatedAt: at(2) } });
+      await repos.files.update({
+        id: files[5]?.id ?? "",
+        changes: { name: "renamed", updatedAt: at(2) },
+        activity: [],
+      });
       await repos.files.removeDueForPurge({ now: at(5), limit: 10 });
       const counts = temp.db
         .prepare("SELECT state, count FROM file_counts WHERE owner_id = ? ORDER BY state")
@@ -245,6 +262,178 @@ describe("the SQLite file repository", () => {
   });
 });
 
+describe("people on a file, in SQLite", () => {
+  it("answers the shared listing, the role and the activity from indexes, without sorting", () => {
+    const temp = tempDatabase();
+    try {
+      const plan = (sql: string) =>
+        (temp.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(" | ");
+      const shared = "p.user_id = 'u' AND p.file_state = 'active'";
+      for (const [column, index] of [
+        ["created_at", "permissions_shared_by_share"],
+        ["file_created_at", "permissions_shared_by_created"],
+        ["file_updated_at", "permissions_shared_by_updated"],
+        ["file_size", "permissions_shared_by_size"],
+        ["file_name_key", "permissions_shared_by_name"],
+      ]) {
+        for (const direction of ["ASC", "DESC"]) {
+          const page = plan(
+            `SELECT f.*, p.role FROM permissions p CROSS JOIN files f WHERE ${shared} AND f.id = p.file_id
+             ORDER BY p.${column} ${direction}, p.file_id ${direction} LIMIT 25`,
+          );
+          expect(page).toMatch(new RegExp(`SCAN p USING INDEX ${index}|SEARCH p USING INDEX ${index}`));
+          expect(page).toMatch(/SEARCH f USING INDEX sqlite_autoindex_files_1 \(id=\?\)/);
+          expect(page).not.toMatch(/TEMP B-TREE/);
+        }
+        // The count past a search's page reads the index alone, from the page's last row on.
+        expect(
+          plan(
+            `SELECT count(*) FROM permissions p INDEXED BY ${index} WHERE ${shared}
+             AND (p.${column}, p.file_id) < (1, 'f') AND instr(p.file_name_key, 'x') > 0`,
+          ),
+        ).toMatch(new RegExp(`USING COVERING INDEX ${index} \\(user_id=\\? AND file_state=\\? AND`));
+      }
+      expect(plan("SELECT count(*) FROM permissions WHERE user_id = 'u' AND file_state = 'active'")).toMatch(
+        /USING COVERING INDEX permissions_shared_by_/,
+      );
+      expect(
+        plan(
+          "SELECT f.*, p.role FROM files f LEFT JOIN permissions p ON p.file_id = f.id AND p.user_id = 'u' WHERE f.id = 'f'",
+        ),
+      ).toMatch(/SEARCH p USING COVERING INDEX permissions_by_file_user \(file_id=\? AND user_id=\?\)/);
+      expect(plan("UPDATE permissions SET user_id = 'u' WHERE email = 'e' AND user_id IS NULL")).toMatch(
+        /USING INDEX permissions_waiting \(email=\?\)/,
+      );
+      const activity = plan(
+        "SELECT * FROM activity a LEFT JOIN users u ON u.id = a.actor_id WHERE a.file_id = 'f' ORDER BY a.at DESC, a.id DESC LIMIT 25",
+      );
+      expect(activity).toMatch(/USING INDEX activity_by_file \(file_id=\?\)/);
+      expect(activity).not.toMatch(/TEMP B-TREE/);
+      expect(plan("SELECT rowid FROM activity WHERE at < 5 ORDER BY at LIMIT 10")).toMatch(
+        /USING COVERING INDEX activity_by_age \(at<\?\)/,
+      );
+    } finally {
+      temp.close();
+    }
+  });
+
+  it("lists a shared file by its name, size and time as they change", async () => {
+    const temp = tempDatabase();
+    try {
+      const repos = createSqliteRepositories(temp.db);
+      const owner = await repos.users.insertIfAbsent(aUser());
+      const carol = await repos.users.insertIfAbsent(aUser());
+      const draft = aFile(owner.id, { name: "Draft.csv", updatedAt: at(1) });
+      const middle = aFile(owner.id, { name: "Middle.csv", updatedAt: at(2) });
+      for (const file of [draft, middle]) {
+        await repos.files.insert({ file, activity: [] });
+        await givePermission(repos, owner.id, aPermission(file.id, { email: carol.email, userId: carol.id }));
+      }
+      const ids = async (sort: string, nameContains?: string) =>
+        (
+          await repos.permissions.listSharedWith({
+            userId: carol.id,
+            sort: parseFileSort(sort as "name"),
+            offset: 0,
+            limit: 10,
+            ...(nameContains === undefined ? {} : { nameContains }),
+          })
+        ).items.map((item) => item.file.id);
+      expect(await ids("name")).toEqual([draft.id, middle.id]);
+      await repos.files.update({ id: draft.id, changes: { name: "Zürich final.csv", updatedAt: at(3) }, activity: [] });
+      expect(await ids("name")).toEqual([middle.id, draft.id]);
+      expect(await ids("-updated_at")).toEqual([draft.id, middle.id]);
+      expect(await ids("name", "ZÜRICH")).toEqual([draft.id]);
+      expect(await ids("name", "draft")).toEqual([]);
+    } finally {
+      temp.close();
+    }
+  });
+
+  it("upgrades a database made before people on a file: its files can be shared, listed and purged", async () => {
+    const temp = tempDatabase();
+    try {
+      const path = join(temp.dir, "before-people.db");
+      const old = new Database(path);
+      old.pragma("foreign_keys = ON");
+      migrate(old, MIGRATIONS.slice(0, 3));
+      const owner = aUser();
+      const carol = aUser();
+      const insertUser = old.prepare(
+        "INSERT INTO users (id, email, name, created_at, updated_at) VALUES (?, ?, ?, 0, 0)",
+      );
+      for (const user of [owner, carol]) insertUser.run(user.id, user.email, user.name);
+      const insertFile = old.prepare(`INSERT INTO files (id, owner_id, name, name_key, visibility, state, kind,
+        content_type, size, sha256, blob_key, created_at, updated_at, trashed_at, purge_at)
+        VALUES (?, ?, ?, ?, 'private', ?, 'csv', 'text/csv', 7, '', ?, 1000, 2000, ?, ?)`);
+      insertFile.run(
+        "file_oldactive",
+        owner.id,
+        "Ärger.csv",
+        fileNameKey("Ärger.csv"),
+        "active",
+        "file_oldactive",
+        null,
+        null,
+      );
+      insertFile.run(
+        "file_oldtrashed",
+        owner.id,
+        "Old.csv",
+        fileNameKey("Old.csv"),
+        "trashed",
+        "file_oldtrashed",
+        0,
+        10,
+      );
+      old.close();
+
+      const db = openDatabase(path);
+      expect(db.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+      const repos = createSqliteRepositories(db);
+      const active = await repos.files.findById("file_oldactive");
+      for (const fileId of ["file_oldactive", "file_oldtrashed"]) {
+        const shared = await givePermission(
+          repos,
+          owner.id,
+          aPermission(fileId, { email: carol.email, userId: carol.id, role: "editor" }),
+        );
+        expect(shared.outcome).toBe("created");
+      }
+      expect(
+        await repos.permissions.listSharedWith({ userId: carol.id, nameContains: "ärger", offset: 0, limit: 10 }),
+      ).toEqual({
+        items: [{ file: active, role: "editor", sharedAt: T0 }],
+        total: 1,
+      });
+      expect((await repos.files.findWithRole({ id: "file_oldactive", userId: carol.id }))?.role).toBe("editor");
+      expect((await repos.activity.listByFile({ fileId: "file_oldactive", offset: 0, limit: 10 })).total).toBe(1);
+      expect(await repos.files.removeDueForPurge({ now: new Date(10), limit: 10 })).toHaveLength(1);
+      expect(db.prepare("SELECT count(*) FROM permissions WHERE file_id = 'file_oldtrashed'").pluck().get()).toBe(0);
+      expect(db.prepare("SELECT count(*) FROM activity WHERE file_id = 'file_oldtrashed'").pluck().get()).toBe(0);
+      db.close();
+    } finally {
+      temp.close();
+    }
+  });
+
+  it("writes a file's activity with the file, and none when the insert fails", async () => {
+    const temp = tempDatabase();
+    try {
+      const repos = createSqliteRepositories(temp.db);
+      const owner = await repos.users.insertIfAbsent(aUser());
+      const file = aFile(owner.id);
+      const uploaded = anActivityEntry(file.id, owner.id, { action: "uploaded", details: { name: file.name } });
+      // Two entries with one id: the second fails, and takes the file and the first entry with it.
+      await expect(repos.files.insert({ file, activity: [uploaded, uploaded] })).rejects.toThrow(/UNIQUE/);
+      expect(await repos.files.findById(file.id)).toBeNull();
+      expect(temp.db.prepare("SELECT count(*) FROM activity").pluck().get()).toBe(0);
+    } finally {
+      temp.close();
+    }
+  });
+});
+
 describe("two connections on one database", () => {
   it("let exactly one of two verifies consume a magic link", async () => {
     const temp = tempDatabase();
@@ -260,6 +449,87 @@ describe("two connections on one database", () => {
       expect(results.filter((r) => r !== null)).toHaveLength(1);
     } finally {
       other.close();
+      temp.close();
+    }
+  });
+
+  it("let no more people onto a file than the limit, with four threads sharing it at once", async () => {
+    // Each thread has its own connection, as another server process on the same folder
+    // would, and they run in parallel: only the transaction's write lock keeps each
+    // thread's count of the file's people true until its insert.
+    const { createRequire } = await import("node:module");
+    const { Worker } = await import("node:worker_threads");
+    const temp = tempDatabase();
+    try {
+      const repos = createSqliteRepositories(temp.db);
+      const owner = await repos.users.insertIfAbsent(aUser());
+      const file = aFile(owner.id);
+      await repos.files.insert({ file, activity: [] });
+      const start = new Int32Array(new SharedArrayBuffer(4));
+      const THREADS = 4;
+      const EACH = 40;
+      const workers = Array.from({ length: THREADS }, (_, thread) => {
+        const permissions = Array.from({ length: EACH }, (_, i) =>
+          aPermission(file.id, { email: `person${thread}-${i}@example.com` }),
+        );
+        const shared = permissions.map((permission) =>
+          anActivityEntry(file.id, owner.id, {
+            action: "shared",
+            details: { email: permission.email, role: permission.role },
+          }),
+        );
+        return new Worker(
+          `const { parentPort, workerData } = require("node:worker_threads");
+           (async () => {
+             (await import(workerData.tsx)).register();
+             const { createSqliteRepositories, openDatabase } = await import(workerData.adapter);
+             const db = openDatabase(workerData.path);
+             const { permissions } = createSqliteRepositories(db);
+             parentPort.postMessage("ready");
+             Atomics.wait(workerData.start, 0, 0);
+             const outcomes = [];
+             for (const [i, permission] of workerData.permissions.entries()) {
+               const activity = { shared: workerData.shared[i], roleChanged: workerData.shared[i] };
+               outcomes.push((await permissions.upsert({ permission, limit: 100, activity })).outcome);
+             }
+             db.close();
+             parentPort.postMessage(outcomes);
+           })().catch((error) => parentPort.postMessage(String(error)));`,
+          {
+            eval: true,
+            // The adapter's TypeScript sources, as the tests load them.
+            execArgv: ["--conditions=@cellar/source"],
+            workerData: {
+              tsx: createRequire(import.meta.url).resolve("tsx/esm/api"),
+              adapter: new URL("../src/index.ts", import.meta.url).href,
+              path: temp.path,
+              start,
+              permissions,
+              shared,
+            },
+          },
+        );
+      });
+      const ready = workers.map((worker) => new Promise((resolve) => worker.once("message", resolve)));
+      await Promise.all(ready);
+      // Listening before the start: every thread is held at Atomics.wait until then.
+      const done = workers.map(
+        (worker) =>
+          new Promise<unknown>((resolve, reject) => {
+            worker.once("message", resolve);
+            worker.once("error", reject);
+          }),
+      );
+      Atomics.store(start, 0, 1);
+      Atomics.notify(start, 0);
+      const perThread = await Promise.all(done);
+      const outcomes = perThread.flat();
+      await Promise.all(workers.map((worker) => worker.terminate()));
+      expect(outcomes.filter((outcome) => outcome === "created")).toHaveLength(100);
+      expect(outcomes.filter((outcome) => outcome === "limit_reached")).toHaveLength(THREADS * EACH - 100);
+      expect(await repos.permissions.listByFile({ fileId: file.id })).toHaveLength(100);
+      expect((await repos.activity.listByFile({ fileId: file.id, offset: 0, limit: 1 })).total).toBe(100);
+    } finally {
       temp.close();
     }
   });

@@ -1,0 +1,35 @@
+import type { Role } from "@cellar/core";
+import type { ReadCache } from "./read-cache.js";
+
+/** The role a permission gives one user on one file, or null for none. */
+export interface HeldRole {
+  readonly role: Role | null;
+}
+
+/**
+ * The roles read with files (`findWithRole`: every read of a file by a caller), kept in a
+ * `ReadCache` by file and user. The permission repository forgets each pair it writes, in
+ * the same call; commits by other connections are looked for before every read
+ * (`checkEveryRead`), so a role taken away or lowered by another server is refused from
+ * the next read on, not a turn later.
+ */
+export interface CachedRoles {
+  get(fileId: string, userId: string, load: () => HeldRole | null): HeldRole | null;
+  /** Drops the pair; nothing for a permission still waiting for its account (`userId` null). */
+  forget(fileId: string, userId: string | null): void;
+  /** Drops every pair: for writes that remove permissions by the file (the purge). */
+  clear(): void;
+}
+
+export function cachedRoles(cache: ReadCache): CachedRoles {
+  const table = cache.table<HeldRole>("roles", { checkEveryRead: true });
+  // A user id holds no space, so a key splits back into one pair only, whatever the file id holds.
+  const key = (fileId: string, userId: string) => `${fileId} ${userId}`;
+  return {
+    get: (fileId, userId, load) => table.get(key(fileId, userId), load),
+    forget(fileId, userId) {
+      if (userId !== null) table.forget(key(fileId, userId));
+    },
+    clear: () => table.clear(),
+  };
+}
