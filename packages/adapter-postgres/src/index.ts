@@ -7,12 +7,14 @@
 /** The pg connection pool type, for code that holds one without importing the driver. */
 export type { Pool } from "pg";
 export { MIGRATIONS, migrate, SchemaTooNewError } from "./migrations.js";
+export { createPostgresActivityRepository } from "./pg-activity-repository.js";
 export {
   createPostgresMagicLinkRepository,
   createPostgresSessionRepository,
   type PostgresSessionOptions,
 } from "./pg-auth-repositories.js";
 export { createPostgresFileRepository } from "./pg-file-repository.js";
+export { createPostgresPermissionRepository } from "./pg-permission-repository.js";
 export { createPostgresRateLimitStore } from "./pg-rate-limit-store.js";
 export { createPostgresRepositories } from "./pg-repositories.js";
 export { createPostgresUserRepository } from "./pg-user-repository.js";

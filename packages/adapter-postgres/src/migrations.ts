@@ -210,6 +210,45 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX files_by_name ON files (owner_id, state, name_key, id);
     `);
   },
+  /* 5 */ `
+  -- People on a file (core's PermissionRecord): a role given by the owner to an email
+  -- address, attached to that address's account once it has one. Gone with the file.
+  -- Ids compare in code point order (COLLATE "C"), as core orders ties, whatever the
+  -- database's collation.
+  CREATE TABLE permissions (
+    id          text COLLATE "C" PRIMARY KEY,
+    file_id     text NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    email       text NOT NULL,
+    -- An account that goes leaves its roles waiting for its address again.
+    user_id     text REFERENCES users (id) ON DELETE SET NULL,
+    role        text NOT NULL CHECK (role IN ('viewer', 'commenter', 'editor')),
+    created_at  timestamptz NOT NULL,
+    updated_at  timestamptz NOT NULL,
+    UNIQUE (file_id, email)
+  );
+  -- One role per person and file; and the lookup that every read of a file by a caller
+  -- joins (findWithRole). Waiting permissions (no user yet) are distinct.
+  CREATE UNIQUE INDEX permissions_by_file_and_user ON permissions (file_id, user_id);
+  -- The files shared with a user, and as what: the shared listing.
+  CREATE INDEX permissions_shared_with ON permissions (user_id, created_at, file_id) INCLUDE (role);
+  -- The permissions waiting for an address: looked up on every sign-in.
+  CREATE INDEX permissions_waiting ON permissions (email) WHERE user_id IS NULL;
+
+  -- What happened to each file, written with the change it records. The actor is no
+  -- foreign key: an entry outlives its actor's account, and then shows no actor.
+  CREATE TABLE activity (
+    id        text COLLATE "C" PRIMARY KEY,
+    file_id   text NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    at        timestamptz NOT NULL,
+    actor_id  text NOT NULL,
+    action    text NOT NULL,
+    details   jsonb NOT NULL
+  );
+  -- A file's entries newest first: its pages, its count, and the purge's cascade.
+  CREATE INDEX activity_by_file ON activity (file_id, at DESC, id DESC);
+  -- The oldest entries of every file: the retention prune.
+  CREATE INDEX activity_by_time ON activity (at, id);
+  `,
 ];
 
 /** Gives every file without one its name key, a batch of files at a time. */

@@ -1,6 +1,8 @@
 import type { Pool } from "pg";
+import { createPostgresActivityRepository } from "./pg-activity-repository.js";
 import { createPostgresMagicLinkRepository, createPostgresSessionRepository } from "./pg-auth-repositories.js";
 import { createPostgresFileRepository } from "./pg-file-repository.js";
+import { createPostgresPermissionRepository } from "./pg-permission-repository.js";
 import { createPostgresUserRepository } from "./pg-user-repository.js";
 
 /** Every metadata repository of core on one pool (after `migrate`). */
@@ -12,5 +14,7 @@ export function createPostgresRepositories(pool: Pool) {
     users: createPostgresUserRepository(pool),
     sessions: createPostgresSessionRepository(pool),
     magicLinks: createPostgresMagicLinkRepository(pool),
+    permissions: createPostgresPermissionRepository(pool),
+    activity: createPostgresActivityRepository(pool),
   };
 }

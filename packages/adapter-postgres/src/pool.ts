@@ -69,3 +69,26 @@ function withoutOptions(connectionString: string): { connectionString: string; o
   url.searchParams.delete("options");
   return { connectionString: url.toString(), optionsInUrl };
 }
+
+/**
+ * Runs `work` in a transaction on one of the pool's connections: committed when it
+ * resolves, rolled back when it throws. A connection whose rollback fails too is
+ * discarded, not handed to the next caller in an unknown state.
+ */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,5 +1,15 @@
 import { fileNameKey, type RateLimitStore, StorageUnreachableError } from "@cellar/core";
-import { aFile, aMagicLink, aSession, aTrashedFile, at, aUser } from "@cellar/core/testing";
+import {
+  aFile,
+  aMagicLink,
+  anActivityEntry,
+  aPermission,
+  aSession,
+  aTrashedFile,
+  at,
+  aUser,
+  givePermission,
+} from "@cellar/core/testing";
 import { createTestDatabase, type TestDatabase } from "@cellar/test-engines";
 import type { Pool } from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
@@ -102,6 +112,74 @@ describe("the migration that brought searching", () => {
   });
 });
 
+describe("the migration that brought people", () => {
+  it("lets the files of a database at version 4 take people and activity, and lose both with the purge", async () => {
+    const [pool] = instances(await freshDatabase(), 1) as [Pool];
+    await migrate(pool, MIGRATIONS.slice(0, 4));
+    const repos = createPostgresRepositories(pool);
+    const owner = aUser();
+    const person = aUser();
+    for (const user of [owner, person]) await repos.users.insertIfAbsent(user);
+    const kept = aFile(owner.id);
+    const due = aTrashedFile(owner.id, at(1_000));
+    for (const file of [kept, due]) {
+      await pool.query(
+        `INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
+                            created_at, updated_at, trashed_at, purge_at, name_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+        [
+          file.id,
+          file.ownerId,
+          file.name,
+          file.visibility,
+          file.state,
+          file.kind,
+          file.contentType,
+          file.size,
+          file.sha256,
+          file.blobKey,
+          file.createdAt,
+          file.updatedAt,
+          file.trashedAt,
+          file.purgeAt,
+          fileNameKey(file.name),
+        ],
+      );
+    }
+    expect(await migrate(pool)).toBe(MIGRATIONS.length);
+
+    for (const file of [kept, due]) {
+      const permission = aPermission(file.id, { email: person.email, userId: person.id, role: "editor" });
+      expect((await givePermission(repos, owner.id, permission)).outcome).toBe("created");
+      expect(await repos.files.findWithRole({ id: file.id, userId: person.id })).toEqual({ file, role: "editor" });
+    }
+    expect(await repos.files.removeDueForPurge({ now: at(1_000), limit: 10 })).toEqual([due]);
+    const left = await pool.query<{ file_id: string }>(
+      "SELECT file_id FROM permissions UNION ALL SELECT file_id FROM activity",
+    );
+    expect(left.rows.map((row) => row.file_id)).toEqual([kept.id, kept.id]);
+  });
+
+  it("holds one role per person and file, and only the roles core knows", async () => {
+    const [pool] = await migratedInstances(1);
+    const repos = createPostgresRepositories(pool as Pool);
+    const owner = aUser();
+    const person = aUser();
+    for (const user of [owner, person]) await repos.users.insertIfAbsent(user);
+    const file = aFile(owner.id);
+    await repos.files.insert({ file, activity: [] });
+    await givePermission(repos, owner.id, aPermission(file.id, { email: person.email, userId: person.id }));
+    const insert = (email: string, role: string) =>
+      (pool as Pool).query(
+        `INSERT INTO permissions (id, file_id, email, user_id, role, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, now(), now())`,
+        [`perm_${email}`, file.id, email, person.id, role],
+      );
+    await expect(insert("other@example.com", "viewer")).rejects.toThrow(/permissions_by_file_and_user/);
+    await expect(insert("someone@example.com", "owner")).rejects.toThrow(/check constraint/);
+  });
+});
+
 describe("across instances sharing one database", () => {
   it("of 50 concurrent verifies of one magic link spread over five instances, exactly one gets it", async () => {
     const pools = await migratedInstances(5);
@@ -123,7 +201,7 @@ describe("across instances sharing one database", () => {
     const due = Array.from({ length: 120 }, (_, i) => aTrashedFile(owner.id, at(i)));
     const notDue = aTrashedFile(owner.id, at(10_000));
     const active = aFile(owner.id);
-    for (const file of [...due, notDue, active]) await repos[0]?.files.insert(file);
+    for (const file of [...due, notDue, active]) await repos[0]?.files.insert({ file, activity: [] });
     const purged: string[] = [];
     await Promise.all(
       repos.map(async (instance) => {
@@ -211,7 +289,7 @@ describe("across instances sharing one database", () => {
     const owner = aUser();
     await repos.users.insertIfAbsent(owner);
     const file = aFile(owner.id);
-    await repos.files.insert(file);
+    await repos.files.insert({ file, activity: [] });
     expect(await Promise.all([repos.files.findById("file_\u0000x"), repos.files.findById(file.id)])).toEqual([
       null,
       file,
@@ -248,12 +326,16 @@ describe("across instances sharing one database", () => {
     const session = aSession(user.id);
     await writer.sessions.insert(session);
     const file = aFile(user.id);
-    await writer.files.insert(file);
+    await writer.files.insert({ file, activity: [] });
     for (let round = 0; round < 5; round++) {
       const underWay = [reader.sessions.findById(session.id), reader.files.findById(file.id)];
       const revokedAt = at(1_000 + round);
       await writer.sessions.revoke({ id: session.id, at: revokedAt });
-      await writer.files.update({ id: file.id, changes: { name: `round-${round}.csv`, updatedAt: revokedAt } });
+      await writer.files.update({
+        id: file.id,
+        changes: { name: `round-${round}.csv`, updatedAt: revokedAt },
+        activity: [],
+      });
       expect((await reader.sessions.findById(session.id))?.revokedAt).toEqual(revokedAt);
       expect((await reader.files.findById(file.id))?.name).toBe(`round-${round}.csv`);
       await Promise.all(underWay);
@@ -268,7 +350,7 @@ describe("across instances sharing one database", () => {
     const owner = aUser();
     await repos.users.insertIfAbsent(owner);
     const files = [aFile(owner.id), aFile(owner.id), aFile(owner.id)];
-    for (const file of files) await repos.files.insert(file);
+    for (const file of files) await repos.files.insert({ file, activity: [] });
     const ids = [files[2], files[0], undefined, files[2], files[1]].map((file) => file?.id ?? "file_missing");
     const found = await Promise.all(ids.map((id) => repos.files.findById(id)));
     expect(found).toEqual([files[2], files[0], null, files[2], files[1]]);
@@ -295,9 +377,9 @@ describe("across instances sharing one database", () => {
     const writes = (async () => {
       for (let i = 0; i < 60; i++) {
         const file = aFile(owner.id, { createdAt: at(i) });
-        await writer?.files.insert(file);
+        await writer?.files.insert({ file, activity: [] });
         if (i % 3 === 0) {
-          await writer?.files.update({ id: file.id, changes: { state: "trashed", updatedAt: at(i) } });
+          await writer?.files.update({ id: file.id, changes: { state: "trashed", updatedAt: at(i) }, activity: [] });
         }
       }
     })();
@@ -316,11 +398,15 @@ describe("across instances sharing one database", () => {
     const writes = (async () => {
       for (let i = 0; i < 60; i++) {
         const file = aFile(owner.id, { name: `Report ${i}.csv`, createdAt: at(i) });
-        await writer?.files.insert(file);
+        await writer?.files.insert({ file, activity: [] });
         if (i % 3 === 0)
-          await writer?.files.update({ id: file.id, changes: { name: `Memo ${i}.csv`, updatedAt: at(i) } });
+          await writer?.files.update({
+            id: file.id,
+            changes: { name: `Memo ${i}.csv`, updatedAt: at(i) },
+            activity: [],
+          });
         if (i % 5 === 0) {
-          await writer?.files.update({ id: file.id, changes: { state: "trashed", updatedAt: at(i) } });
+          await writer?.files.update({ id: file.id, changes: { state: "trashed", updatedAt: at(i) }, activity: [] });
         }
       }
     })();
@@ -376,6 +462,139 @@ describe("sessions kept for their trust window", () => {
     expect((await untrusting.findById(live.id))?.revokedAt).not.toBeNull();
     // Revoked rows are read every time: nothing makes a revoked session live again.
     expect(await sessions.findById("ses_nosuchsessionnosuchsessio")).toBeNull();
+  });
+});
+
+describe("people on a file, across instances sharing one database", () => {
+  /** An owner, a person with an account, and a file of the owner's, stored through `repos`. */
+  async function aSharedFileSetting(repos: Repositories) {
+    const owner = aUser({ name: "Ada" });
+    const person = aUser({ name: "Grace" });
+    for (const user of [owner, person]) await repos.users.insertIfAbsent(user);
+    const file = aFile(owner.id);
+    await repos.files.insert({ file, activity: [] });
+    return { owner, person, file };
+  }
+
+  it("of 120 shares of new addresses spread over three instances, exactly 100 are made", async () => {
+    const pools = await migratedInstances(3);
+    const repos = pools.map((pool) => createPostgresRepositories(pool));
+    const { owner, file } = await aSharedFileSetting(repos[0] as Repositories);
+    const results = await Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        givePermission(
+          repos[i % 3] as Repositories,
+          owner.id,
+          aPermission(file.id, { email: `person${i}@example.com`, createdAt: at(i), updatedAt: at(i) }),
+        ),
+      ),
+    );
+    const outcomes = results.map((result) => result.outcome);
+    expect(outcomes.filter((outcome) => outcome === "created")).toHaveLength(100);
+    expect(outcomes.filter((outcome) => outcome === "limit_reached")).toHaveLength(20);
+    expect(await repos[1]?.permissions.listByFile({ fileId: file.id })).toHaveLength(100);
+    expect((await repos[2]?.activity.listByFile({ fileId: file.id, offset: 0, limit: 1 }))?.total).toBe(100);
+  });
+
+  it("a role lowered or taken through one instance is refused by another from the moment it is answered", async () => {
+    const pools = await migratedInstances(2);
+    const [writer, reader] = pools.map((pool) => createPostgresRepositories(pool)) as [Repositories, Repositories];
+    const { owner, person, file } = await aSharedFileSetting(writer);
+    const roleThroughReader = async () => (await reader.files.findWithRole({ id: file.id, userId: person.id }))?.role;
+    for (let round = 0; round < 5; round++) {
+      const permission = aPermission(file.id, { email: person.email, userId: person.id, role: "editor" });
+      expect((await givePermission(writer, owner.id, permission)).outcome).toBe("created");
+      expect(await roleThroughReader()).toBe("editor");
+
+      // A read of its kind under way on the reader while the writer answers: the next
+      // read goes in a statement of its own, sent after the change was answered.
+      let underWay = reader.files.findWithRole({ id: file.id, userId: person.id });
+      const lowered = await writer.permissions.changeRole({
+        fileId: file.id,
+        id: permission.id,
+        role: "viewer",
+        updatedAt: at(round),
+        activity: anActivityEntry(file.id, owner.id, {
+          action: "role_changed",
+          details: { email: person.email, role: "viewer" },
+        }),
+      });
+      expect(lowered?.role).toBe("viewer");
+      expect(await roleThroughReader()).toBe("viewer");
+      await underWay;
+
+      underWay = reader.files.findWithRole({ id: file.id, userId: person.id });
+      const unshared = anActivityEntry(file.id, owner.id, { action: "unshared", details: { email: person.email } });
+      expect(
+        await writer.permissions.remove({ fileId: file.id, id: permission.id, activity: unshared }),
+      ).not.toBeNull();
+      expect(await reader.files.findWithRole({ id: file.id, userId: person.id })).toEqual({ file, role: null });
+      expect(await reader.permissions.findRole({ fileId: file.id, userId: person.id })).toBeNull();
+      expect((await reader.permissions.listSharedWith({ userId: person.id, offset: 0, limit: 10 })).total).toBe(0);
+      await underWay;
+    }
+  });
+
+  it("reads of files made together each get the role of their own caller, or null", async () => {
+    const [pool] = await migratedInstances(1);
+    const repos = createPostgresRepositories(pool as Pool);
+    const { owner, person, file } = await aSharedFileSetting(repos);
+    const other = aFile(owner.id);
+    await repos.files.insert({ file: other, activity: [] });
+    await givePermission(repos, owner.id, aPermission(file.id, { email: person.email, userId: person.id }));
+    const found = await Promise.all([
+      repos.files.findWithRole({ id: file.id, userId: person.id }),
+      repos.files.findWithRole({ id: file.id, userId: owner.id }),
+      repos.files.findWithRole({ id: other.id, userId: person.id }),
+      repos.files.findWithRole({ id: "file_\u0000x", userId: person.id }),
+      repos.files.findWithRole({ id: file.id, userId: "user_\u0000x" }),
+      repos.files.findWithRole({ id: file.id, userId: person.id }),
+    ]);
+    expect(found).toEqual([
+      { file, role: "viewer" },
+      { file, role: null },
+      { file: other, role: null },
+      null,
+      null,
+      { file, role: "viewer" },
+    ]);
+    // Two callers asking for the same file share no object.
+    expect(found[0]?.file).not.toBe(found[5]?.file);
+  });
+
+  it("a file purged while other instances change its people goes with all of them, and no change deadlocks", async () => {
+    const pools = await migratedInstances(3);
+    const repos = pools.map((pool) => createPostgresRepositories(pool));
+    const [first, second, third] = repos as [Repositories, Repositories, Repositories];
+    const owner = aUser();
+    await first.users.insertIfAbsent(owner);
+    for (let round = 0; round < 10; round++) {
+      const file = aTrashedFile(owner.id, at(0));
+      await first.files.insert({ file, activity: [] });
+      const people = Array.from({ length: 10 }, (_, i) => aPermission(file.id, { email: `p${round}-${i}@x.org` }));
+      for (const permission of people) await givePermission(first, owner.id, permission);
+      const entry = (action: "role_changed" | "unshared") => anActivityEntry(file.id, owner.id, { action });
+      const changes = people.flatMap((permission, i) => [
+        second.permissions.changeRole({
+          fileId: file.id,
+          id: permission.id,
+          role: "editor",
+          updatedAt: at(1),
+          activity: entry("role_changed"),
+        }),
+        third.permissions.remove({ fileId: file.id, id: permission.id, activity: entry("unshared") }),
+        givePermission(i % 2 === 0 ? second : third, owner.id, aPermission(file.id)).catch((error: Error) => {
+          // A share that comes after the purge finds no file, as it should.
+          expect(error.message).toMatch(/no file/);
+        }),
+      ]);
+      const [purged] = await Promise.all([first.files.removeDueForPurge({ now: at(0), limit: 10 }), ...changes]);
+      // A purge skips a file whose people are changing at that moment; the next one takes it.
+      const later = await first.files.removeDueForPurge({ now: at(0), limit: 10 });
+      expect([...(purged ?? []), ...later].map((purgedFile) => purgedFile.id)).toEqual([file.id]);
+      expect(await third.permissions.listByFile({ fileId: file.id })).toEqual([]);
+      expect((await second.activity.listByFile({ fileId: file.id, offset: 0, limit: 1 })).total).toBe(0);
+    }
   });
 });
 

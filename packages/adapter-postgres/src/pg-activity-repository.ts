@@ -1,0 +1,98 @@
+import type { ActivityEntry, ActivityItem, ActivityRepository } from "@cellar/core";
+import type { Pool } from "pg";
+
+/**
+ * The part of a statement that writes activity entries, sent as one JSON array in the
+ * parameter `$n` (`activityParameter`): however many entries a change records, one
+ * parameter and one insert. Statements put it in a `WITH`, beside the change it records,
+ * so that both are written or neither.
+ */
+export function insertActivity(parameter: number, condition = "true"): string {
+  return `INSERT INTO activity (id, file_id, at, actor_id, action, details)
+    SELECT e.id, e.file_id, e.at, e.actor_id, e.action, e.details
+    FROM jsonb_to_recordset($${parameter}::jsonb)
+      AS e(id text, file_id text, at timestamptz, actor_id text, action text, details jsonb)
+    WHERE ${condition}`;
+}
+
+/** Entries as `insertActivity` reads them. */
+export function activityParameter(entries: readonly ActivityEntry[]): string {
+  return JSON.stringify(
+    entries.map((entry) => ({
+      id: entry.id,
+      file_id: entry.fileId,
+      at: entry.at.toISOString(),
+      actor_id: entry.actorId,
+      action: entry.action,
+      details: entry.details,
+    })),
+  );
+}
+
+interface ActivityRow {
+  total: string;
+  id: string | null;
+  file_id: string;
+  at: Date;
+  actor_id: string;
+  action: ActivityEntry["action"];
+  details: ActivityEntry["details"];
+  actor_email: string | null;
+  actor_name: string | null;
+}
+
+function toItem(row: ActivityRow & { id: string }): ActivityItem {
+  return {
+    id: row.id,
+    fileId: row.file_id,
+    at: row.at,
+    actorId: row.actor_id,
+    action: row.action,
+    details: row.details,
+    actor:
+      row.actor_email === null || row.actor_name === null
+        ? null
+        : { id: row.actor_id, email: row.actor_email, name: row.actor_name },
+  } as ActivityItem;
+}
+
+/**
+ * A file's activity on PostgreSQL. Entries are written by the file and permission
+ * repositories, in the statement or transaction of the change each records
+ * (`insertActivity`); this reads them, and prunes the old ones.
+ */
+export function createPostgresActivityRepository(pool: Pool): ActivityRepository {
+  return {
+    async listByFile({ fileId, offset, limit }) {
+      // The page and the count in one statement, so both describe the same moment; both
+      // walk the file's entries on activity_by_file, newest first. Actors are joined to
+      // the page alone.
+      const { rows } = await pool.query<ActivityRow>(
+        `SELECT t.total, e.id, e.file_id, e.at, e.actor_id, e.action, e.details,
+                u.email AS actor_email, u.name AS actor_name
+         FROM (SELECT count(*) AS total FROM activity WHERE file_id = $1) AS t
+         LEFT JOIN LATERAL (
+           SELECT id, file_id, at, actor_id, action, details FROM activity
+           WHERE file_id = $1 ORDER BY at DESC, id DESC LIMIT $2 OFFSET $3
+         ) AS e ON true
+         LEFT JOIN users u ON u.id = e.actor_id
+         ORDER BY e.at DESC, e.id DESC`,
+        [fileId, limit, offset],
+      );
+      const total = Number(rows[0]?.total ?? 0);
+      const items = rows.filter((row): row is ActivityRow & { id: string } => row.id !== null).map(toItem);
+      return { items, total };
+    },
+    async prune({ before, limit }) {
+      // Instances pruning at once each claim entries the others have not (SKIP LOCKED),
+      // so no entry is counted twice.
+      const { rowCount } = await pool.query(
+        `DELETE FROM activity WHERE id IN (
+           SELECT id FROM activity WHERE at < $1 ORDER BY at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+         )`,
+        [before, limit],
+      );
+      return rowCount ?? 0;
+    },
+  };
+}
