@@ -60,9 +60,13 @@ async function main() {
     await Promise.all(
       db.transaction(() =>
         Array.from({ length: Math.min(10_000, FILES - from) }, (_, i) =>
-          repos.files.insert(
-            aFile(bob.user.id, { name: benchFileName(from + i + 1), createdAt: new Date(start + (from + i) * 1000) }),
-          ),
+          repos.files.insert({
+            file: aFile(bob.user.id, {
+              name: benchFileName(from + i + 1),
+              createdAt: new Date(start + (from + i) * 1000),
+            }),
+            activity: [],
+          }),
         ),
       )(),
     );

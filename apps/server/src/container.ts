@@ -61,7 +61,7 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         dir: join(settings.dataDir, "outbox"),
         from: settings.mailFrom,
         log: (message, fields) => logger.warn(fields, message),
-        // The link on a plain line of its own for whoever started the server, beside the JSON log.
+        // A sign-in link on a plain line of its own for whoever started the server, beside the JSON log.
         announce: (text) => process.stderr.write(text),
       });
     }),
@@ -78,6 +78,8 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         users: metadata.users,
         sessions: metadata.sessions,
         magicLinks: metadata.magicLinks,
+        permissions: metadata.permissions,
+        activity: metadata.activity,
         rateLimits: metadata.rateLimits,
         blobs,
         spreadsheets: createSpreadsheetReader(),
@@ -91,6 +93,7 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
           rateLimitMax: settings.rateLimitMax,
           rateLimitWindowSeconds: settings.rateLimitWindowSeconds,
           trashRetentionDays: settings.trashRetentionDays,
+          inviteRateMax: settings.inviteRateMax,
         },
       });
     }),

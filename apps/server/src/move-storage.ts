@@ -28,7 +28,9 @@ export class MoveError extends Error {
  * Copies an embedded install (SQLite and files under `DATA_DIR`) into the storage the
  * settings name (`DATABASE_URL`, and `BLOB_STORE` when it is not `fs`): users, sessions,
  * files and their bytes, and the generated JWT key, so that accounts, sessions and links
- * to files keep working. Sign-in links in flight and rate-limit windows are not copied.
+ * to files keep working. Sign-in links in flight and rate-limit windows are not copied;
+ * nor, yet, who a file is shared with (its permissions) and what happened to it (its
+ * activity): after a move, every file is its owner's alone again, with no history.
  *
  * Each file's bytes are copied and their SHA-256 checked before its row is written, so
  * the target never has a row without its bytes. Rows already in the target are left as
@@ -114,7 +116,8 @@ async function copyAll(
       continue;
     }
     if (copyBytes) await copyBlob(source, target, file);
-    await target.files.insert(file);
+    // Its activity is not copied (see above): the file arrives without entries.
+    await target.files.insert({ file, activity: [] });
     files++;
     if (files % 1000 === 0) progress(`${files} files`);
   }

@@ -21,6 +21,8 @@ export interface Settings {
   readonly rateLimitWindowSeconds: number;
   readonly trashRetentionDays: number;
   readonly purgeIntervalSeconds: number;
+  /** Mails telling people of a file shared with them that one account may send per hour. */
+  readonly inviteRateMax: number;
   readonly logLevel: LogLevel;
   /**
    * Which proxies' `X-Forwarded-For` to believe when working out a client's address (the
@@ -163,6 +165,7 @@ export function readSettings(env: Env = process.env): Settings {
     rateLimitWindowSeconds: wholeNumber(env, "RATE_LIMIT_WINDOW_SECONDS", 60),
     trashRetentionDays: wholeNumber(env, "TRASH_RETENTION_DAYS", 30),
     purgeIntervalSeconds: wholeNumber(env, "PURGE_INTERVAL_SECONDS", 3600),
+    inviteRateMax: wholeNumber(env, "INVITE_RATE_MAX", 50),
     logLevel: logLevel(env),
     trustProxy: trustProxy(env),
     // Like SMTP_URL, it holds a password: checked here, never quoted back.

@@ -169,7 +169,9 @@ describe("crash safety of SQLite + file-system storage", () => {
           }),
         ),
       );
-      await Promise.all(storage.db.transaction(() => files.map(({ record }) => storage.files.insert(record)))());
+      await Promise.all(
+        storage.db.transaction(() => files.map(({ record }) => storage.files.insert({ file: record, activity: [] })))(),
+      );
       const keep = new Map(
         files.filter(({ record }) => record.state === "active").map(({ record }) => [record.id, record.sha256]),
       );

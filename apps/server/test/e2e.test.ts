@@ -131,6 +131,37 @@ describe("the standalone server, end to end", () => {
     expect(log).not.toMatch(/token=[A-Za-z0-9_-]{20,}/);
   }, 60_000);
 
+  it("shares a file by address over SMTP: one plain-text mail with the file's link and no token, and the person sees it", async () => {
+    const owner = await signIn("olive@example.com");
+    const form = new FormData();
+    form.append("file", new Blob(["a,b\n1,2\n"], { type: "text/csv" }), "Plan.csv");
+    const file = (await (await api("/v1/files", { method: "POST", body: form, jwt: owner.jwt })).json()) as {
+      id: string;
+    };
+
+    const since = smtp.mails.length;
+    const shared = await api(`/v1/files/${file.id}/permissions`, {
+      ...json({ email: "peggy@example.com", role: "commenter", message: "Your turn." }),
+      jwt: owner.jwt,
+    });
+    expect(shared.status).toBe(201);
+    expect(await shared.json()).toMatchObject({ email: "peggy@example.com", role: "commenter", notified: true });
+    const mail = await smtp.nextMailTo("peggy@example.com", since);
+    expect(mail.raw).toMatch(/^Content-Type: text\/plain; charset=utf-8$/m);
+    expect(mail.raw).toMatch(/^Content-Transfer-Encoding: 7bit$/m);
+    expect(mail.raw.split("\r\n")).toContain(`${server.url}/files/${file.id}`);
+    expect(mail.raw).toContain("olive (olive@example.com) shared a file with you");
+    expect(mail.raw).toContain("> Your turn.");
+    expect(mail.raw).not.toMatch(/token/i);
+
+    const peggy = await signIn("peggy@example.com");
+    const seen = await api(`/v1/files/${file.id}`, { jwt: peggy.jwt });
+    expect(seen.status).toBe(200);
+    expect(await seen.json()).toMatchObject({ id: file.id, role: "commenter" });
+    const listed = (await (await api("/v1/files?shared=true", { jwt: peggy.jwt })).json()) as { id: string }[];
+    expect(listed.map((f) => f.id)).toEqual([file.id]);
+  }, 60_000);
+
   it("answers health and readiness, and serves its OpenAPI document", async () => {
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: "ok" });
     expect(await (await fetch(`${server.url}/readyz`)).json()).toEqual({ status: "ready" });

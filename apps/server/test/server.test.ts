@@ -198,6 +198,66 @@ describe("the standalone server", () => {
     expect((await server.app.inject({ method: "GET", url: `/v1/files/${id}`, headers: bob.headers })).statusCode).toBe(
       404,
     );
+
+    // One cached row, read by callers of three standings: each keeps seeing their own role.
+    const carol = await signIn(server, "carol@example.com");
+    const made = await server.app.inject({
+      method: "PATCH",
+      url: `/v1/files/${id}`,
+      headers: { ...alice.headers, "content-type": "application/json" },
+      payload: JSON.stringify({ visibility: "public" }),
+    });
+    const shared = await server.app.inject({
+      method: "POST",
+      url: `/v1/files/${id}/permissions`,
+      headers: { ...alice.headers, "content-type": "application/json" },
+      payload: JSON.stringify({ email: "carol@example.com", role: "editor", notify: false }),
+    });
+    expect([made.statusCode, shared.statusCode]).toEqual([200, 201]);
+    const roles: unknown[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const caller of [alice, bob, carol]) {
+        const answer = await server.app.inject({ method: "GET", url: `/v1/files/${id}`, headers: caller.headers });
+        expect(answer.headers.etag).toBe(`"${answer.json<{ sha256: string }>().sha256}"`);
+        roles.push(answer.json<{ role: unknown }>().role);
+      }
+    }
+    expect(roles).toEqual(["owner", null, "editor", "owner", null, "editor"]);
+  });
+
+  it("writes invitations to DATA_DIR/outbox, and sends at most INVITE_RATE_MAX an hour per account", async () => {
+    const server = await start({ DATA_DIR: aDataDir(), INVITE_RATE_MAX: "1" });
+    const alice = await signIn(server, "alice@example.com");
+    const boundary = "cellar-test";
+    const uploaded = await server.app.inject({
+      method: "POST",
+      url: "/v1/files",
+      headers: { ...alice.headers, "content-type": `multipart/form-data; boundary=${boundary}` },
+      payload: `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="Budget.csv"\r\n\r\na,b\r\n--${boundary}--\r\n`,
+    });
+    const id = uploaded.json<{ id: string }>().id;
+    const share = (body: Record<string, unknown>) =>
+      server.app.inject({
+        method: "POST",
+        url: `/v1/files/${id}/permissions`,
+        headers: { ...alice.headers, "content-type": "application/json" },
+        payload: JSON.stringify(body),
+      });
+
+    const first = await share({ email: "grace@example.com", role: "viewer", message: "For Monday." });
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toMatchObject({ email: "grace@example.com", role: "viewer", user: null, notified: true });
+    const mail = newestOutboxMail(server.settings.dataDir);
+    expect(mail).toMatch(/^To: grace@example\.com$/m);
+    expect(mail).toContain("alice (alice@example.com) shared a file with you");
+    expect(mail.split("\r\n")).toContain(`${server.publicUrl}/files/${id}`);
+    expect(mail).toContain("> For Monday.");
+    expect(mail).not.toMatch(/token/i);
+
+    const over = await share({ email: "heidi@example.com", role: "viewer" });
+    expect(over.statusCode).toBe(429);
+    expect(Number(over.headers["retry-after"])).toBeGreaterThan(0);
+    expect((await share({ email: "heidi@example.com", role: "viewer", notify: false })).statusCode).toBe(201);
   });
 
   it("applies the rate limit, upload limit, retention and lifetimes it was given", async () => {
@@ -272,7 +332,7 @@ describe("the standalone server", () => {
           yield randomBytes(16);
         })(),
       });
-      await storage.files.insert(file);
+      await storage.files.insert({ file, activity: [] });
       return file;
     }
     const atStart = await dueFile(setup);
@@ -283,7 +343,7 @@ describe("the standalone server", () => {
         yield randomBytes(16);
       })(),
     });
-    await setup.files.insert(kept);
+    await setup.files.insert({ file: kept, activity: [] });
 
     const server = await start({ DATA_DIR: dataDir, PURGE_INTERVAL_SECONDS: "1" });
     await eventually(async () => (await setup.files.findById(atStart.id)) === null);

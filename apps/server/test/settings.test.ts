@@ -18,6 +18,7 @@ describe("reading settings from the environment", () => {
       rateLimitWindowSeconds: 60,
       trashRetentionDays: 30,
       purgeIntervalSeconds: 3600,
+      inviteRateMax: 50,
       logLevel: "info",
       trustProxy: false,
       databaseUrl: undefined,
@@ -72,6 +73,7 @@ describe("reading settings from the environment", () => {
       RATE_LIMIT_WINDOW_SECONDS: "10",
       TRASH_RETENTION_DAYS: "7",
       PURGE_INTERVAL_SECONDS: "60",
+      INVITE_RATE_MAX: "5",
     });
     expect(settings).toMatchObject({
       host: "0.0.0.0",
@@ -87,6 +89,7 @@ describe("reading settings from the environment", () => {
       rateLimitWindowSeconds: 10,
       trashRetentionDays: 7,
       purgeIntervalSeconds: 60,
+      inviteRateMax: 5,
     });
   });
 
@@ -101,6 +104,8 @@ describe("reading settings from the environment", () => {
     ["RATE_LIMIT_WINDOW_SECONDS", "1e3"],
     ["TRASH_RETENTION_DAYS", "0"],
     ["PURGE_INTERVAL_SECONDS", "soon"],
+    ["INVITE_RATE_MAX", "0"],
+    ["INVITE_RATE_MAX", "fifty"],
   ])("stops on %s=%s with one line naming the setting", (name, value) => {
     expect(() => readSettings({ [name]: value })).toThrow(SettingsError);
     expect(() => readSettings({ [name]: value })).toThrow(new RegExp(`^${name} must be a whole number`));

@@ -1,12 +1,16 @@
 import { type Cellar, CellarError, ErrorCode } from "@cellar/core";
 import fastifyMultipart from "@fastify/multipart";
 import type { FastifyPluginAsync } from "fastify";
+import { registerActivityRoutes } from "./activity/activity.routes.js";
+import { activityEntrySchema } from "./activity/activity.schemas.js";
 import { registerFileRoutes, registerUploadRoute } from "./files/file.routes.js";
 import { fileSchema } from "./files/file.schemas.js";
 import { handleCellarApiError } from "./http/error-handler.js";
 import { useJsonBodyParser } from "./http/json-body-parser.js";
 import { addRequestGuards } from "./http/request-guards.js";
 import { createValidatorCompiler } from "./http/validator-compiler.js";
+import { registerPermissionRoutes } from "./people/permission.routes.js";
+import { permissionSchema } from "./people/permission.schemas.js";
 import { registerSessionRoutes } from "./sessions/session.routes.js";
 import { errorSchema } from "./shared/error.schemas.js";
 import { registerSheetRoutes } from "./sheets/sheet.routes.js";
@@ -70,7 +74,16 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   });
 
   useJsonBodyParser(app);
-  for (const schema of [errorSchema, fileSchema, userSchema, userSummarySchema, sheetSchema, cellWindowSchema]) {
+  for (const schema of [
+    errorSchema,
+    fileSchema,
+    userSchema,
+    userSummarySchema,
+    permissionSchema,
+    activityEntrySchema,
+    sheetSchema,
+    cellWindowSchema,
+  ]) {
     app.addSchema(schema);
   }
 
@@ -96,6 +109,8 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
 
     registerUploadRoute(uploads, { cellar, publicBase });
   });
+  registerPermissionRoutes(app, { cellar });
+  registerActivityRoutes(app, { cellar, publicBase });
   registerSheetRoutes(app, { cellar });
   registerUserRoutes(app, { cellar });
   registerSessionRoutes(app, { cellar });

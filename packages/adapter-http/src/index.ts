@@ -9,6 +9,8 @@
  * await app.register(cellarSignInPage);
  * ```
  */
+export { type ActivityEntryJson, toActivityEntryJson } from "./activity/activity.json.js";
+export { activityEntrySchema } from "./activity/activity.schemas.js";
 export { type CellarApiOptions, cellarApi } from "./cellar-api.plugin.js";
 export { answerClientError, clientErrorOptions } from "./client-errors.js";
 export { contentDisposition } from "./files/content-disposition.js";
@@ -27,6 +29,8 @@ export { type ErrorReply, toCellarError, toErrorReply, wwwAuthenticate } from ".
 export { ERROR_STATUS, type ErrorStatus } from "./http/error-status.js";
 export { JSON_BODY_LIMIT_BYTES } from "./http/json-body-parser.js";
 export { type CellarOpenApiOptions, cellarOpenApi } from "./openapi.plugin.js";
+export { type PermissionJson, type SharedJson, toPermissionJson, toSharedJson } from "./people/permission.json.js";
+export { permissionSchema } from "./people/permission.schemas.js";
 export { requestIdFor, requestIdOptions } from "./request-id.js";
 export { cellarResponseHeaders } from "./response-headers.plugin.js";
 export { type ErrorJson, errorSchema } from "./shared/error.schemas.js";

@@ -12,7 +12,9 @@ export interface CellarOpenApiOptions {
   readonly documentPath?: string;
 }
 
-const DESCRIPTION = `Cellar hosts spreadsheet files (.csv, .xlsx, .sheet): upload, list, rename, share (private or public), trash, restore and download them.
+const DESCRIPTION = `Cellar hosts spreadsheet files (.csv, .xlsx, .sheet): upload, list, rename, share (with people by email address, or with everyone signed in), trash, restore and download them.
+
+**Roles.** A file's owner may give a person a role on it: \`viewer\`, \`commenter\` or \`editor\`, each allowing what the one before allows and more; anyone signed in is a viewer of a public, active file. Every file object carries the caller's \`role\`. A caller who may see a file but whose role does not allow what they ask gets 403 \`forbidden\`; one who may not see it gets 404, exactly as for a file that does not exist.
 
 **Authentication.** Every operation except \`POST /sessions\` and \`POST /sessions/verify\` needs \`Authorization: Bearer <jwt>\`. Ask for a sign-in link with \`POST /sessions\`, then exchange the link's token for a JWT with \`POST /sessions/verify\`. \`DELETE /sessions\` revokes it.
 
@@ -20,7 +22,7 @@ const DESCRIPTION = `Cellar hosts spreadsheet files (.csv, .xlsx, .sheet): uploa
 
 **Rate limits.** Every response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds). Over the limit: 429 \`rate_limited\` with \`Retry-After\`. The budget is per account, or per client address for requests without a valid token.
 
-**Pagination.** \`GET /files\` takes \`page\` (default 1) and \`per_page\` (default 25, at most 100) and answers with \`X-Total-Count\`, \`X-Total-Pages\`, \`X-Page\`, \`X-Per-Page\` and an RFC 8288 \`Link\` header.
+**Pagination.** \`GET /files\` and \`GET /files/{id}/activity\` take \`page\` (default 1) and \`per_page\` (default 25, at most 100) and answer with \`X-Total-Count\`, \`X-Total-Pages\`, \`X-Page\`, \`X-Per-Page\` and an RFC 8288 \`Link\` header.
 
 **Requests.** JSON bodies are at most 1 MiB, with \`Content-Type: application/json\`; unknown fields are refused. Every response carries \`X-Request-Id\`: the client's own when it sends a sane one (\`[A-Za-z0-9._:-]{1,128}\`).`;
 
@@ -43,6 +45,11 @@ const COMMON_RESPONSE_HEADERS = {
 
 const TAGS = [
   { name: "Files", description: "Spreadsheet files: upload, list, read, rename, share, trash, restore, download." },
+  {
+    name: "People",
+    description: "Who else holds a role on a file (viewer, commenter, editor), given by its owner by email address.",
+  },
+  { name: "Activity", description: "What happened to a file, who did it and when." },
   { name: "Users", description: "The signed-in user's profile." },
   { name: "Sessions", description: "Passwordless sign-in by emailed link, and sign-out." },
 ];

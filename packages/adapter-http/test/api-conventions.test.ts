@@ -427,7 +427,7 @@ describe("the error table", () => {
   it("answers 500 internal_error with a fixed message and nothing of the real error", async () => {
     const t = await buildTestApp();
     const alice = await t.signIn("alice@example.com");
-    t.cellar.deps.files.findById = async () => {
+    t.cellar.deps.files.findWithRole = async () => {
       throw new Error("SQLITE_CORRUPT: database disk image is malformed at /var/lib/cellar/db.sqlite");
     };
     const response = await t.inject({ method: "GET", url: "/v1/files/file_abc", headers: alice.headers });

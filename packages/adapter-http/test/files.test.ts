@@ -331,6 +331,7 @@ describe("GET /v1/files/:id", () => {
       state: "active",
       trashed_at: null,
       purge_at: null,
+      role: "owner",
     });
   });
 

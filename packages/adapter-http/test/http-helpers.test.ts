@@ -76,7 +76,8 @@ describe("toFileJson", () => {
   it("is made once for frozen metadata, and afresh for any other", async () => {
     const { toFileJson } = await import("../src/files/file.json.js");
     const { aFile } = await import("@cellar/core/testing");
-    const { blobKey: _blobKey, ...metadata } = aFile("user_abcdefghijklmnopqrstuvwx");
+    const { blobKey: _blobKey, ...record } = aFile("user_abcdefghijklmnopqrstuvwx");
+    const metadata = { ...record, role: "owner" as const };
     const frozen = Object.freeze({ ...metadata });
     expect(toFileJson(frozen)).toBe(toFileJson(frozen));
     const mutable = { ...metadata };
@@ -86,10 +87,26 @@ describe("toFileJson", () => {
     expect(toFileJson(mutable).name).toBe("renamed.csv");
   });
 
+  it("keeps the JSON of one file apart for each role it is seen in, as core keeps its metadata", async () => {
+    const { toFileJson } = await import("../src/files/file.json.js");
+    const { aFile } = await import("@cellar/core/testing");
+    const { blobKey: _blobKey, ...record } = aFile("user_abcdefghijklmnopqrstuvwx", { visibility: "public" });
+    const asOwner = Object.freeze({ ...record, role: "owner" as const });
+    const asEditor = Object.freeze({ ...record, role: "editor" as const });
+    const asPublic = Object.freeze({ ...record, role: null });
+    expect([toFileJson(asOwner), toFileJson(asEditor), toFileJson(asPublic)].map((json) => json.role)).toEqual([
+      "owner",
+      "editor",
+      null,
+    ]);
+    expect(toFileJson(asOwner).role).toBe("owner");
+  });
+
   it("writes every field of the file in the API's names, times as ISO 8601 in UTC", async () => {
     const { toFileJson } = await import("../src/files/file.json.js");
     const { aTrashedFile, at } = await import("@cellar/core/testing");
-    const { blobKey: _blobKey, ...metadata } = aTrashedFile("user_abcdefghijklmnopqrstuvwx", at(86_400_000));
+    const { blobKey: _blobKey, ...record } = aTrashedFile("user_abcdefghijklmnopqrstuvwx", at(86_400_000));
+    const metadata = { ...record, role: "owner" as const };
     expect(toFileJson(metadata)).toEqual({
       id: metadata.id,
       name: metadata.name,
@@ -103,6 +120,14 @@ describe("toFileJson", () => {
       state: "trashed",
       trashed_at: metadata.trashedAt?.toISOString(),
       purge_at: "2026-03-02T12:00:00.000Z",
+      role: "owner",
     });
+  });
+
+  it.each(["editor", "commenter", "viewer", null] as const)("writes the caller's role %j as it is", async (role) => {
+    const { toFileJson } = await import("../src/files/file.json.js");
+    const { aFile } = await import("@cellar/core/testing");
+    const { blobKey: _blobKey, ...record } = aFile("user_abcdefghijklmnopqrstuvwx");
+    expect(toFileJson({ ...record, role }).role).toBe(role);
   });
 });

@@ -58,6 +58,11 @@ describe("GET /openapi.json", () => {
         "GET /files/{id}/download",
         "GET /files/{id}/sheets",
         "GET /files/{id}/values",
+        "POST /files/{id}/permissions",
+        "GET /files/{id}/permissions",
+        "PATCH /files/{id}/permissions/{pid}",
+        "DELETE /files/{id}/permissions/{pid}",
+        "GET /files/{id}/activity",
         "GET /users/me",
         "PATCH /users/me",
         "POST /sessions",
@@ -92,7 +97,9 @@ describe("GET /openapi.json", () => {
   it("describes errors with the shared Error schema and every response's rate-limit headers", async () => {
     const { document } = await openApiDocument();
     const components = document.components as { schemas: Record<string, unknown>; headers: Record<string, unknown> };
-    expect(Object.keys(components.schemas)).toEqual(expect.arrayContaining(["Error", "File", "User"]));
+    expect(Object.keys(components.schemas)).toEqual(
+      expect.arrayContaining(["Error", "File", "User", "UserSummary", "Permission", "ActivityEntry"]),
+    );
     for (const [, operation] of operations(document)) {
       for (const [status, response] of Object.entries(operation.responses)) {
         expect(Object.keys(response.headers ?? {})).toEqual(
@@ -113,5 +120,35 @@ describe("GET /openapi.json", () => {
       expect.arrayContaining(["X-Total-Count", "X-Total-Pages", "X-Page", "X-Per-Page", "Link"]),
     );
     expect(byName["POST /files"]?.responses["201"]?.headers).toHaveProperty("Location");
+  });
+
+  it("documents the activity's pagination headers and GET /files/{id}'s ETag", async () => {
+    const { document } = await openApiDocument();
+    const byName = Object.fromEntries(operations(document));
+    expect(Object.keys(byName["GET /files/{id}/activity"]?.responses["200"]?.headers ?? {})).toEqual(
+      expect.arrayContaining(["X-Total-Count", "X-Total-Pages", "X-Page", "X-Per-Page", "Link"]),
+    );
+    expect(byName["GET /files/{id}"]?.responses["200"]?.headers).toHaveProperty("ETag");
+  });
+
+  it("documents sharing's 201 and 200, its 409 limit and its 429", async () => {
+    const { document } = await openApiDocument();
+    const share = Object.fromEntries(operations(document))["POST /files/{id}/permissions"];
+    expect(Object.keys(share?.responses ?? {})).toEqual(
+      expect.arrayContaining(["200", "201", "403", "404", "409", "429"]),
+    );
+    expect(JSON.stringify(share?.responses["409"])).toContain("limit_reached");
+    expect(share?.responses["429"]?.headers).toHaveProperty("Retry-After");
+  });
+
+  it("gives every file its caller's role, one of the four or null", async () => {
+    const { document } = await openApiDocument();
+    const file = (
+      document.components as {
+        schemas: Record<string, { required: string[]; properties: Record<string, { enum: unknown[] }> }>;
+      }
+    ).schemas.File;
+    expect(file?.required).toContain("role");
+    expect(file?.properties.role?.enum).toEqual(["owner", "editor", "commenter", "viewer", null]);
   });
 });

@@ -57,6 +57,7 @@ describe("POST /v1/files", () => {
       state: "active",
       trashed_at: null,
       purge_at: null,
+      role: "owner",
     });
   });
 

@@ -1,10 +1,13 @@
 /**
  * `@cellar/adapter-mail`: core's `Mailer` port on nodemailer. `createSmtpMailer` sends
  * over SMTP (`SMTP_URL` set); `createOutboxMailer` writes `.eml` files and logs the link
- * (dev mode, `SMTP_URL` unset). Both send the message `composeSignInMessage` composes.
+ * (dev mode, `SMTP_URL` unset). Both send the messages `composeSignInMessage` and
+ * `composeInvitationMessage` compose.
  */
+export { composeInvitationMessage, type InvitationMessage } from "./invitation-message.js";
 export {
   createOutboxMailer,
+  DEV_MODE_INVITATION_LOG_MESSAGE,
   DEV_MODE_LOG_MESSAGE,
   type OutboxLog,
   type OutboxMailer,

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Clock, type Mailer, type SignInMail, systemClock } from "@cellar/core";
+import { type Clock, type InvitationMail, type Mailer, type SignInMail, systemClock } from "@cellar/core";
 import { createTransport } from "nodemailer";
+import { composeInvitationMessage } from "./invitation-message.js";
+import { buildPlainTextMail } from "./plain-text-mail.js";
 import { composeSignInMessage } from "./sign-in-message.js";
 
 /**
@@ -16,10 +18,13 @@ export interface OutboxMailerOptions {
   readonly dir: string;
   /** The `From` header, e.g. `Cellar <no-reply@localhost>`. */
   readonly from: string;
-  /** Receives exactly one line per mail, holding the sign-in link. */
+  /**
+   * Receives exactly one line per mail: for a sign-in mail, holding the link; for an
+   * invitation, naming the file.
+   */
   readonly log: OutboxLog;
   /**
-   * Receives, per mail, plain text for a person at a terminal: who the link is for, then
+   * Receives, per sign-in mail, plain text for a person at a terminal: who the link is for, then
    * the link alone on its own line, to copy or click. The server writes it to standard
    * error, beside its JSON log on standard output.
    */
@@ -34,17 +39,22 @@ export interface OutboxMailer extends Mailer {
    * when the file could not be written, and then logs nothing.
    */
   sendSignInLink(mail: SignInMail): Promise<void>;
+  /** Likewise for the mail telling someone a file was shared with them. */
+  sendInvitation(mail: InvitationMail): Promise<void>;
   /** Nothing to release; here so that the server can close either mailer alike. */
   close(): Promise<void>;
 }
 
 export const DEV_MODE_LOG_MESSAGE = "DEV MODE (no SMTP_URL set): sign-in mail written to the outbox, not sent";
+export const DEV_MODE_INVITATION_LOG_MESSAGE =
+  "DEV MODE (no SMTP_URL set): invitation mail written to the outbox, not sent";
 
 /**
  * The development mailer, used only when no SMTP server is configured: each mail becomes
- * an RFC 5322 `.eml` file in `dir` (open it in any mail client), and its link is logged
- * once so that a developer can sign in straight from the terminal. That log line is the
- * only place Cellar ever writes a sign-in link.
+ * an RFC 5322 `.eml` file in `dir` (open it in any mail client), and a sign-in mail's link
+ * is logged once so that a developer can sign in straight from the terminal. That log line
+ * is the only place Cellar ever writes a sign-in link. An invitation is logged by file and
+ * recipient: it holds no secret, and its text is in the file.
  */
 export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
   const { dir, from, log, announce } = options;
@@ -60,6 +70,29 @@ export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
     disableUrlAccess: true,
   });
 
+  /** Keeps one message in the outbox and returns its path; rejects when it could not be written whole. */
+  async function keep(eml: Buffer, date: Date): Promise<string> {
+    // An ISO timestamp sorts by time; the random part keeps two mails in the same
+    // millisecond apart. Colons are not allowed in Windows file names.
+    const name = `${date.toISOString().replaceAll(":", "-")}-${randomBytes(6).toString("hex")}.eml`;
+    const path = join(dir, name);
+    // The dot keeps the partial file out of `*.eml` globs; the rename then makes the
+    // whole file appear at once, so a reader never sees half of it.
+    const temporary = join(dir, `.${name}.tmp`);
+
+    // Owner-only: a sign-in mail holds a working link, an invitation who shares what with whom.
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    try {
+      await writeFile(temporary, eml, { flag: "wx", mode: 0o600 });
+      await rename(temporary, path);
+    } catch (error) {
+      // Best effort: the write's own error is the one worth reporting.
+      await rm(temporary, { force: true }).catch(() => undefined);
+      throw error;
+    }
+    return path;
+  }
+
   return {
     async sendSignInLink(mail) {
       const message = composeSignInMessage({ mail, from });
@@ -67,28 +100,15 @@ export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
       const { message: eml } = await composer.sendMail({ ...message, text: onOneLinePerLine(message.text), date });
       // `buffer: true` makes it a Buffer; the check satisfies the type, which allows a stream.
       if (!Buffer.isBuffer(eml)) throw new Error("Nodemailer returned a stream where a buffer was asked for.");
-
-      // An ISO timestamp sorts by time; the random part keeps two mails in the same
-      // millisecond apart. Colons are not allowed in Windows file names.
-      const name = `${date.toISOString().replaceAll(":", "-")}-${randomBytes(6).toString("hex")}.eml`;
-      const path = join(dir, name);
-      // The dot keeps the partial file out of `*.eml` globs; the rename then makes the
-      // whole file appear at once, so a reader never sees half of it.
-      const temporary = join(dir, `.${name}.tmp`);
-
-      // Owner-only: each file holds a working sign-in link.
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      try {
-        await writeFile(temporary, eml, { flag: "wx", mode: 0o600 });
-        await rename(temporary, path);
-      } catch (error) {
-        // Best effort: the write's own error is the one worth reporting.
-        await rm(temporary, { force: true }).catch(() => undefined);
-        throw error;
-      }
-
+      const path = await keep(eml, date);
       log(DEV_MODE_LOG_MESSAGE, { devMode: true, to: mail.to, link: mail.link, path });
       announce?.(`\nSign-in link for ${mail.to} (dev mode: no SMTP_URL, mail kept in ${path}):\n${mail.link}\n\n`);
+    },
+    async sendInvitation(mail) {
+      const date = clock.now();
+      const { raw } = await buildPlainTextMail({ ...composeInvitationMessage({ mail, from }), date });
+      const path = await keep(raw, date);
+      log(DEV_MODE_INVITATION_LOG_MESSAGE, { devMode: true, to: mail.to, fileId: mail.fileId, path });
     },
     async close() {},
   };

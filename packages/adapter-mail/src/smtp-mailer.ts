@@ -1,6 +1,8 @@
-import type { Mailer, SignInMail } from "@cellar/core";
+import type { InvitationMail, Mailer, SignInMail } from "@cellar/core";
 import { createTransport } from "nodemailer";
 import { parseConnectionUrl } from "nodemailer/lib/shared";
+import { composeInvitationMessage } from "./invitation-message.js";
+import { buildPlainTextMail } from "./plain-text-mail.js";
 import { composeSignInMessage } from "./sign-in-message.js";
 
 export interface SmtpMailerOptions {
@@ -38,12 +40,14 @@ export interface SmtpMailer extends Mailer {
    * recipient or message), or when the mailer was closed.
    */
   sendSignInLink(mail: SignInMail): Promise<void>;
+  /** Likewise for the mail telling someone a file was shared with them. */
+  sendInvitation(mail: InvitationMail): Promise<void>;
   /** Releases the transport. Sends started afterwards reject. */
   close(): Promise<void>;
 }
 
 /**
- * Why a sign-in mail did not go out. Its message never holds the link or its token, so
+ * Why a mail did not go out. Its message never holds a sign-in link or its token, so
  * the error is safe to log. Nodemailer's own error is not kept as `cause`: the server
  * reply it quotes is not under our control.
  */
@@ -75,8 +79,8 @@ const DEFAULT_GREETING_TIMEOUT_MS = 5000;
 const DEFAULT_SOCKET_TIMEOUT_MS = 10_000;
 
 /**
- * The production mailer: hands each sign-in mail to an SMTP server and reports whether
- * the server took it. It logs nothing, whatever happens.
+ * The production mailer: hands each mail (a sign-in link, an invitation) to an SMTP server
+ * and reports whether the server took it. It logs nothing, whatever happens.
  *
  * Throws a `TypeError` at once when `smtpUrl` is not an `smtp://` or `smtps://` URL, so
  * that a wrong setting stops start-up instead of failing the first sign-in.
@@ -97,7 +101,7 @@ export function createSmtpMailer(options: SmtpMailerOptions): SmtpMailer {
     logger: false,
     debug: false,
     transactionLog: false,
-    // One connection per mail: sign-in mails are rare, and nothing stays open between them.
+    // One connection per mail: mails are rare, and nothing stays open between them.
     pool: false,
     // The message is plain strings; nothing may make nodemailer read a file or fetch a URL.
     disableFileAccess: true,
@@ -105,23 +109,40 @@ export function createSmtpMailer(options: SmtpMailerOptions): SmtpMailer {
   });
   let closed = false;
 
+  /** Hands one mail over; `what` names it in errors, which never quote `secret`. */
+  async function send(
+    mail: Parameters<typeof transport.sendMail>[0],
+    what: string,
+    secret: string | null,
+  ): Promise<void> {
+    if (closed) throw new SmtpMailError("The SMTP mailer is closed.", { code: "ECLOSED" });
+    let rejected: readonly unknown[];
+    try {
+      ({ rejected } = await transport.sendMail(mail));
+    } catch (error) {
+      throw toSmtpMailError(error, what, secret);
+    }
+    // With a single recipient nodemailer already fails when it is refused; this keeps
+    // the port's guarantee should that ever change.
+    if (rejected.length > 0) {
+      throw new SmtpMailError(`The SMTP server refused the recipient of the ${what}.`, {
+        code: "EENVELOPE",
+        command: "RCPT TO",
+      });
+    }
+  }
+
   return {
     async sendSignInLink(mail) {
-      if (closed) throw new SmtpMailError("The SMTP mailer is closed.", { code: "ECLOSED" });
-      let rejected: readonly unknown[];
-      try {
-        ({ rejected } = await transport.sendMail(composeSignInMessage({ mail, from: options.from })));
-      } catch (error) {
-        throw toSmtpMailError(error, mail.link);
-      }
-      // With a single recipient nodemailer already fails when it is refused; this keeps
-      // the port's guarantee should that ever change.
-      if (rejected.length > 0) {
-        throw new SmtpMailError("The SMTP server refused the recipient of the sign-in mail.", {
-          code: "EENVELOPE",
-          command: "RCPT TO",
-        });
-      }
+      await send(composeSignInMessage({ mail, from: options.from }), "sign-in mail", mail.link);
+    },
+    async sendInvitation(mail) {
+      // The same bytes the outbox keeps, sent as they are, with the envelope their headers name.
+      const { raw, envelope } = await buildPlainTextMail({
+        ...composeInvitationMessage({ mail, from: options.from }),
+        date: new Date(),
+      });
+      await send({ raw, envelope: { from: envelope.from, to: [...envelope.to] } }, "invitation mail", null);
     },
     async close() {
       closed = true;
@@ -143,11 +164,12 @@ function assertSmtpUrl(smtpUrl: string): void {
   }
 }
 
-/** Nodemailer's error, reduced to what is safe to log: the link and its token cut out. */
-function toSmtpMailError(error: unknown, link: string): SmtpMailError {
+/** Nodemailer's error, reduced to what is safe to log: a sign-in link and its token cut out. */
+function toSmtpMailError(error: unknown, what: string, secret: string | null): SmtpMailError {
   const source: Record<string, unknown> = typeof error === "object" && error !== null ? { ...error } : {};
   const reason = error instanceof Error ? error.message : String(error);
-  return new SmtpMailError(`The sign-in mail could not be sent over SMTP: ${redact(reason, link)}`, {
+  const safe = secret === null ? reason : redact(reason, secret);
+  return new SmtpMailError(`The ${what} could not be sent over SMTP: ${safe}`, {
     code: typeof source.code === "string" ? source.code : undefined,
     command: typeof source.command === "string" ? source.command : undefined,
     responseCode: typeof source.responseCode === "number" ? source.responseCode : undefined,

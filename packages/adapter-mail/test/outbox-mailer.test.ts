@@ -3,8 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Clock } from "@cellar/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createOutboxMailer, DEV_MODE_LOG_MESSAGE, type OutboxMailer } from "../src/index.js";
-import { parseMessage, partOf } from "./support/parse-message.js";
+import {
+  createOutboxMailer,
+  DEV_MODE_INVITATION_LOG_MESSAGE,
+  DEV_MODE_LOG_MESSAGE,
+  type OutboxMailer,
+} from "../src/index.js";
+import { anInvitation, FILE_URL, INJECTION } from "./support/invitation-mail.js";
+import { decodeHeader, parseMessage, partOf } from "./support/parse-message.js";
 import { aMail, LINK } from "./support/sign-in-mail.js";
 
 let root: string;
@@ -156,6 +162,90 @@ describe("createOutboxMailer", () => {
     await writeFile(dir, "a file where the outbox folder should be");
 
     await expect(anOutbox().sendSignInLink(aMail())).rejects.toThrow();
+    expect(logged).toEqual([]);
+  });
+});
+
+describe("createOutboxMailer: sendInvitation", () => {
+  /** The one file in the outbox, as written. */
+  async function theFile(): Promise<{ path: string; raw: string }> {
+    const files = await readdir(dir);
+    expect(files).toHaveLength(1);
+    const path = join(dir, files[0] ?? "");
+    return { path, raw: await readFile(path, "utf8") };
+  }
+
+  it("writes the invitation as one .eml file of one plain-text part", async () => {
+    await anOutbox().sendInvitation(anInvitation());
+
+    const message = parseMessage((await theFile()).raw);
+    expect(message.headers.get("from")).toBe("Cellar <no-reply@localhost>");
+    expect(message.headers.get("to")).toBe("grace@example.com");
+    expect(decodeHeader(message.headers.get("subject") ?? "")).toBe("Ada Lovelace shared “Budget 2026.xlsx” with you");
+    expect(message.headers.get("mime-version")).toBe("1.0");
+    expect(message.contentType).toBe("text/plain");
+    const text = partOf(message, "text/plain");
+    expect(text).toContain("Ada Lovelace (ada@example.com) shared a file with you");
+    expect(text).toContain("    Budget 2026.xlsx");
+    expect(text).toContain("> The second sheet is the one to check.");
+  });
+
+  it("keeps the file's link whole on a line of its own in the file itself, as 7bit", async () => {
+    const long = `http://cellar.example.org:8443/some/rather/long/prefix/files/file_${"c".repeat(24)}`;
+    await anOutbox().sendInvitation(anInvitation({ fileUrl: long }));
+
+    const { raw } = await theFile();
+    expect(raw.split("\r\n")).toContain(long);
+    expect(parseMessage(raw).headers.get("content-transfer-encoding")).toBe("7bit");
+  });
+
+  it("ends every line in CRLF, text beyond ASCII included", async () => {
+    await anOutbox().sendInvitation(anInvitation({ ownerName: "Zoë", message: "Grüße\nund\r\nbis bald" }));
+
+    const { raw } = await theFile();
+    expect(raw).not.toMatch(/(?<!\r)\n/);
+    const text = partOf(parseMessage(raw), "text/plain");
+    expect(text).toContain("> Grüße\r\n> und\r\n> bis bald");
+    expect(text.split("\r\n")).toContain(FILE_URL);
+  });
+
+  it("lets no name or note add a header", async () => {
+    await anOutbox().sendInvitation(anInvitation(INJECTION));
+
+    const message = parseMessage((await theFile()).raw);
+    expect(message.headers.has("bcc")).toBe(false);
+    expect(message.headers.has("x-injected")).toBe(false);
+  });
+
+  it("logs one dev-mode line naming the person, the file and the .eml, and announces nothing", async () => {
+    const said: string[] = [];
+    await createOutboxMailer({
+      dir,
+      from: "Cellar <no-reply@localhost>",
+      log: (message, fields) => logged.push({ message, fields }),
+      announce: (text) => said.push(text),
+    }).sendInvitation(anInvitation());
+
+    const { path } = await theFile();
+    expect(logged).toEqual([
+      {
+        message: DEV_MODE_INVITATION_LOG_MESSAGE,
+        fields: { devMode: true, to: "grace@example.com", fileId: "file_abcdefghijklmnopqrstuvwx", path },
+      },
+    ]);
+    expect(said).toEqual([]);
+  });
+
+  it("keeps the file readable by its owner only", async () => {
+    await anOutbox().sendInvitation(anInvitation());
+
+    expect((await stat((await theFile()).path)).mode & 0o777).toBe(0o600);
+  });
+
+  it("rejects and logs nothing when the outbox cannot be created", async () => {
+    await writeFile(dir, "a file where the outbox folder should be");
+
+    await expect(anOutbox().sendInvitation(anInvitation())).rejects.toThrow();
     expect(logged).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createSmtpMailer, SmtpMailError, type SmtpMailer } from "../src/index.js";
-import { parseMessage, partOf } from "./support/parse-message.js";
+import { anInvitation, FILE_URL, INJECTION } from "./support/invitation-mail.js";
+import { decodeHeader, parseMessage, partOf } from "./support/parse-message.js";
 import { aMail, LINK, TOKEN } from "./support/sign-in-mail.js";
 import { type SmtpTestServer, startSilentServer, startSmtpTestServer, unusedPort } from "./support/smtp-test-server.js";
 
@@ -28,7 +29,7 @@ function aMailer(smtpUrl: string, timeouts: { greetingTimeoutMs?: number } = {})
 /** Sends and returns the rejection, failing the test if the send resolved. */
 async function rejectionOf(promise: Promise<void>): Promise<SmtpMailError> {
   const error = await promise.then(
-    () => expect.fail("sendSignInLink resolved, but it should have rejected"),
+    () => expect.fail("the send resolved, but it should have rejected"),
     (reason: unknown) => reason,
   );
   expect(error).toBeInstanceOf(SmtpMailError);
@@ -136,5 +137,94 @@ describe("createSmtpMailer", () => {
     expect(thrown).toBeInstanceOf(TypeError);
     expect((thrown as TypeError).message).toMatch(/smtp:\/\//);
     expect((thrown as TypeError).message).not.toMatch(/s3cret|mail\.example/);
+  });
+});
+
+describe("createSmtpMailer: sendInvitation", () => {
+  it("hands the invitation to the SMTP server, from the sender to the person, as one plain-text part", async () => {
+    const server = await aServer();
+    await aMailer(`smtp://127.0.0.1:${server.port}`).sendInvitation(anInvitation());
+
+    expect(server.received).toHaveLength(1);
+    const [received] = server.received;
+    expect(received?.envelopeFrom).toBe("no-reply@example.org");
+    expect(received?.envelopeTo).toEqual(["grace@example.com"]);
+    const message = parseMessage(received?.raw ?? "");
+    expect(message.headers.get("from")).toBe("Cellar <no-reply@example.org>");
+    expect(message.headers.get("to")).toBe("grace@example.com");
+    expect(decodeHeader(message.headers.get("subject") ?? "")).toBe("Ada Lovelace shared “Budget 2026.xlsx” with you");
+    expect(message.headers.get("message-id")).toMatch(/^<.+@.+>$/);
+    expect(message.headers.get("date")).toBeDefined();
+    expect(message.leaves.map((leaf) => leaf.contentType)).toEqual(["text/plain"]);
+    const text = partOf(message, "text/plain");
+    expect(text).toContain("Ada Lovelace (ada@example.com) shared a file with you");
+    expect(text).toContain("Budget 2026.xlsx");
+    expect(text).toContain("You are an editor of it.");
+    expect(text).toContain("> Here are the figures for Q3.");
+  });
+
+  it("sends an ASCII text as 7bit, the link whole on a line of its own however long", async () => {
+    const server = await aServer();
+    const long = `https://cellar.example.org/a/rather/long/prefix/for/this/instance/files/file_${"b".repeat(24)}`;
+    await aMailer(`smtp://127.0.0.1:${server.port}`).sendInvitation(anInvitation({ fileUrl: long }));
+
+    const raw = server.received[0]?.raw ?? "";
+    expect(parseMessage(raw).headers.get("content-transfer-encoding")).toBe("7bit");
+    expect(raw.split("\r\n")).toContain(long);
+  });
+
+  it("encodes names and a note beyond ASCII, which read back as written", async () => {
+    const server = await aServer();
+    await aMailer(`smtp://127.0.0.1:${server.port}`).sendInvitation(
+      anInvitation({ ownerName: "Zoë Ærø", fileName: "Übersicht 2026.xlsx", message: "Grüße, 你好" }),
+    );
+
+    const message = parseMessage(server.received[0]?.raw ?? "");
+    expect(decodeHeader(message.headers.get("subject") ?? "")).toBe("Zoë Ærø shared “Übersicht 2026.xlsx” with you");
+    const text = partOf(message, "text/plain");
+    expect(text).toContain("Zoë Ærø (ada@example.com) shared a file with you");
+    expect(text).toContain("> Grüße, 你好");
+    expect(text.split(/\r?\n/)).toContain(FILE_URL);
+  });
+
+  it("lets no name or note add a header or a recipient", async () => {
+    const server = await aServer();
+    await aMailer(`smtp://127.0.0.1:${server.port}`).sendInvitation(anInvitation(INJECTION));
+
+    const [received] = server.received;
+    expect(received?.envelopeTo).toEqual(["grace@example.com"]);
+    const message = parseMessage(received?.raw ?? "");
+    expect(message.headers.has("bcc")).toBe(false);
+    expect(message.headers.has("x-injected")).toBe(false);
+    expect(decodeHeader(message.headers.get("subject") ?? "")).toBe(
+      "Ada Bcc: eve@evil.example shared “Budget X-Injected: yes.xlsx” with you",
+    );
+    expect(partOf(message, "text/plain")).toContain("> Bcc: eve@evil.example");
+  });
+
+  it("rejects when the server refuses the person's address, naming the invitation", async () => {
+    const server = await aServer({ rejectRecipientsWith: 550 });
+    const error = await rejectionOf(aMailer(`smtp://127.0.0.1:${server.port}`).sendInvitation(anInvitation()));
+
+    expect(error).toMatchObject({ code: "EENVELOPE", command: "RCPT TO", responseCode: 550 });
+    expect(error.message).toMatch(/invitation/);
+    expect(server.received).toHaveLength(0);
+  });
+
+  it("rejects when nothing listens at the address", async () => {
+    const port = await unusedPort();
+    const error = await rejectionOf(aMailer(`smtp://127.0.0.1:${port}`).sendInvitation(anInvitation()));
+
+    expect(error.message).toContain("ECONNREFUSED");
+  });
+
+  it("rejects once closed, without connecting", async () => {
+    const server = await aServer();
+    const mailer = aMailer(`smtp://127.0.0.1:${server.port}`);
+    await mailer.close();
+    const error = await rejectionOf(mailer.sendInvitation(anInvitation()));
+
+    expect(error.code).toBe("ECLOSED");
+    expect(server.received).toHaveLength(0);
   });
 });

@@ -111,7 +111,7 @@ describe("three server processes purging one database and bucket at once", () =>
     const notDue = aTrashedFile(owner.id, new Date(Date.now() + 86_400_000));
     for (const file of [...due, notDue]) {
       await blobs.write({ key: file.blobKey, source: byteStream(500) });
-      await repositories.files.insert(file);
+      await repositories.files.insert({ file, activity: [] });
     }
 
     // Each process purges once as it starts.

@@ -1,4 +1,4 @@
-import type { FileMetadata, FileState, Visibility } from "@cellar/core";
+import type { FileMetadata, FileRole, FileState, Visibility } from "@cellar/core";
 
 /** A file as the API shows it; see `fileSchema`. */
 export interface FileJson {
@@ -14,9 +14,15 @@ export interface FileJson {
   readonly state: FileState;
   readonly trashed_at: string | null;
   readonly purge_at: string | null;
+  /** The caller's role on the file; null when they see it only because it is public. */
+  readonly role: FileRole | null;
 }
 
-/** JSON made for frozen metadata (see core's `toMetadata`), which cannot change. */
+/**
+ * JSON made for frozen metadata (see core's `toMetadata`), which cannot change. Core makes
+ * one frozen metadata object per record and caller's role, so the JSON remembered for one
+ * is never shown to a caller holding another role.
+ */
 const jsonOfFrozen = new WeakMap<FileMetadata, FileJson>();
 
 /** The one mapping from core's file to the API's JSON; for frozen metadata, the same frozen JSON every time. */
@@ -44,5 +50,6 @@ function fileJsonOf(file: FileMetadata): FileJson {
     state: file.state,
     trashed_at: file.trashedAt === null ? null : file.trashedAt.toISOString(),
     purge_at: file.purgeAt === null ? null : file.purgeAt.toISOString(),
+    role: file.role,
   };
 }

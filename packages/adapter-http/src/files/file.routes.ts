@@ -8,12 +8,14 @@ import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
 import { BEARER_SECURITY } from "../shared/openapi.js";
 import { type ConversionQuery, conversionAnswer } from "../sheets/conversion-download.js";
 import { conversionQuerySchema } from "../sheets/sheet.schemas.js";
+import { entityTag } from "./entity-tag.js";
 import { toFileJson } from "./file.json.js";
 import {
   downloadContent,
   downloadHeaders,
   downloadRequestHeadersSchema,
   type FileIdParams,
+  fileEtagHeader,
   fileIdParamsSchema,
   fileRef,
   type ListFilesQuery,
@@ -28,7 +30,7 @@ import {
 } from "./file.schemas.js";
 import { downloadAnswer } from "./file-download.js";
 import { receiveUploadForm } from "./file-upload.js";
-import { paginationLinkHeader } from "./pagination-links.js";
+import { setPageHeaders } from "./pagination-links.js";
 
 const TAGS = ["Files"];
 
@@ -49,7 +51,7 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
         operationId: "listFiles",
         summary: "List your files",
         description:
-          "Your active files, or your trash with `trashed=true`: those whose name contains `q` when given, in the order `sort` names, newest first by default (`created_at` then `id`, descending). Paginated with `page` and `per_page`; the totals, which count only what `q` finds, are in headers.",
+          "Your active files; your trash with `trashed=true`; or, with `shared=true`, the active files others share with you, each with your `role` on it. Only those whose name contains `q` when given, in the order `sort` names: newest first by default (`created_at` then `id`, descending), or for shared files newest share first. Paginated with `page` and `per_page`; the totals, which count only what `q` finds, are in headers.",
         tags: TAGS,
         security: BEARER_SECURITY,
         querystring: listFilesQuerySchema,
@@ -60,32 +62,29 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
             type: "array",
             items: fileRef,
           },
-          ...errorResponses([400, ...AUTHENTICATED]),
+          ...errorResponses([400, ...AUTHENTICATED], {
+            400: "validation_error: a bad `page`, `per_page`, `q` or `sort`, or `shared=true` with `trashed=true`.",
+          }),
         },
       },
     },
     async (request, reply) => {
-      const { page, per_page: perPage, trashed, q, sort } = request.query;
+      const { page, per_page: perPage, trashed, shared, q, sort } = request.query;
       const listing = await cellar.files.list({
         callerId: callerOf(request).userId,
         trashed: trashed === "true",
+        shared: shared === "true",
         ...(page === undefined ? {} : { page: Number(page) }),
         ...(perPage === undefined ? {} : { perPage: Number(perPage) }),
         ...(q === undefined ? {} : { q }),
         ...(sort === undefined ? {} : { sort }),
       });
-      reply.headers({
-        "x-total-count": String(listing.total),
-        "x-total-pages": String(listing.totalPages),
-        "x-page": String(listing.page),
-        "x-per-page": String(listing.perPage),
-      });
       const listingUrl = new URL(`${publicBase}${app.prefix}/files`);
       if (trashed === "true") listingUrl.searchParams.set("trashed", "true");
+      if (shared === "true") listingUrl.searchParams.set("shared", "true");
       if (q !== undefined) listingUrl.searchParams.set("q", q);
       if (sort !== undefined) listingUrl.searchParams.set("sort", sort);
-      const link = paginationLinkHeader(listingUrl, listing);
-      if (link !== undefined) reply.header("link", link);
+      setPageHeaders(reply, listing, listingUrl);
       return listing.items.map(toFileJson);
     },
   );
@@ -96,21 +95,22 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
       schema: {
         operationId: "getFile",
         summary: "Get a file's metadata",
-        description: "Your own file in any state, or someone else's public, active file.",
+        description:
+          "Your own file in any state; an active file shared with you; or someone else's public, active file. `ETag` names the file's current content, for `If-Match` on changes of content.",
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,
         response: {
-          200: { description: "The file.", ...fileRef },
+          200: { description: "The file.", headers: fileEtagHeader, ...fileRef },
           ...errorResponses([400, 404, ...AUTHENTICATED]),
         },
       },
     },
-    async (request, reply) =>
-      fileJsonPayload(
-        reply,
-        toFileJson(await cellar.files.get({ callerId: callerOf(request).userId, fileId: request.params.id })),
-      ),
+    async (request, reply) => {
+      const file = await cellar.files.get({ callerId: callerOf(request).userId, fileId: request.params.id });
+      reply.header("etag", entityTag(file.sha256));
+      return fileJsonPayload(reply, toFileJson(file));
+    },
   );
 
   app.patch<{ Params: FileIdParams; Body: PatchFileBody }>(
@@ -121,7 +121,8 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
       schema: {
         operationId: "updateFile",
         summary: "Rename a file or change its visibility",
-        description: "Owner only, and not while the file is in the trash. `updated_at` moves on.",
+        description:
+          "Renaming needs the `editor` role or ownership; changing `visibility` is the owner's alone. Not while the file is in the trash. `updated_at` moves on.",
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,
@@ -129,6 +130,7 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
         response: {
           200: { description: "The updated file.", ...fileRef },
           ...errorResponses([400, 403, 404, 409, 413, 415, ...AUTHENTICATED], {
+            403: "forbidden: a file you may see, but may not change so: renaming needs the `editor` role, `visibility` ownership.",
             413: "payload_too_large: the JSON body is over 1 MiB.",
             415: "unsupported_media_type: the body is not application/json.",
           }),
@@ -194,7 +196,7 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
         operationId: "downloadFile",
         summary: "Download a file",
         description:
-          "The file's bytes. Your own active file, or someone else's public, active file. Supports one byte range (`Range`) and revalidation (`If-None-Match`). With `format`, the file converted instead: a workbook's sheet (`sheet`, default the first) to CSV (RFC 4180, UTF-8), or a CSV to XLSX; text a spreadsheet would run as a formula is neutralised, and the stored file never changes. A conversion streams (no `Content-Length`) and ignores `Range`.",
+          "The file's bytes. Your own active file, an active file shared with you, or someone else's public, active file. Supports one byte range (`Range`) and revalidation (`If-None-Match`). With `format`, the file converted instead: a workbook's sheet (`sheet`, default the first) to CSV (RFC 4180, UTF-8), or a CSV to XLSX; text a spreadsheet would run as a formula is neutralised, and the stored file never changes. A conversion streams (no `Content-Length`) and ignores `Range`.",
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,

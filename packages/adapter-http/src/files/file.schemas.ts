@@ -2,8 +2,10 @@ import {
   CONTENT_TYPES,
   DEFAULT_FILE_SORT,
   FILE_SORTS,
+  type FileRole,
   type FileSortName,
   MAX_SEARCH_LENGTH,
+  ROLES,
   VISIBILITIES,
 } from "@cellar/core";
 
@@ -12,10 +14,14 @@ export const FILE_SCHEMA_ID = "File";
 
 const timestamp = { type: "string", format: "date-time", examples: ["2026-11-21T10:00:00.000Z"] } as const;
 const nullableTimestamp = { type: ["string", "null"], format: "date-time" } as const;
+/** A caller's standing on a file, most first: the owner, then the roles given, each including the next. */
+const FILE_ROLES: readonly FileRole[] = ["owner", ...[...ROLES].reverse()];
+
 const visibility = {
   type: "string",
   enum: VISIBILITIES,
-  description: "`private`: only the owner sees the file. `public`: any signed-in user may read and download it.",
+  description:
+    "`private`: only the owner and the people it is shared with see the file. `public`: any signed-in user may also read and download it.",
 } as const;
 
 /** A file as every route returns it: snake_case, dates as ISO 8601 UTC with milliseconds. */
@@ -38,6 +44,7 @@ export const fileSchema = {
     "state",
     "trashed_at",
     "purge_at",
+    "role",
   ],
   properties: {
     id: { type: "string", pattern: "^file_[a-z2-7]+$", examples: ["file_mfrggzdfmztwq2lknnwg23tp"] },
@@ -60,6 +67,13 @@ export const fileSchema = {
     },
     trashed_at: { ...nullableTimestamp, description: "When the file was moved to the trash; null while active." },
     purge_at: { ...nullableTimestamp, description: "When a trashed file is deleted for good; null while active." },
+    role: {
+      type: ["string", "null"],
+      enum: [...FILE_ROLES, null],
+      description:
+        "Your role on the file: `owner`, or the role its owner gave you (`editor`, `commenter`, `viewer`, each allowing what the next allows and more); null when you see it only because it is public.",
+      examples: ["owner"],
+    },
   },
 } as const;
 
@@ -112,10 +126,9 @@ export const findFilesQueryProperties = {
   },
 } as const;
 
-export const listFilesQuerySchema = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
+/** `page` and `per_page`: the query parameters of every paged listing. `what` names what is listed. */
+export function pageQueryProperties(what: string) {
+  return {
     page: {
       ...wholeNumberText,
       description:
@@ -124,14 +137,27 @@ export const listFilesQuerySchema = {
     },
     per_page: {
       ...wholeNumberText,
-      description:
-        "Files per page, a whole number ≥ 1 (no leading zeros, at most 15 digits). Default 25; above 100 it is served as 100.",
+      description: `${what} per page, a whole number ≥ 1 (no leading zeros, at most 15 digits). Default 25; above 100 it is served as 100.`,
       examples: ["25"],
     },
+  } as const;
+}
+
+export const listFilesQuerySchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    ...pageQueryProperties("Files"),
     trashed: {
       type: "string",
       enum: ["true", "false"],
       description: "`true` lists the caller's trash instead of their active files.",
+    },
+    shared: {
+      type: "string",
+      enum: ["true", "false"],
+      description:
+        "`true` lists the active files others share with the caller instead of their own, newest share first by default, each with the caller's `role`. Not with `trashed=true`.",
     },
     ...findFilesQueryProperties,
   },
@@ -141,6 +167,7 @@ export interface ListFilesQuery {
   readonly page?: string;
   readonly per_page?: string;
   readonly trashed?: "true" | "false";
+  readonly shared?: "true" | "false";
   readonly q?: string;
   readonly sort?: FileSortName;
 }
@@ -186,17 +213,21 @@ export const uploadFormSchema = {
 
 const integerHeader = (description: string) => ({ type: "integer", minimum: 0, description }) as const;
 
-export const paginationHeaders = {
-  "X-Total-Count": integerHeader("Total number of files in the listing."),
-  "X-Total-Pages": integerHeader("ceil(X-Total-Count / X-Per-Page); 0 when there are none."),
-  "X-Page": integerHeader("The page served."),
-  "X-Per-Page": integerHeader("Files per page as served (at most 100)."),
-  Link: {
-    type: "string",
-    description:
-      'RFC 8288 links to the `first`, `last`, `prev` and `next` pages, where they exist: `<…/v1/files?page=2&per_page=25>; rel="next"`. Each keeps the listing\'s `trashed`, `q` and `sort`. Absent when the list is empty.',
-  },
-} as const;
+/** The headers of one page of a listing; `what` names what is listed, `keeps` what its links carry over. */
+export function pageHeaders(what: string, keeps: string) {
+  return {
+    "X-Total-Count": integerHeader(`Total number of ${what} in the listing.`),
+    "X-Total-Pages": integerHeader("ceil(X-Total-Count / X-Per-Page); 0 when there are none."),
+    "X-Page": integerHeader("The page served."),
+    "X-Per-Page": integerHeader(`How many ${what} a page holds, as served (at most 100).`),
+    Link: {
+      type: "string",
+      description: `RFC 8288 links to the \`first\`, \`last\`, \`prev\` and \`next\` pages, where they exist: \`<…?page=2&per_page=25>; rel="next"\`. ${keeps} Absent when the list is empty.`,
+    },
+  } as const;
+}
+
+export const paginationHeaders = pageHeaders("files", "Each keeps the listing's `trashed`, `shared`, `q` and `sort`.");
 
 export const locationHeader = {
   Location: { type: "string", format: "uri", description: "The new file's address: `{PUBLIC_URL}/v1/files/<id>`." },
@@ -211,6 +242,15 @@ export const downloadContent = Object.fromEntries(
 );
 
 const etagHeader = { ETag: { type: "string", description: 'The SHA-256 of the bytes, quoted: `"<sha256>"`.' } };
+
+/** `GET /files/:id`'s ETag: the content's, as the download gives it, whatever else changes. */
+export const fileEtagHeader = {
+  ETag: {
+    type: "string",
+    description:
+      "The SHA-256 of the file's current content, quoted (`\"<sha256>\"`), as the download's `ETag`: it names the content, not this JSON, which changes on its own (a rename) without it.",
+  },
+} as const;
 
 export const downloadHeaders = {
   "Content-Length": { type: "integer", minimum: 0 },

@@ -1,4 +1,5 @@
 import { type Page, pageLinks } from "@cellar/core";
+import type { FastifyReply } from "fastify";
 
 const RELATIONS = ["first", "prev", "next", "last"] as const;
 
@@ -22,4 +23,23 @@ export function paginationLinkHeader(
     parts.push(`<${url.href}>; rel="${relation}"`);
   }
   return parts.length === 0 ? undefined : parts.join(", ");
+}
+
+/**
+ * Sets the headers of one page of a listing: the totals (`X-Total-Count`, `X-Total-Pages`),
+ * the page served (`X-Page`, `X-Per-Page`) and, unless the listing is empty, `Link`.
+ */
+export function setPageHeaders(
+  reply: FastifyReply,
+  page: Pick<Page<unknown>, "page" | "perPage" | "total" | "totalPages">,
+  listingUrl: URL,
+): void {
+  reply.headers({
+    "x-total-count": String(page.total),
+    "x-total-pages": String(page.totalPages),
+    "x-page": String(page.page),
+    "x-per-page": String(page.perPage),
+  });
+  const link = paginationLinkHeader(listingUrl, page);
+  if (link !== undefined) reply.header("link", link);
 }

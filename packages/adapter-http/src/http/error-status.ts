@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   file_in_trash: 409,
+  limit_reached: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unreadable_spreadsheet: 422,

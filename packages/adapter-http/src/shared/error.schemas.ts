@@ -49,7 +49,7 @@ export interface ErrorJson {
 const ERROR_DESCRIPTIONS = {
   400: "validation_error: malformed JSON, wrong types, unknown or read-only fields, missing fields, bad query parameters.",
   401: "unauthorized: the bearer token is missing, malformed, expired or revoked.",
-  403: "forbidden: someone else's public file; only its owner may do that.",
+  403: "forbidden: a file you may see, but your role on it does not allow that.",
   404: "not_found: no such file, or one the caller may not see.",
   409: "file_in_trash: the file is in the trash; restore it first.",
   413: "payload_too_large: the body or the uploaded file is too large.",

@@ -31,7 +31,7 @@ const notModified = {
 } as const;
 
 const ACCESS_ERRORS = {
-  404: "not_found: no such file, or one the caller may not see (someone else's private or trashed file).",
+  404: "not_found: no such file, or one the caller may not see (someone else's trashed file, or a private one not shared with you).",
   409: "file_in_trash: your file is in the trash; restore it first.",
 } as const;
 
@@ -63,7 +63,7 @@ export function registerSheetRoutes(app: FastifyInstance, { cellar }: { readonly
         operationId: "listSheets",
         summary: "List a spreadsheet's sheets",
         description:
-          "The sheets of a CSV or XLSX file, in workbook order, with their extents and, for a workbook, how its author laid them out (column widths, merged areas, frozen panes). Same access as the download: your own active file, or someone else's public, active file. Cellar reads each file once, after upload or on first use; a request that arrives while it reads waits for it.",
+          "The sheets of a CSV or XLSX file, in workbook order, with their extents and, for a workbook, how its author laid them out (column widths, merged areas, frozen panes). Same access as the download: your own active file, an active file shared with you, or someone else's public, active file. Cellar reads each file once, after upload or on first use; a request that arrives while it reads waits for it.",
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,

@@ -27,6 +27,9 @@ const FIELD_NAMES = [
   "sha256",
   "created_at",
   "updated_at",
+  "role",
+  "notify",
+  "message",
   "__proto__",
   "constructor",
   "prototype",
@@ -87,6 +90,18 @@ const WELL_FORMED = {
     { name: displayName, visibility: fc.oneof(fc.constantFrom("private", "public"), meaningfulValue) },
     { requiredKeys: [] },
   ),
+  share: fc.record(
+    {
+      email: fc.oneof(fc.emailAddress(), meaningfulValue),
+      role: fc.oneof({ weight: 3, arbitrary: fc.constantFrom("viewer", "commenter", "editor") }, meaningfulValue),
+      notify: fc.oneof(fc.boolean(), meaningfulValue),
+      message: fc.oneof(fc.string({ maxLength: 40 }), displayName, meaningfulValue),
+    },
+    { requiredKeys: ["email", "role"] },
+  ),
+  role: fc.record({
+    role: fc.oneof({ weight: 3, arbitrary: fc.constantFrom("viewer", "commenter", "editor") }, meaningfulValue),
+  }),
 };
 
 /**
@@ -168,6 +183,8 @@ describe("fuzzing JSON bodies", () => {
   let alice: { headers: { authorization: string }; id: string; email: string };
   let bob: { headers: { authorization: string } };
   const targets: Record<string, FileBody> = {};
+  /** Bob's role on Alice's own file, which the PATCH of a permission changes. */
+  let bobsPermission: { id: string };
   let run = 0;
 
   beforeAll(async () => {
@@ -180,6 +197,12 @@ describe("fuzzing JSON bodies", () => {
     await t.inject({ method: "DELETE", url: `/v1/files/${targets.ownTrashed.id}`, headers: alice.headers });
     targets.othersPublic = await t.uploadCsv(bob.headers, { name: "bob's", visibility: "public" });
     targets.othersPrivate = await t.uploadCsv(bob.headers, { name: "bob's secret" });
+    const given = await t.share(alice.headers, (targets.own as FileBody).id, {
+      email: "bob@example.com",
+      role: "editor",
+      notify: false,
+    });
+    bobsPermission = given.json<{ id: string }>();
   });
 
   async function send(
@@ -284,6 +307,53 @@ describe("fuzzing JSON bodies", () => {
         const { name: _name, visibility: _visibility, updatedAt: _updatedAt, ...rest } = after ?? {};
         const { name: _n, visibility: _v, updatedAt: _u, ...restBefore } = before ?? {};
         expect(rest).toEqual(restBefore);
+      }),
+      fuzzParameters(NUM_RUNS),
+    );
+  });
+
+  it("POST /v1/files/:id/permissions: documented answers only; 2xx only on your own active file, with what was asked", async () => {
+    const target = fc.constantFrom("own", "ownTrashed", "othersPublic", "othersPrivate", "missing");
+    await fc.assert(
+      fc.asyncProperty(
+        requestFor(["email", "role", "notify", "message"], WELL_FORMED.share),
+        target,
+        async (input, which) => {
+          const id = which === "missing" ? "file_aaaaaaaaaaaaaaaaaaaaaaaa" : (targets[which] as FileBody).id;
+          const mailsBefore = t.cellar.deps.mailer.invitations.length;
+          const response = await send("POST", `/v1/files/${id}/permissions`, input, alice.headers);
+          const ok = expectDocumented(response, [200, 201, 400, 401, 403, 404, 409, 413, 415, 429, 503]);
+          const mailed = t.cellar.deps.mailer.invitations.length - mailsBefore;
+          if (!ok) {
+            expect(mailed).toBe(0);
+            return;
+          }
+          expect(which).toBe("own");
+          const asked = parsedObject(input.body);
+          const permission = response.json<{ email: string; role: string; file_id: string; notified: boolean }>();
+          expect(permission).toMatchObject({
+            file_id: id,
+            email: String(asked.email).trim().toLowerCase(),
+            role: asked.role,
+          });
+          expect(mailed).toBe(permission.notified ? 1 : 0);
+          if (asked.notify === false || response.statusCode === 200) expect(permission.notified).toBe(false);
+        },
+      ),
+      fuzzParameters(NUM_RUNS),
+    );
+  });
+
+  it("PATCH /v1/files/:id/permissions/:pid: documented answers only; 200 changes the role and nothing else", async () => {
+    await fc.assert(
+      fc.asyncProperty(requestFor(["role"], WELL_FORMED.role), async (input) => {
+        const url = `/v1/files/${(targets.own as FileBody).id}/permissions/${bobsPermission.id}`;
+        const response = await send("PATCH", url, input, alice.headers);
+        const ok = expectDocumented(response, [200, 400, 401, 403, 404, 409, 413, 415, 429, 503]);
+        if (!ok) return;
+        const asked = parsedObject(input.body);
+        expect(Object.keys(asked)).toEqual(["role"]);
+        expect(response.json()).toMatchObject({ id: bobsPermission.id, email: "bob@example.com", role: asked.role });
       }),
       fuzzParameters(NUM_RUNS),
     );

@@ -39,7 +39,16 @@ const ROUTES = [
   ["POST /files/:id/restore", "POST", "/restore"],
   ["GET /files/:id/download", "GET", "/download"],
   ["HEAD /files/:id/download", "HEAD", "/download"],
+  ["GET /files/:id/permissions", "GET", "/permissions"],
+  ["POST /files/:id/permissions", "POST", "/permissions"],
+  ["GET /files/:id/activity", "GET", "/activity"],
 ] as const;
+
+/** The body each route with one takes: well-formed, so that only the id can be wrong. */
+const BODIES: Readonly<Record<string, object>> = {
+  PATCH: { name: "pwned" },
+  POST: { email: "eve@example.com", role: "editor" },
+};
 
 describe("hostile file ids", () => {
   let t: TestApp;
@@ -60,11 +69,12 @@ describe("hostile file ids", () => {
       HOSTILE_SEGMENTS.map(([label, segment]) => [route, label, method, suffix, segment] as const),
     ),
   )("%s with %s: 400 or 404, never 500", async (_route, _label, method, suffix, segment) => {
+    const payload = suffix === "/restore" ? undefined : BODIES[method];
     const response = await t.inject({
       method,
       url: `/v1/files/${segment}${suffix}`,
       headers: alice,
-      ...(method === "PATCH" ? { payload: { name: "pwned" } } : {}),
+      ...(payload === undefined ? {} : { payload }),
     });
     expect([400, 404], `${response.statusCode} ${response.body}`).toContain(response.statusCode);
     if (method === "HEAD") {
@@ -83,6 +93,22 @@ describe("hostile file ids", () => {
       expect(response.body).not.toContain(decoded.slice(0, 12));
     }
     expect(response.headers["content-disposition"]).toBeUndefined();
+  });
+
+  it.each(
+    (["PATCH", "DELETE"] as const).flatMap((method) =>
+      HOSTILE_SEGMENTS.map(([label, segment]) => [method, label, segment] as const),
+    ),
+  )("%s /files/:id/permissions/:pid with %s as the pid: 400 or 404, never 500", async (method, _label, segment) => {
+    const response = await t.inject({
+      method,
+      url: `/v1/files/${file.id}/permissions/${segment}`,
+      headers: alice,
+      ...(method === "PATCH" ? { payload: { role: "viewer" } } : {}),
+    });
+    expect([400, 404], `${response.statusCode} ${response.body}`).toContain(response.statusCode);
+    const body = expectErrorShape(response);
+    expect(body.error.code).toBe(response.statusCode === 400 ? "validation_error" : "not_found");
   });
 
   it("leaves the real file and storage as they were", async () => {

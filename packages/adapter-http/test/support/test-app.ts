@@ -1,5 +1,5 @@
 import { createSpreadsheetReader } from "@cellar/adapter-sheets";
-import { type CellarConfig, createInMemoryCellar } from "@cellar/core";
+import { type CellarConfig, createInMemoryCellar, type FileRecord, type FileRepository } from "@cellar/core";
 import { createFakeClock } from "@cellar/core/testing";
 import Fastify, { type InjectOptions, type LightMyRequestResponse } from "fastify";
 import {
@@ -19,6 +19,12 @@ export interface TestAppOptions {
   readonly config?: Partial<CellarConfig>;
   readonly acceptingRequests?: () => boolean;
   readonly isStorageUnavailable?: (error: unknown) => boolean;
+  /**
+   * Hands out every file read as a frozen record, the same object while the row is
+   * unchanged, as the SQLite adapter's read cache does: what core and the JSON made from
+   * it remember per object then shows.
+   */
+  readonly frozenFileReads?: boolean;
 }
 
 /**
@@ -32,6 +38,7 @@ export async function buildTestApp(options: TestAppOptions = {}) {
     spreadsheets: createSpreadsheetReader(),
     config: { publicUrl: PUBLIC_URL, maxUploadBytes: 64 * 1024, ...options.config },
   });
+  if (options.frozenFileReads === true) freezeFileReads(cellar.deps.files);
   const app = Fastify({ ...requestIdOptions, ...frameworkErrorOptionsFor({ cellar }), logger: false });
   await app.register(cellarResponseHeaders);
   await app.register(cellarOpenApi, { publicUrl: PUBLIC_URL });
@@ -91,7 +98,33 @@ export async function buildTestApp(options: TestAppOptions = {}) {
     return response.json<FileBody>();
   }
 
-  return { app, cellar, clock, inject, signIn, upload, uploadCsv, lastMailedToken };
+  /** POST /v1/files/:id/permissions as the caller whose headers are given. */
+  function share(
+    authorization: { authorization: string },
+    fileId: string,
+    body: { email: string; role: string; notify?: boolean; message?: string },
+  ) {
+    return inject({ method: "POST", url: `/v1/files/${fileId}/permissions`, headers: authorization, payload: body });
+  }
+
+  return { app, cellar, clock, inject, signIn, upload, uploadCsv, share, lastMailedToken };
+}
+
+/** Makes `files.findWithRole` answer frozen records, one object per unchanged row. */
+function freezeFileReads(files: FileRepository): void {
+  const read = files.findWithRole.bind(files);
+  const frozen = new Map<string, FileRecord>();
+  files.findWithRole = async (query) => {
+    const found = await read(query);
+    if (found === null) return null;
+    const key = JSON.stringify(found.file);
+    let file = frozen.get(key);
+    if (file === undefined) {
+      file = Object.freeze({ ...found.file });
+      frozen.set(key, file);
+    }
+    return { ...found, file };
+  };
 }
 
 export type TestApp = Awaited<ReturnType<typeof buildTestApp>>;

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * List your files
-         * @description Your active files, or your trash with `trashed=true`: those whose name contains `q` when given, in the order `sort` names, newest first by default (`created_at` then `id`, descending). Paginated with `page` and `per_page`; the totals, which count only what `q` finds, are in headers.
+         * @description Your active files; your trash with `trashed=true`; or, with `shared=true`, the active files others share with you, each with your `role` on it. Only those whose name contains `q` when given, in the order `sort` names: newest first by default (`created_at` then `id`, descending), or for shared files newest share first. Paginated with `page` and `per_page`; the totals, which count only what `q` finds, are in headers.
          */
         get: operations["listFiles"];
         put?: never;
@@ -37,7 +37,7 @@ export interface paths {
         };
         /**
          * Get a file's metadata
-         * @description Your own file in any state, or someone else's public, active file.
+         * @description Your own file in any state; an active file shared with you; or someone else's public, active file. `ETag` names the file's current content, for `If-Match` on changes of content.
          */
         get: operations["getFile"];
         put?: never;
@@ -51,7 +51,7 @@ export interface paths {
         head?: never;
         /**
          * Rename a file or change its visibility
-         * @description Owner only, and not while the file is in the trash. `updated_at` moves on.
+         * @description Renaming needs the `editor` role or ownership; changing `visibility` is the owner's alone. Not while the file is in the trash. `updated_at` moves on.
          */
         patch: operations["updateFile"];
         trace?: never;
@@ -85,9 +85,77 @@ export interface paths {
         };
         /**
          * Download a file
-         * @description The file's bytes. Your own active file, or someone else's public, active file. Supports one byte range (`Range`) and revalidation (`If-None-Match`). With `format`, the file converted instead: a workbook's sheet (`sheet`, default the first) to CSV (RFC 4180, UTF-8), or a CSV to XLSX; text a spreadsheet would run as a formula is neutralised, and the stored file never changes. A conversion streams (no `Content-Length`) and ignores `Range`.
+         * @description The file's bytes. Your own active file, an active file shared with you, or someone else's public, active file. Supports one byte range (`Range`) and revalidation (`If-None-Match`). With `format`, the file converted instead: a workbook's sheet (`sheet`, default the first) to CSV (RFC 4180, UTF-8), or a CSV to XLSX; text a spreadsheet would run as a formula is neutralised, and the stored file never changes. A conversion streams (no `Content-Length`) and ignores `Range`.
          */
         get: operations["downloadFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/{id}/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the people on a file
+         * @description Everyone the owner gave a role on the file, oldest first. For anyone who may see the file: its owner (the trash included), the people on it, and, for a public file, anyone signed in.
+         */
+        get: operations["listPermissions"];
+        put?: never;
+        /**
+         * Give a person a role on a file
+         * @description Owner only. Gives the address a role on the file, whether or not it has an account yet (its first sign-in sees the file at once). A person new to the file is told by mail unless `notify` is false; the mail holds no sign-in token. The same address again changes its role and sends nothing (200). At most 100 people per file, and, per account, at most `INVITE_RATE_MAX` mails an hour (default 50): past that nothing is made.
+         */
+        post: operations["shareFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/{id}/permissions/{pid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Take a person off a file, or leave it
+         * @description The owner may take anyone off the file; anyone may take themselves off (leave). From the moment this is answered, the person may no longer see the file (unless it is public).
+         */
+        delete: operations["removePermission"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a person's role on a file
+         * @description Owner only. From the moment this is answered, the person may do only what the new role allows. The same role again changes nothing.
+         */
+        patch: operations["changeRole"];
+        trace?: never;
+    };
+    "/files/{id}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List what happened to a file
+         * @description Who did what to the file and when, newest first: uploads, renames, changes of visibility, trash and restore, and who was given, changed or taken off a role. For anyone who may see the file. Paginated like `GET /files`, with the same headers.
+         */
+        get: operations["listActivity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -105,7 +173,7 @@ export interface paths {
         };
         /**
          * List a spreadsheet's sheets
-         * @description The sheets of a CSV or XLSX file, in workbook order, with their extents and, for a workbook, how its author laid them out (column widths, merged areas, frozen panes). Same access as the download: your own active file, or someone else's public, active file. Cellar reads each file once, after upload or on first use; a request that arrives while it reads waits for it.
+         * @description The sheets of a CSV or XLSX file, in workbook order, with their extents and, for a workbook, how its author laid them out (column widths, merged areas, frozen panes). Same access as the download: your own active file, an active file shared with you, or someone else's public, active file. Cellar reads each file once, after upload or on first use; a request that arrives while it reads waits for it.
          */
         get: operations["listSheets"];
         put?: never;
@@ -215,7 +283,7 @@ export interface components {
                  * @example not_found
                  * @enum {string}
                  */
-                code: "validation_error" | "unauthorized" | "invalid_token" | "forbidden" | "not_found" | "file_in_trash" | "payload_too_large" | "unsupported_media_type" | "unreadable_spreadsheet" | "range_not_satisfiable" | "request_timeout" | "rate_limited" | "internal_error" | "mail_unavailable" | "unavailable";
+                code: "validation_error" | "unauthorized" | "invalid_token" | "forbidden" | "not_found" | "file_in_trash" | "limit_reached" | "payload_too_large" | "unsupported_media_type" | "unreadable_spreadsheet" | "range_not_satisfiable" | "request_timeout" | "rate_limited" | "internal_error" | "mail_unavailable" | "unavailable";
                 /** @example No such file. */
                 message: string;
                 /** @description For `validation_error`: which fields were wrong and why. */
@@ -240,7 +308,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description `private`: only the owner sees the file. `public`: any signed-in user may read and download it.
+             * @description `private`: only the owner and the people it is shared with see the file. `public`: any signed-in user may also read and download it.
              * @enum {string}
              */
             visibility: "private" | "public";
@@ -276,6 +344,12 @@ export interface components {
              * @description When a trashed file is deleted for good; null while active.
              */
             purge_at: string | null;
+            /**
+             * @description Your role on the file: `owner`, or the role its owner gave you (`editor`, `commenter`, `viewer`, each allowing what the next allows and more); null when you see it only because it is public.
+             * @example owner
+             * @enum {string|null}
+             */
+            role: "owner" | "editor" | "commenter" | "viewer" | null;
         };
         /**
          * User
@@ -319,6 +393,67 @@ export interface components {
              * @example ada
              */
             name: string;
+        };
+        /**
+         * Permission
+         * @description A person's role on a file, given by its owner to an email address.
+         */
+        Permission: {
+            /** @example perm_mfrggzdfmztwq2lknnwg23tp */
+            id: string;
+            file_id: string;
+            /**
+             * Format: email
+             * @description The address the role was given to, trimmed and lower-cased.
+             * @example grace@example.com
+             */
+            email: string;
+            /**
+             * @description `viewer`: see the file, download it, read its cells, its people and its activity. `commenter`: also comment. `editor`: also rename it and change its content.
+             * @enum {string}
+             */
+            role: "viewer" | "commenter" | "editor";
+            /** @description The account of `email`, or null while the address has none: the role waits for it, and its first sign-in sees the file at once. */
+            user: components["schemas"]["UserSummary"] | null;
+            /**
+             * Format: date-time
+             * @description When the role was given.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the role last changed.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * ActivityEntry
+         * @description One thing that happened to a file: who did what, and when. Entries are kept at least 90 days.
+         */
+        ActivityEntry: {
+            /** @example act_mfrggzdfmztwq2lknnwg23tp */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            at: string;
+            /** @description Who did it; null once their account is gone. */
+            actor: components["schemas"]["UserSummary"] | null;
+            /** @enum {string} */
+            action: "uploaded" | "renamed" | "visibility_changed" | "trashed" | "restored" | "shared" | "role_changed" | "unshared" | "content_replaced" | "cells_edited" | "rows_appended" | "version_restored" | "commented";
+            /**
+             * @description What the action says besides who and when: `uploaded` and `renamed` `{ name }` (the name it now has), `visibility_changed` `{ visibility }`, `shared` and `role_changed` `{ email, role }` (the role the person now holds), `unshared` `{ email }` (the actor is that person when they left); `trashed` and `restored` `{}`.
+             * @example {
+             *       "email": "grace@example.com",
+             *       "role": "editor"
+             *     }
+             */
+            details: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Sheet
@@ -420,6 +555,8 @@ export interface operations {
                 per_page?: string;
                 /** @description `true` lists the caller's trash instead of their active files. */
                 trashed?: "true" | "false";
+                /** @description `true` lists the active files others share with the caller instead of their own, newest share first by default, each with the caller's `role`. Not with `trashed=true`. */
+                shared?: "true" | "false";
                 /**
                  * @description Keeps only the files whose name contains this text, ignoring case (in every script: `ärger` finds `ÄRGER.csv`, `strasse` finds `Straße.xlsx`). 1–100 characters, spaces included as given; no control characters.
                  * @example budget
@@ -443,9 +580,9 @@ export interface operations {
                     "X-Total-Pages"?: number;
                     /** @description The page served. */
                     "X-Page"?: number;
-                    /** @description Files per page as served (at most 100). */
+                    /** @description How many files a page holds, as served (at most 100). */
                     "X-Per-Page"?: number;
-                    /** @description RFC 8288 links to the `first`, `last`, `prev` and `next` pages, where they exist: `<…/v1/files?page=2&per_page=25>; rel="next"`. Each keeps the listing's `trashed`, `q` and `sort`. Absent when the list is empty. */
+                    /** @description RFC 8288 links to the `first`, `last`, `prev` and `next` pages, where they exist: `<…?page=2&per_page=25>; rel="next"`. Each keeps the listing's `trashed`, `shared`, `q` and `sort`. Absent when the list is empty. */
                     Link?: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -457,7 +594,7 @@ export interface operations {
                     "application/json": components["schemas"]["File"][];
                 };
             };
-            /** @description validation_error: malformed JSON, wrong types, unknown or read-only fields, missing fields, bad query parameters. */
+            /** @description validation_error: a bad `page`, `per_page`, `q` or `sort`, or `shared=true` with `trashed=true`. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -545,7 +682,7 @@ export interface operations {
                     /** @description Display name; defaults to the uploaded file's base name. Trimmed, 1–255 characters. */
                     name?: string;
                     /**
-                     * @description `private`: only the owner sees the file. `public`: any signed-in user may read and download it.
+                     * @description `private`: only the owner and the people it is shared with see the file. `public`: any signed-in user may also read and download it.
                      * @default private
                      * @enum {string}
                      */
@@ -683,6 +820,8 @@ export interface operations {
             /** @description The file. */
             200: {
                 headers: {
+                    /** @description The SHA-256 of the file's current content, quoted (`"<sha256>"`), as the download's `ETag`: it names the content, not this JSON, which changes on its own (a rename) without it. */
+                    ETag?: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -832,7 +971,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description forbidden: someone else's public file; only its owner may do that. */
+            /** @description forbidden: a file you may see, but your role on it does not allow that. */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -920,7 +1059,7 @@ export interface operations {
                     /** @description Trimmed, 1–255 characters, no control characters. */
                     name?: string;
                     /**
-                     * @description `private`: only the owner sees the file. `public`: any signed-in user may read and download it.
+                     * @description `private`: only the owner and the people it is shared with see the file. `public`: any signed-in user may also read and download it.
                      * @enum {string}
                      */
                     visibility?: "private" | "public";
@@ -969,7 +1108,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description forbidden: someone else's public file; only its owner may do that. */
+            /** @description forbidden: a file you may see, but may not change so: renaming needs the `editor` role, `visibility` ownership. */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1132,7 +1271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description forbidden: someone else's public file; only its owner may do that. */
+            /** @description forbidden: a file you may see, but your role on it does not allow that. */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1412,6 +1551,825 @@ export interface operations {
             };
         };
     };
+    listPermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The people on the file, oldest first. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Permission"][];
+                };
+            };
+            /** @description validation_error: malformed JSON, wrong types, unknown or read-only fields, missing fields, bad query parameters. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file, or one the caller may not see. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    shareFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description Whom to give the role: an address, with or without an account yet. Not the owner's own.
+                     * @example grace@example.com
+                     */
+                    email: string;
+                    /**
+                     * @description `viewer`: see the file, download it, read its cells, its people and its activity. `commenter`: also comment. `editor`: also rename it and change its content.
+                     * @enum {string}
+                     */
+                    role: "viewer" | "commenter" | "editor";
+                    /**
+                     * @description Whether to tell a person new to the file by mail (plain text: the file's name and link, your name and address, the role and your `message`). Default true.
+                     * @default true
+                     */
+                    notify?: boolean;
+                    /**
+                     * @description A note for the mail, up to 1000 characters once trimmed; line breaks and tabs are its only control characters.
+                     * @example Here are the figures for Q3.
+                     */
+                    message?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The address already held a role: it now holds this one. No mail. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example perm_mfrggzdfmztwq2lknnwg23tp */
+                        id: string;
+                        file_id: string;
+                        /**
+                         * Format: email
+                         * @description The address the role was given to, trimmed and lower-cased.
+                         * @example grace@example.com
+                         */
+                        email: string;
+                        /**
+                         * @description `viewer`: see the file, download it, read its cells, its people and its activity. `commenter`: also comment. `editor`: also rename it and change its content.
+                         * @enum {string}
+                         */
+                        role: "viewer" | "commenter" | "editor";
+                        /** @description The account of `email`, or null while the address has none: the role waits for it, and its first sign-in sees the file at once. */
+                        user: components["schemas"]["UserSummary"] | null;
+                        /**
+                         * Format: date-time
+                         * @description When the role was given.
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When the role last changed.
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                        /** @description Whether the mail telling the person went out: false with `notify: false`, for an address that already held a role, and when the mail could not be sent (the role stands all the same). */
+                        notified: boolean;
+                    };
+                };
+            };
+            /** @description The person is new to the file. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example perm_mfrggzdfmztwq2lknnwg23tp */
+                        id: string;
+                        file_id: string;
+                        /**
+                         * Format: email
+                         * @description The address the role was given to, trimmed and lower-cased.
+                         * @example grace@example.com
+                         */
+                        email: string;
+                        /**
+                         * @description `viewer`: see the file, download it, read its cells, its people and its activity. `commenter`: also comment. `editor`: also rename it and change its content.
+                         * @enum {string}
+                         */
+                        role: "viewer" | "commenter" | "editor";
+                        /** @description The account of `email`, or null while the address has none: the role waits for it, and its first sign-in sees the file at once. */
+                        user: components["schemas"]["UserSummary"] | null;
+                        /**
+                         * Format: date-time
+                         * @description When the role was given.
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When the role last changed.
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                        /** @description Whether the mail telling the person went out: false with `notify: false`, for an address that already held a role, and when the mail could not be sent (the role stands all the same). */
+                        notified: boolean;
+                    };
+                };
+            };
+            /** @description validation_error: a bad `email`, `role`, `notify` or `message`, or the owner's own address. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: a file you may see, but only its owner may give, change and take roles. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file, or one you may not see. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description limit_reached: the file already has 100 people. file_in_trash: the file is in the trash; restore it first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the JSON body is over 1 MiB. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: you sent as many mails telling people of files as an hour allows (nothing was made), or too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removePermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+                /** @description The permission's id, `perm_…`. */
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person is off the file. */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error: malformed JSON, wrong types, unknown or read-only fields, missing fields, bad query parameters. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: someone else's permission on a file you may see: only the owner may take it away. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file or permission, or a file you may not see. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description file_in_trash: the file is in the trash; restore it first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+                /** @description The permission's id, `perm_…`. */
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `viewer`: see the file, download it, read its cells, its people and its activity. `commenter`: also comment. `editor`: also rename it and change its content.
+                     * @enum {string}
+                     */
+                    role: "viewer" | "commenter" | "editor";
+                };
+            };
+        };
+        responses: {
+            /** @description The permission, with its new role. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Permission"];
+                };
+            };
+            /** @description validation_error: a missing or unknown `role`, or another field. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: a file you may see, but only its owner may give, change and take roles. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file or permission, or a file you may not see. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description file_in_trash: the file is in the trash; restore it first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the JSON body is over 1 MiB. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listActivity: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, a whole number ≥ 1 (no leading zeros, at most 15 digits). Default 1. A page past the end is an empty array.
+                 * @example 1
+                 */
+                page?: string;
+                /**
+                 * @description Entries per page, a whole number ≥ 1 (no leading zeros, at most 15 digits). Default 25; above 100 it is served as 100.
+                 * @example 25
+                 */
+                per_page?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of entries, newest first; an empty array past the last page. */
+            200: {
+                headers: {
+                    /** @description Total number of entries in the listing. */
+                    "X-Total-Count"?: number;
+                    /** @description ceil(X-Total-Count / X-Per-Page); 0 when there are none. */
+                    "X-Total-Pages"?: number;
+                    /** @description The page served. */
+                    "X-Page"?: number;
+                    /** @description How many entries a page holds, as served (at most 100). */
+                    "X-Per-Page"?: number;
+                    /** @description RFC 8288 links to the `first`, `last`, `prev` and `next` pages, where they exist: `<…?page=2&per_page=25>; rel="next"`. Each links to this file's activity. Absent when the list is empty. */
+                    Link?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityEntry"][];
+                };
+            };
+            /** @description validation_error: a bad `page` or `per_page`. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file, or one the caller may not see. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listSheets: {
         parameters: {
             query?: never;
@@ -1472,7 +2430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not_found: no such file, or one the caller may not see (someone else's private or trashed file). */
+            /** @description not_found: no such file, or one the caller may not see (someone else's trashed file, or a private one not shared with you). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1636,7 +2594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not_found: no such file, or one the caller may not see (someone else's private or trashed file). */
+            /** @description not_found: no such file, or one the caller may not see (someone else's trashed file, or a private one not shared with you). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

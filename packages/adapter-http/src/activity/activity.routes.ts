@@ -1,0 +1,64 @@
+import type { Cellar } from "@cellar/core";
+import type { FastifyInstance } from "fastify";
+import { type FileIdParams, fileIdParamsSchema } from "../files/file.schemas.js";
+import { setPageHeaders } from "../files/pagination-links.js";
+import { callerOf } from "../http/request-context.js";
+import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
+import { BEARER_SECURITY } from "../shared/openapi.js";
+import { toActivityEntryJson } from "./activity.json.js";
+import {
+  ACTIVITY_ENTRY_SCHEMA_ID,
+  activityPageHeaders,
+  type ListActivityQuery,
+  listActivityQuerySchema,
+} from "./activity.schemas.js";
+
+const TAGS = ["Activity"];
+
+/** What happened to a file: `GET /files/:id/activity`. */
+export function registerActivityRoutes(
+  app: FastifyInstance,
+  { cellar, publicBase }: { readonly cellar: Cellar; readonly publicBase: string },
+): void {
+  app.get<{ Params: FileIdParams; Querystring: ListActivityQuery }>(
+    "/files/:id/activity",
+    {
+      schema: {
+        operationId: "listActivity",
+        summary: "List what happened to a file",
+        description:
+          "Who did what to the file and when, newest first: uploads, renames, changes of visibility, trash and restore, and who was given, changed or taken off a role. For anyone who may see the file. Paginated like `GET /files`, with the same headers.",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        params: fileIdParamsSchema,
+        querystring: listActivityQuerySchema,
+        response: {
+          200: {
+            description: "One page of entries, newest first; an empty array past the last page.",
+            headers: activityPageHeaders,
+            type: "array",
+            items: { $ref: `${ACTIVITY_ENTRY_SCHEMA_ID}#` },
+          },
+          ...errorResponses([400, 404, ...AUTHENTICATED], {
+            400: "validation_error: a bad `page` or `per_page`.",
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { page, per_page: perPage } = request.query;
+      const listing = await cellar.activity.list({
+        callerId: callerOf(request).userId,
+        fileId: request.params.id,
+        ...(page === undefined ? {} : { page: Number(page) }),
+        ...(perPage === undefined ? {} : { perPage: Number(perPage) }),
+      });
+      setPageHeaders(
+        reply,
+        listing,
+        new URL(`${publicBase}${app.prefix}/files/${encodeURIComponent(request.params.id)}/activity`),
+      );
+      return listing.items.map(toActivityEntryJson);
+    },
+  );
+}
