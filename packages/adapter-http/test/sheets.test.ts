@@ -84,13 +84,16 @@ describe("the spreadsheet routes", () => {
       expect(again.headers.etag).toBe(first.headers.etag);
     });
 
-    it("answers 422 unreadable_spreadsheet for a .sheet file, whose bytes still download", async () => {
+    it("answers 422 unreadable_spreadsheet for a .sheet file, converted or read, whose bytes still download", async () => {
       const uploaded = await t.upload(alice, [
         { name: "file", filename: "mine.sheet", content: Buffer.from([1, 2, 3]) },
       ]);
       const id = uploaded.json<FileBody>().id;
       expectError(await get(`/v1/files/${id}/sheets`), 422, "unreadable_spreadsheet");
       expectError(await values("A1", id), 422, "unreadable_spreadsheet");
+      // Converting it needs its cells too: the same 422, whichever format is asked for.
+      expectError(await get(`/v1/files/${id}/download?format=csv`), 422, "unreadable_spreadsheet");
+      expectError(await get(`/v1/files/${id}/download?format=xlsx`), 422, "unreadable_spreadsheet");
       expect((await get(`/v1/files/${id}/download`)).statusCode).toBe(200);
     });
   });

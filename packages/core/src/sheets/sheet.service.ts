@@ -258,14 +258,11 @@ export function createSheetService(deps: SheetServiceDeps) {
     }): Promise<Conversion> {
       // A conversion is a download of the file in another format.
       const file = await load("download", input.callerId, input.fileId);
+      // Cellar cannot read a .sheet's cells, so it cannot convert them: the same 422 as its sheets and values.
+      if (file.kind === "sheet") throw unreadable("a .sheet file is only downloaded as it is.");
       const wanted = file.kind === "xlsx" ? "csv" : "xlsx";
-      if (file.kind === "sheet" || input.format !== wanted) {
-        throw invalidField(
-          "format",
-          file.kind === "sheet"
-            ? "a .sheet file is only downloaded as it is"
-            : `a ${file.kind.toUpperCase()} file converts to ${wanted} only`,
-        );
+      if (input.format !== wanted) {
+        throw invalidField("format", `a ${file.kind.toUpperCase()} file converts to ${wanted} only`);
       }
       if (input.sheet !== undefined && file.kind === "csv") throw invalidField("sheet", "a CSV file has one sheet");
       const index = await readableIndex(file);
