@@ -1,0 +1,329 @@
+import type { InjectOptions } from "fastify";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { SharedJson } from "../src/people/permission.json.js";
+import { buildTestApp, type FileBody, type TestApp } from "./support/test-app.js";
+
+/**
+ * The access matrix of decisions §7 ("Roles", "People") and of core's file-access.ts,
+ * walked through the real HTTP adapter: every route that exists × every kind of caller ×
+ * every file state. The expected statuses are written out below, cell by cell, not
+ * computed from core: a change of any cell in core's decision fails this test.
+ */
+
+type Caller = "owner" | "editor" | "commenter" | "viewer" | "stranger";
+type State = "private active" | "public active" | "private trashed" | "public trashed";
+type Status = 200 | 201 | 204 | 403 | 404 | 409;
+/** A request that cannot be made: the owner and a stranger hold no permission of their own to leave. */
+type NotApplicable = "n/a";
+type Cells = Readonly<Record<Caller, Status | NotApplicable>>;
+
+type Route =
+  | "GET /files/:id"
+  | "PATCH /files/:id {name}"
+  | "PATCH /files/:id {visibility}"
+  | "DELETE /files/:id"
+  | "POST /files/:id/restore"
+  | "GET /files/:id/download"
+  | "GET /files/:id/download?format=xlsx"
+  | "GET /files/:id/sheets"
+  | "GET /files/:id/values?range=A1:B2"
+  | "GET /files/:id/permissions"
+  | "POST /files/:id/permissions"
+  | "PATCH /files/:id/permissions/:pid (someone else's)"
+  | "DELETE /files/:id/permissions/:pid (someone else's)"
+  | "DELETE /files/:id/permissions/:pid (one's own: leaving)"
+  | "GET /files/:id/activity";
+
+const CALLERS: readonly Caller[] = ["owner", "editor", "commenter", "viewer", "stranger"];
+const STATES: readonly State[] = ["private active", "public active", "private trashed", "public trashed"];
+
+// biome-ignore format: the table reads best one row a line
+const MATRIX: readonly (readonly [Route, State, Cells])[] = [
+  ["GET /files/:id", "private active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 404 }],
+  ["GET /files/:id", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
+  ["GET /files/:id", "private trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["GET /files/:id", "public trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["PATCH /files/:id {name}", "private active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 404 }],
+  ["PATCH /files/:id {name}", "public active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 403 }],
+  ["PATCH /files/:id {name}", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["PATCH /files/:id {name}", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["PATCH /files/:id {visibility}", "private active", { owner: 200, editor: 403, commenter: 403, viewer: 403, stranger: 404 }],
+  ["PATCH /files/:id {visibility}", "public active", { owner: 200, editor: 403, commenter: 403, viewer: 403, stranger: 403 }],
+  ["PATCH /files/:id {visibility}", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["PATCH /files/:id {visibility}", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["DELETE /files/:id", "private active", { owner: 200, editor: 403, commenter: 403, viewer: 403, stranger: 404 }],
+  ["DELETE /files/:id", "public active", { owner: 200, editor: 403, commenter: 403, viewer: 403, stranger: 403 }],
+  ["DELETE /files/:id", "private trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["DELETE /files/:id", "public trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["POST /files/:id/restore", "private active", { owner: 200, editor: 403, commenter: 403, viewer: 403, stranger: 404 }],
+  ["POST /files/:id/restore", "public active", { owner: 200, editor: 403, commenter: 403, viewer: 403, stranger: 403 }],
+  ["POST /files/:id/restore", "private trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["POST /files/:id/restore", "public trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["GET /files/:id/download", "private active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 404 }],
+  ["GET /files/:id/download", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
+  ["GET /files/:id/download", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["GET /files/:id/download", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["GET /files/:id/download?format=xlsx", "private active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 404 }],
+  ["GET /files/:id/download?format=xlsx", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
+  ["GET /files/:id/download?format=xlsx", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["GET /files/:id/download?format=xlsx", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["GET /files/:id/sheets", "private active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 404 }],
+  ["GET /files/:id/sheets", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
+  ["GET /files/:id/sheets", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["GET /files/:id/sheets", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["GET /files/:id/values?range=A1:B2", "private active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 404 }],
+  ["GET /files/:id/values?range=A1:B2", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
+  ["GET /files/:id/values?range=A1:B2", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["GET /files/:id/values?range=A1:B2", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["GET /files/:id/permissions", "private active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 404 }],
+  ["GET /files/:id/permissions", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
+  ["GET /files/:id/permissions", "private trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["GET /files/:id/permissions", "public trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["POST /files/:id/permissions", "private active", { owner: 201, editor: 403, commenter: 403, viewer: 403, stranger: 404 }],
+  ["POST /files/:id/permissions", "public active", { owner: 201, editor: 403, commenter: 403, viewer: 403, stranger: 403 }],
+  ["POST /files/:id/permissions", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["POST /files/:id/permissions", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["PATCH /files/:id/permissions/:pid (someone else's)", "private active", { owner: 200, editor: 403, commenter: 403, viewer: 403, stranger: 404 }],
+  ["PATCH /files/:id/permissions/:pid (someone else's)", "public active", { owner: 200, editor: 403, commenter: 403, viewer: 403, stranger: 403 }],
+  ["PATCH /files/:id/permissions/:pid (someone else's)", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["PATCH /files/:id/permissions/:pid (someone else's)", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["DELETE /files/:id/permissions/:pid (someone else's)", "private active", { owner: 204, editor: 403, commenter: 403, viewer: 403, stranger: 404 }],
+  ["DELETE /files/:id/permissions/:pid (someone else's)", "public active", { owner: 204, editor: 403, commenter: 403, viewer: 403, stranger: 403 }],
+  ["DELETE /files/:id/permissions/:pid (someone else's)", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["DELETE /files/:id/permissions/:pid (someone else's)", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["DELETE /files/:id/permissions/:pid (one's own: leaving)", "private active", { owner: "n/a", editor: 204, commenter: 204, viewer: 204, stranger: "n/a" }],
+  ["DELETE /files/:id/permissions/:pid (one's own: leaving)", "public active", { owner: "n/a", editor: 204, commenter: 204, viewer: 204, stranger: "n/a" }],
+  ["DELETE /files/:id/permissions/:pid (one's own: leaving)", "private trashed", { owner: "n/a", editor: 404, commenter: 404, viewer: 404, stranger: "n/a" }],
+  ["DELETE /files/:id/permissions/:pid (one's own: leaving)", "public trashed", { owner: "n/a", editor: 404, commenter: 404, viewer: 404, stranger: "n/a" }],
+
+  ["GET /files/:id/activity", "private active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 404 }],
+  ["GET /files/:id/activity", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
+  ["GET /files/:id/activity", "private trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["GET /files/:id/activity", "public trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+];
+
+/** Whether `GET /files?shared=true` lists the file to each caller: to the people it is shared with, while it is active. */
+// biome-ignore format: the table reads best one row a line
+const SHARED_LISTING: readonly (readonly [State, Readonly<Record<Caller, boolean>>])[] = [
+  ["private active", { owner: false, editor: true, commenter: true, viewer: true, stranger: false }],
+  ["public active", { owner: false, editor: true, commenter: true, viewer: true, stranger: false }],
+  ["private trashed", { owner: false, editor: false, commenter: false, viewer: false, stranger: false }],
+  ["public trashed", { owner: false, editor: false, commenter: false, viewer: false, stranger: false }],
+];
+
+/** The `role` each caller's file object says, wherever they may see the file. */
+const ROLE_IN_BODY: Readonly<Record<Caller, string | null>> = {
+  owner: "owner",
+  editor: "editor",
+  commenter: "commenter",
+  viewer: "viewer",
+  stranger: null,
+};
+
+/** The error code that goes with each refusal. */
+const ERROR_CODES: Readonly<Record<number, string>> = { 403: "forbidden", 404: "not_found", 409: "file_in_trash" };
+
+/** A person who holds a role on every file but never calls: whose permission is "someone else's" to everyone. */
+const BYSTANDER = "bystander@example.com";
+
+type Headers = { authorization: string };
+type Held = "editor" | "commenter" | "viewer";
+
+/** A file in a given state, shared with the three roles and the bystander, and the ids of those permissions. */
+interface Fixture {
+  readonly file: FileBody;
+  readonly permissions: Readonly<Record<Held | "bystander", string>>;
+}
+
+interface RouteSpec {
+  /** Whether the call may change the file: then every cell gets a fresh file. */
+  readonly mutates: boolean;
+  /** The request, or null when the caller cannot make it. */
+  readonly request: (fixture: Fixture, caller: Caller) => Omit<InjectOptions, "headers"> | null;
+}
+
+const HELD: readonly Held[] = ["editor", "commenter", "viewer"];
+const isHeld = (caller: Caller): caller is Held => (HELD as readonly string[]).includes(caller);
+
+const ROUTES: Readonly<Record<Route, RouteSpec>> = {
+  "GET /files/:id": { mutates: false, request: ({ file }) => ({ method: "GET", url: `/v1/files/${file.id}` }) },
+  "PATCH /files/:id {name}": {
+    mutates: true,
+    request: ({ file }) => ({ method: "PATCH", url: `/v1/files/${file.id}`, payload: { name: "Renamed.csv" } }),
+  },
+  "PATCH /files/:id {visibility}": {
+    mutates: true,
+    request: ({ file }) => ({
+      method: "PATCH",
+      url: `/v1/files/${file.id}`,
+      payload: { visibility: file.visibility === "public" ? "private" : "public" },
+    }),
+  },
+  "DELETE /files/:id": { mutates: true, request: ({ file }) => ({ method: "DELETE", url: `/v1/files/${file.id}` }) },
+  "POST /files/:id/restore": {
+    mutates: true,
+    request: ({ file }) => ({ method: "POST", url: `/v1/files/${file.id}/restore` }),
+  },
+  "GET /files/:id/download": {
+    mutates: false,
+    request: ({ file }) => ({ method: "GET", url: `/v1/files/${file.id}/download` }),
+  },
+  "GET /files/:id/download?format=xlsx": {
+    mutates: false,
+    request: ({ file }) => ({ method: "GET", url: `/v1/files/${file.id}/download?format=xlsx` }),
+  },
+  "GET /files/:id/sheets": {
+    mutates: false,
+    request: ({ file }) => ({ method: "GET", url: `/v1/files/${file.id}/sheets` }),
+  },
+  "GET /files/:id/values?range=A1:B2": {
+    mutates: false,
+    request: ({ file }) => ({ method: "GET", url: `/v1/files/${file.id}/values?range=A1:B2` }),
+  },
+  "GET /files/:id/permissions": {
+    mutates: false,
+    request: ({ file }) => ({ method: "GET", url: `/v1/files/${file.id}/permissions` }),
+  },
+  "POST /files/:id/permissions": {
+    mutates: true,
+    request: ({ file }) => ({
+      method: "POST",
+      url: `/v1/files/${file.id}/permissions`,
+      payload: { email: "newcomer@example.com", role: "viewer", notify: false },
+    }),
+  },
+  "PATCH /files/:id/permissions/:pid (someone else's)": {
+    mutates: true,
+    request: ({ file, permissions }) => ({
+      method: "PATCH",
+      url: `/v1/files/${file.id}/permissions/${permissions.bystander}`,
+      payload: { role: "editor" },
+    }),
+  },
+  "DELETE /files/:id/permissions/:pid (someone else's)": {
+    mutates: true,
+    request: ({ file, permissions }) => ({
+      method: "DELETE",
+      url: `/v1/files/${file.id}/permissions/${permissions.bystander}`,
+    }),
+  },
+  "DELETE /files/:id/permissions/:pid (one's own: leaving)": {
+    mutates: true,
+    request: ({ file, permissions }, caller) =>
+      isHeld(caller) ? { method: "DELETE", url: `/v1/files/${file.id}/permissions/${permissions[caller]}` } : null,
+  },
+  "GET /files/:id/activity": {
+    mutates: false,
+    request: ({ file }) => ({ method: "GET", url: `/v1/files/${file.id}/activity` }),
+  },
+};
+
+describe("the access matrix: every route × every caller × every file state", () => {
+  let t: TestApp;
+  const users = {} as Record<Caller, { headers: Headers; email: string }>;
+  /** One file per state for the routes that change nothing. */
+  const readOnly = new Map<State, Fixture>();
+  let made = 0;
+
+  /** A fresh file of the owner's in `state`, shared with the editor, commenter, viewer and bystander. */
+  async function fileIn(state: State, name = `matrix-${++made}.csv`): Promise<Fixture> {
+    const [visibility, lifecycle] = state.split(" ") as ["private" | "public", "active" | "trashed"];
+    const file = await t.uploadCsv(users.owner.headers, { name, visibility });
+    const permissions = {} as Record<Held | "bystander", string>;
+    for (const [who, email, role] of [
+      ["editor", users.editor.email, "editor"],
+      ["commenter", users.commenter.email, "commenter"],
+      ["viewer", users.viewer.email, "viewer"],
+      ["bystander", BYSTANDER, "viewer"],
+    ] as const) {
+      const shared = await t.share(users.owner.headers, file.id, { email, role, notify: false });
+      if (shared.statusCode !== 201) throw new Error(`Sharing answered ${shared.statusCode}: ${shared.body}`);
+      permissions[who] = shared.json<SharedJson>().id;
+    }
+    if (lifecycle === "trashed") {
+      const trashed = await t.inject({ method: "DELETE", url: `/v1/files/${file.id}`, headers: users.owner.headers });
+      if (trashed.statusCode !== 200) throw new Error(`Trashing answered ${trashed.statusCode}: ${trashed.body}`);
+    }
+    return { file, permissions };
+  }
+
+  beforeAll(async () => {
+    t = await buildTestApp({ config: { rateLimitMax: 1_000_000 } });
+    for (const caller of CALLERS) {
+      const email = `${caller}@example.com`;
+      users[caller] = { headers: (await t.signIn(email)).headers, email };
+    }
+    for (const state of STATES) readOnly.set(state, await fileIn(state));
+  });
+
+  it("has one row for every route in every state", () => {
+    const rows = MATRIX.map(([route, state]) => `${route} | ${state}`);
+    const wanted = Object.keys(ROUTES).flatMap((route) => STATES.map((state) => `${route} | ${state}`));
+    expect(rows).toEqual(wanted);
+  });
+
+  it.each(MATRIX)("%s on a %s file", async (route, state, expected) => {
+    const spec = ROUTES[route];
+    const answered = {} as Record<Caller, number | string>;
+    for (const caller of CALLERS) {
+      const fixture = spec.mutates ? await fileIn(state) : (readOnly.get(state) as Fixture);
+      const request = spec.request(fixture, caller);
+      if (request === null) {
+        answered[caller] = "n/a";
+        continue;
+      }
+      const response = await t.inject({ ...request, headers: users[caller].headers } as InjectOptions);
+      const status = response.statusCode;
+      const code = ERROR_CODES[status];
+      const actualCode = status >= 400 ? response.json<{ error?: { code?: string } }>().error?.code : undefined;
+      // A status with the wrong error code shows as both, so the cell cannot pass.
+      answered[caller] = code === undefined || actualCode === code ? status : `${status} ${actualCode}`;
+    }
+    expect(answered).toEqual(expected);
+  });
+
+  it.each(STATES)('GET /files/:id names each caller\'s role and answers ETag "<sha256>" (%s file)', async (state) => {
+    const { file } = readOnly.get(state) as Fixture;
+    expect(file.sha256).toMatch(/^[0-9a-f]{64}$/);
+    for (const caller of CALLERS) {
+      const response = await t.inject({ method: "GET", url: `/v1/files/${file.id}`, headers: users[caller].headers });
+      if (response.statusCode !== 200) continue; // The matrix says who may see it.
+      expect(response.json<FileBody>().role, caller).toBe(ROLE_IN_BODY[caller]);
+      expect(response.headers.etag, caller).toBe(`"${file.sha256}"`);
+    }
+  });
+
+  it.each(SHARED_LISTING)(
+    "GET /files?shared=true lists a %s file to the people it is shared with",
+    async (state, expected) => {
+      const name = `listed-${state.replace(" ", "-")}.csv`;
+      const { file } = await fileIn(state, name);
+      const listed = {} as Record<Caller, boolean>;
+      for (const caller of CALLERS) {
+        const response = await t.inject({
+          method: "GET",
+          url: `/v1/files?shared=true&q=${encodeURIComponent(name)}`,
+          headers: users[caller].headers,
+        });
+        expect(response.statusCode, caller).toBe(200);
+        const found = response.json<FileBody[]>().find((candidate) => candidate.id === file.id);
+        listed[caller] = found !== undefined;
+        if (found !== undefined) expect(found.role, caller).toBe(ROLE_IN_BODY[caller]);
+      }
+      expect(listed).toEqual(expected);
+    },
+  );
+});
