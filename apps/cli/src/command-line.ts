@@ -19,6 +19,8 @@ export interface OptionSpec {
   readonly short?: string;
   /** `<n>`: the option takes a value, shown so in the help. Absent: a flag. */
   readonly value?: string;
+  /** A flag that is on unless `--no-<name>` is given: the help shows that form only. */
+  readonly negated?: boolean;
   readonly description: string;
 }
 
@@ -30,7 +32,7 @@ export interface CommandInput {
 
 export interface CommandSpec {
   readonly name: string;
-  /** `<id>`, `<name>`; a last one ending in `...` takes one or more. */
+  /** `<id>`, `<name>`; `[email]` may be left out (only after those that may not); a last one ending in `...` takes one or more. */
   readonly args: readonly string[];
   readonly description: string;
   readonly options?: readonly OptionSpec[];
@@ -45,7 +47,11 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   },
   { name: "json", description: "answer in JSON: one document per line (NDJSON for lists)" },
   { name: "quiet", short: "q", description: "print only what scripts need (ids, paths), no notes" },
-  { name: "progress", description: "no progress bars (there are none either when stdout is not a terminal)" },
+  {
+    name: "progress",
+    negated: true,
+    description: "no progress bars (there are none either when stdout is not a terminal)",
+  },
   { name: "help", short: "h", description: "this help, or a command's with the command" },
   { name: "version", short: "V", description: "print cellar's version" },
 ];
@@ -56,7 +62,7 @@ const FOOTER =
 
 /** How an option reads in the help: `-q, --quiet`, `--per-page <n>`, `--no-progress`. */
 function flagsOf(option: OptionSpec): string {
-  if (option.name === "progress") return "--no-progress";
+  if (option.negated === true) return `--no-${option.name}`;
   const long = `--${option.name}${option.value === undefined ? "" : ` ${option.value}`}`;
   return option.short === undefined ? long : `-${option.short}, ${long}`;
 }
@@ -144,11 +150,11 @@ export function parseCommandLine(commands: readonly CommandSpec[], args: readonl
   }
   const input = { args: parsed.positionals, options: parsed.values };
   if (command === undefined || input.options.help === true || input.options.version === true) return { command, input };
-  const required = command.args.length;
-  const variadic = command.args.at(-1)?.endsWith("...>") === true;
-  if (input.args.length < required || (!variadic && input.args.length > required)) {
+  const required = command.args.filter((arg) => arg.startsWith("<")).length;
+  const most = command.args.at(-1)?.endsWith("...>") === true ? Number.POSITIVE_INFINITY : command.args.length;
+  if (input.args.length < required || input.args.length > most) {
     throw new CliError(
-      `Usage: cellar ${usageOf(command)}${input.args.length > required ? ` (${input.args.length} arguments given)` : ""}.`,
+      `Usage: cellar ${usageOf(command)}${input.args.length > most ? ` (${input.args.length} arguments given)` : ""}.`,
       EXIT.usage,
     );
   }

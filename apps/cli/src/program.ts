@@ -1,6 +1,7 @@
 import { type CommandSpec, helpText, parseCommandLine } from "./command-line.js";
 import { accountCommands } from "./commands/account.js";
 import { fileCommands } from "./commands/files.js";
+import { peopleCommands } from "./commands/people.js";
 import { sheetCommands } from "./commands/sheets.js";
 import { transferCommands } from "./commands/transfers.js";
 import { contextOf } from "./context.js";
@@ -11,7 +12,13 @@ import { Output } from "./output.js";
 import { VERSION } from "./version.js";
 
 /** Every command, in the order the help lists them. */
-const COMMANDS: readonly CommandSpec[] = [...accountCommands, ...fileCommands, ...transferCommands, ...sheetCommands];
+const COMMANDS: readonly CommandSpec[] = [
+  ...accountCommands,
+  ...fileCommands,
+  ...peopleCommands,
+  ...transferCommands,
+  ...sheetCommands,
+];
 
 /** Runs `cellar` with these arguments (without `node` and the script) and returns its exit status. */
 export async function run(args: readonly string[], io: CliIo): Promise<number> {

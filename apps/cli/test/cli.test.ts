@@ -319,6 +319,154 @@ describe("files", () => {
   });
 });
 
+describe("people and activity", () => {
+  let owner = "";
+  let grace = "";
+  let id = "";
+  beforeAll(async () => {
+    owner = await signedInHome("fay@example.com");
+    grace = await signedInHome("grace@example.com");
+    writeFileSync(join(owner, "budget.csv"), "item,amount\nrent,1200\n");
+    id = (await cellar(["upload", "budget.csv", "--name", "Budget 2026", "-q"], { home: owner })).stdout.trim();
+  });
+
+  it("shares a file with a person by role, says whether a mail told them, and takes them off by address", async () => {
+    const told = await cellar(
+      ["share", id, "--with", "Hal@Example.com", "--role", "viewer", "--message", "Q1 figures"],
+      {
+        home: owner,
+      },
+    );
+    expect(told).toMatchObject({
+      code: 0,
+      stdout: `hal@example.com (no account yet) is viewer on ${id}, told by mail.\n`,
+      stderr: "",
+    });
+    expect(server.cellar.deps.mailer.invitations.at(-1)).toMatchObject({
+      to: "hal@example.com",
+      message: "Q1 figures",
+    });
+    const quiet = await cellar(
+      ["share", id, "--with", "ivo@example.com", "--role", "commenter", "--no-notify", "--json"],
+      {
+        home: owner,
+      },
+    );
+    expect(JSON.parse(quiet.stdout)).toMatchObject({ email: "ivo@example.com", role: "commenter", notified: false });
+    // The same address again: a new role, and no mail.
+    const again = await cellar(["share", id, "--with", "hal@example.com", "--role", "editor"], { home: owner });
+    expect(again.stdout).toBe(`hal@example.com (no account yet) is editor on ${id}, not told by mail.\n`);
+    expect(again.stderr).toContain("No mail went out");
+
+    const gone = await cellar(["unshare", id, "IVO@example.com"], { home: owner });
+    expect(gone).toMatchObject({ code: 0, stdout: `ivo@example.com no longer has a role on ${id}.\n` });
+    expect((await cellar(["people", id, "-q"], { home: owner })).stdout).toBe("hal@example.com\n");
+    expect(await cellar(["unshare", id, "ivo@example.com"], { home: owner })).toMatchObject({
+      code: 1,
+      stderr: `cellar: ivo@example.com has no role on ${id}: cellar people ${id} lists who has.\n`,
+    });
+    await cellar(["unshare", id, "hal@example.com"], { home: owner });
+    expect(await cellar(["people", id], { home: owner })).toMatchObject({
+      code: 0,
+      stdout: "",
+      stderr: `Nobody else has a role on ${id}: cellar share ${id} --with <email> --role viewer.\n`,
+    });
+    // Without a person, share and unshare still set who may read the file.
+    expect((await cellar(["share", id], { home: owner })).stdout).toBe(`Budget 2026 (${id}) is public.\n`);
+    expect((await cellar(["unshare", id], { home: owner })).stdout).toBe(`Budget 2026 (${id}) is private.\n`);
+  });
+
+  it("lists the people on a file as a table or NDJSON, names and all", async () => {
+    await cellar(["share", id, "--with", "grace@example.com", "--role", "editor", "-q"], { home: owner });
+    await cellar(["share", id, "--with", "jan@example.com", "--role", "viewer", "--no-notify"], { home: owner });
+    const table = (await cellar(["people", id], { home: grace })).stdout.split("\n");
+    expect(table[0]).toMatch(/^EMAIL +ROLE +NAME +SINCE$/);
+    expect(table[1]).toMatch(/^grace@example\.com +editor +grace +\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    expect(table[2]).toMatch(/^jan@example\.com +viewer +pending +\d{4}-/);
+    const ndjson = (await cellar(["people", id, "--json"], { home: owner })).stdout.trim().split("\n");
+    expect(ndjson.map((line) => JSON.parse(line) as { email: string; user: unknown })).toMatchObject([
+      { email: "grace@example.com", user: { email: "grace@example.com" } },
+      { email: "jan@example.com", user: null },
+    ]);
+    // Anyone on the file may leave it by their own address.
+    expect((await cellar(["unshare", id, "jan@example.com"], { home: owner })).code).toBe(0);
+  });
+
+  it("lists the files shared with you, with your role, found and sorted as your own", async () => {
+    await cellar(["share", id, "--with", "grace@example.com", "--role", "editor", "-q"], { home: owner });
+    const other = (await cellar(["upload", "budget.csv", "--name", "Annex", "-q"], { home: owner })).stdout.trim();
+    await cellar(["share", other, "--with", "grace@example.com", "--role", "viewer", "--no-notify"], { home: owner });
+    const table = (await cellar(["ls", "--shared"], { home: grace })).stdout.split("\n");
+    expect(table[0]).toMatch(/^ID +SIZE +ROLE +VISIBILITY +UPDATED +NAME$/);
+    expect(table[1]).toMatch(new RegExp(`^${other} +\\d+ B +viewer +private +.+ +Annex$`));
+    expect(table[2]).toMatch(new RegExp(`^${id} +\\d+ B +editor +private +.+ +Budget 2026$`));
+    expect((await cellar(["ls", "--shared", "--sort", "name", "-q"], { home: grace })).stdout).toBe(
+      `${other}\n${id}\n`,
+    );
+    expect(
+      (await cellar(["ls", "--shared", "--search", "BUDGET", "--all", "--json"], { home: grace })).stdout,
+    ).toContain('"role":"editor"');
+    expect((await cellar(["ls", "--shared", "--search", "nothing"], { home: grace })).stderr).toBe(
+      'No file shared with you has a name containing "nothing".\n',
+    );
+    expect((await cellar(["ls", "--shared"], { home: owner })).stderr).toBe("No file is shared with you.\n");
+    expect((await cellar(["ls", "-q"], { home: grace })).stdout).toBe("");
+    expect(await cellar(["ls", "--shared", "--trash"], { home: grace })).toMatchObject({ code: 2 });
+  });
+
+  it("lists what happened to a file, newest first", async () => {
+    const file = (await cellar(["upload", "budget.csv", "--name", "Log", "-q"], { home: owner })).stdout.trim();
+    await cellar(["rename", file, "Log 2"], { home: owner });
+    await cellar(["share", file, "--with", "kai@example.com", "--role", "viewer", "--no-notify"], { home: owner });
+    await cellar(["unshare", file, "kai@example.com"], { home: owner });
+    const table = (await cellar(["activity", file], { home: owner })).stdout.trim().split("\n");
+    expect(table[0]).toMatch(/^WHEN +WHO +ACTION +DETAILS$/);
+    expect(table.slice(1).map((line) => line.replace(/^\S+ \S+ +fay@example\.com +/, ""))).toEqual([
+      "unshared  kai@example.com",
+      "shared    kai@example.com as viewer",
+      "renamed   to Log 2",
+      "uploaded  as Log",
+    ]);
+    const ndjson = (await cellar(["activity", file, "--json", "--all", "--per-page", "3"], { home: owner })).stdout;
+    expect(
+      ndjson
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { action: string }).action),
+    ).toEqual(["unshared", "shared", "renamed", "uploaded"]);
+    const firstPage = await cellar(["activity", file, "--per-page", "2", "-q"], { home: owner });
+    expect(firstPage.stdout.trim().split("\n")).toHaveLength(2);
+    expect(await cellar(["activity", file], { home: grace })).toMatchObject({
+      code: 1,
+      stderr: "cellar: No such file. (not_found)\n",
+    });
+  });
+
+  it("exits 2 on a share or unshare command line that does not add up", async () => {
+    expect(await cellar(["share", id, "--with", "x@example.com"], { home: owner })).toMatchObject({
+      code: 2,
+      stderr: "cellar: --with needs --role: viewer, commenter, editor.\n",
+    });
+    expect(await cellar(["share", id, "--with", "x@example.com", "--role", "owner"], { home: owner })).toMatchObject({
+      code: 2,
+      stderr: "cellar: --role is one of viewer, commenter, editor, not owner.\n",
+    });
+    expect(await cellar(["share", id, "--role", "editor"], { home: owner })).toMatchObject({
+      code: 2,
+      stderr: "cellar: --role, --message and --no-notify go with --with <email>.\n",
+    });
+    expect(await cellar(["unshare", id, "a@example.com", "b@example.com"], { home: owner })).toMatchObject({
+      code: 2,
+      stderr: "cellar: Usage: cellar unshare <id> [email] (3 arguments given).\n",
+    });
+    const help = (await cellar(["share", "--help"], { home: owner })).stdout;
+    expect(help).toContain("--with <email>");
+    expect(help).toContain("--no-notify");
+    // A bad address is the server's to refuse.
+    expect((await cellar(["share", id, "--with", "not an address", "--role", "viewer"], { home: owner })).code).toBe(1);
+  });
+});
+
 describe("downloads", () => {
   let home = "";
   let id = "";

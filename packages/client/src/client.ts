@@ -1,6 +1,6 @@
 import createClient, { type Client } from "openapi-fetch";
 import { type Download, type DownloadOptions, download } from "./download.js";
-import { apiError } from "./errors.js";
+import { apiError, unwrap } from "./errors.js";
 import type { components, operations, paths } from "./generated/openapi.js";
 import { retryingFetch } from "./retrying-fetch.js";
 import { type CellarFile, type UploadOptions, type UploadSource, upload } from "./upload.js";
@@ -57,11 +57,51 @@ export const FILE_SORT_ORDERS = Object.keys(SORT_ORDERS) as readonly FileSortOrd
 export interface FileListOptions {
   /** The trash instead of the active files. */
   readonly trashed?: boolean;
+  /**
+   * The active files others share with you instead of your own, each with your `role`,
+   * newest share first unless `sort` says otherwise. Not with `trashed`.
+   */
+  readonly shared?: boolean;
   /** Only the files whose name contains this text, ignoring case: 1–100 characters. */
   readonly q?: string;
   /** Default `-created_at`, newest first. */
   readonly sort?: FileSortOrder;
   /** Files fetched a request, 1–100 (default 100). */
+  readonly perPage?: number;
+}
+
+/** A role the owner may give a person on a file: each allows what the one before does, and more. */
+export type PermissionRole = components["schemas"]["Permission"]["role"];
+
+// Keyed by every role the server's document names, as SORT_ORDERS is.
+const ROLES: Readonly<Record<PermissionRole, true>> = { viewer: true, commenter: true, editor: true };
+
+/** Every `PermissionRole`, weakest first. */
+export const PERMISSION_ROLES = Object.keys(ROLES) as readonly PermissionRole[];
+
+/** A person's role on a file, as `GET /files/{id}/permissions` lists it. */
+export type Permission = components["schemas"]["Permission"];
+
+/** What sharing answers: the permission, and whether a mail told its holder. */
+export type SharedPermission = operations["shareFile"]["responses"][201]["content"]["application/json"];
+
+/** One thing that happened to a file, as `GET /files/{id}/activity` lists it. */
+export type ActivityEntry = components["schemas"]["ActivityEntry"];
+
+/** Whom `share` gives a role, and how they are told. */
+export interface ShareOptions {
+  /** The person's address, with or without an account yet; not the owner's own. */
+  readonly email: string;
+  readonly role: PermissionRole;
+  /** Whether a person new to the file gets a mail (default true). */
+  readonly notify?: boolean;
+  /** A note for the mail, at most 1,000 characters. */
+  readonly message?: string;
+}
+
+/** How `activity` pages. */
+export interface ActivityListOptions {
+  /** Entries fetched a request, 1–100 (default 100). */
   readonly perPage?: number;
 }
 
@@ -85,6 +125,32 @@ export interface CellarClient {
    * `{ render: "formatted" }` for each cell as its author sees it.
    */
   values(id: string, range: string, options?: ValuesOptions): Promise<CellWindow>;
+  /**
+   * Gives a person a role on your file, by address; the same address again changes its
+   * role (and sends no mail). `notified` says whether a mail told them.
+   */
+  share(fileId: string, options: ShareOptions): Promise<SharedPermission>;
+  /** The people on a file, oldest first (at most 100, so never paged). */
+  permissions(fileId: string): Promise<Permission[]>;
+  /** Gives a person on your file another role. */
+  changeRole(fileId: string, permissionId: string, role: PermissionRole): Promise<Permission>;
+  /** Takes a person off your file, or, with your own permission, leaves someone else's. */
+  removePermission(fileId: string, permissionId: string): Promise<void>;
+  /** What happened to a file, newest first, page after page, as one sequence. */
+  activity(fileId: string, options?: ActivityListOptions): AsyncIterable<ActivityEntry>;
+}
+
+type PageAnswer<T> = { data?: T[]; error?: unknown; response: Response };
+
+/** Every item of a paged listing, asking for page after page until `X-Total-Pages` says it is done. */
+async function* everyPage<T>(pageOf: (page: number) => Promise<PageAnswer<T>>): AsyncGenerator<T> {
+  for (let page = 1; ; page++) {
+    const { data, error, response } = await pageOf(page);
+    if (!response.ok || data === undefined) throw await apiError(response, error);
+    yield* data;
+    const pages = Number(response.headers.get("x-total-pages"));
+    if (data.length === 0 || !(page < pages)) return;
+  }
 }
 
 export function createCellarClient(options: CellarClientOptions): CellarClient {
@@ -123,24 +189,51 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
       if (!response.ok || data === undefined) throw await apiError(response, error);
       return data;
     },
-    async *files({ trashed = false, q, sort, perPage = 100 } = {}) {
-      for (let page = 1; ; page++) {
-        const { data, error, response } = await api().GET("/files", {
+    files: ({ trashed = false, shared = false, q, sort, perPage = 100 } = {}) =>
+      everyPage((page) =>
+        api().GET("/files", {
           params: {
             query: {
               page: String(page),
               per_page: String(perPage),
               ...(trashed ? { trashed: "true" } : {}),
+              ...(shared ? { shared: "true" } : {}),
               ...(q === undefined ? {} : { q }),
               ...(sort === undefined ? {} : { sort }),
             },
           },
-        });
-        if (!response.ok || data === undefined) throw await apiError(response, error);
-        yield* data;
-        const pages = Number(response.headers.get("x-total-pages"));
-        if (data.length === 0 || !(page < pages)) return;
-      }
+        }),
+      ),
+    share: (fileId, { email, role, notify, message }) =>
+      unwrap(
+        api().POST("/files/{id}/permissions", {
+          params: { path: { id: fileId } },
+          body: {
+            email,
+            role,
+            ...(notify === undefined ? {} : { notify }),
+            ...(message === undefined ? {} : { message }),
+          },
+        }),
+      ),
+    permissions: (fileId) => unwrap(api().GET("/files/{id}/permissions", { params: { path: { id: fileId } } })),
+    changeRole: (fileId, permissionId, role) =>
+      unwrap(
+        api().PATCH("/files/{id}/permissions/{pid}", {
+          params: { path: { id: fileId, pid: permissionId } },
+          body: { role },
+        }),
+      ),
+    async removePermission(fileId, permissionId) {
+      await unwrap(
+        api().DELETE("/files/{id}/permissions/{pid}", { params: { path: { id: fileId, pid: permissionId } } }),
+      );
     },
+    activity: (fileId, { perPage = 100 } = {}) =>
+      everyPage((page) =>
+        api().GET("/files/{id}/activity", {
+          params: { path: { id: fileId }, query: { page: String(page), per_page: String(perPage) } },
+        }),
+      ),
   };
 }

@@ -1,4 +1,6 @@
 export {
+  type ActivityEntry,
+  type ActivityListOptions,
   type CellarClient,
   type CellarClientOptions,
   type CellRender,
@@ -7,6 +9,11 @@ export {
   FILE_SORT_ORDERS,
   type FileListOptions,
   type FileSortOrder,
+  PERMISSION_ROLES,
+  type Permission,
+  type PermissionRole,
+  type SharedPermission,
+  type ShareOptions,
   type ValuesOptions,
 } from "./client.js";
 export { type Download, type DownloadOptions, offeredFileName } from "./download.js";

@@ -9,7 +9,7 @@ import { createInMemoryCellar } from "@cellar/core";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatedTypes } from "../scripts/generated-types.js";
-import { CellarApiError, createCellarClient, FILE_SORT_ORDERS, unwrap } from "../src/index.js";
+import { CellarApiError, createCellarClient, FILE_SORT_ORDERS, PERMISSION_ROLES, unwrap } from "../src/index.js";
 import { uploadFile } from "../src/node/index.js";
 
 describe("the generated types", () => {
@@ -223,6 +223,102 @@ describe("the client against a real server", () => {
       status: 400,
       code: "validation_error",
     });
+  });
+
+  const csv = (text: string) => ({ fileName: "people.csv", content: new TextEncoder().encode(text) });
+
+  it("shares a file with a person by mail, changes their role and takes them off", async () => {
+    const owner = await signedIn("gus@example.com");
+    const file = await owner.upload(csv("a,b\n"), { name: "Team plan" });
+    const shared = await owner.share(file.id, { email: "Hal@Example.com", role: "viewer", message: "Have a look" });
+    expect(shared).toMatchObject({
+      file_id: file.id,
+      email: "hal@example.com",
+      role: "viewer",
+      user: null,
+      notified: true,
+    });
+    expect(cellar.deps.mailer.invitations.at(-1)).toMatchObject({ to: "hal@example.com", message: "Have a look" });
+    const quiet = await owner.share(file.id, { email: "ivy@example.com", role: "editor", notify: false });
+    expect(quiet.notified).toBe(false);
+    expect((await owner.permissions(file.id)).map(({ email, role }) => [email, role])).toEqual([
+      ["hal@example.com", "viewer"],
+      ["ivy@example.com", "editor"],
+    ]);
+    expect(await owner.changeRole(file.id, shared.id, "commenter")).toMatchObject({ id: shared.id, role: "commenter" });
+    await owner.removePermission(file.id, quiet.id);
+    expect((await owner.permissions(file.id)).map(({ email }) => email)).toEqual(["hal@example.com"]);
+    expect(PERMISSION_ROLES).toEqual(["viewer", "commenter", "editor"]);
+  });
+
+  it("throws a refused share, role change or removal as CellarApiError", async () => {
+    const owner = await signedIn("jo@example.com");
+    const file = await owner.upload(csv("a,b\n"));
+    await expect(owner.share(file.id, { email: "jo@example.com", role: "viewer" })).rejects.toMatchObject({
+      status: 400,
+      code: "validation_error",
+    });
+    const permission = await owner.share(file.id, { email: "kim@example.com", role: "editor", notify: false });
+    const kim = await signedIn("kim@example.com");
+    const forbidden = await kim.changeRole(file.id, permission.id, "viewer").catch((error: unknown) => error);
+    expect(forbidden).toBeInstanceOf(CellarApiError);
+    expect(forbidden).toMatchObject({ status: 403, code: "forbidden" });
+    await expect(owner.removePermission(file.id, "perm_nosuchpermission0000")).rejects.toMatchObject({
+      status: 404,
+      code: "not_found",
+    });
+    const stranger = await signedIn("lu@example.com");
+    await expect(stranger.permissions(file.id)).rejects.toMatchObject({ status: 404, code: "not_found" });
+    // Anyone on the file may leave it.
+    await kim.removePermission(file.id, permission.id);
+    await expect(kim.permissions(file.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("lists the files shared with you, with your role, found and ordered as your own", async () => {
+    const owner = await signedIn("max@example.com");
+    const reader = await signedIn("ned@example.com");
+    for (const [name, role] of [
+      ["Budget b", "viewer"],
+      ["notes", "editor"],
+      ["budget a", "editor"],
+    ] as const) {
+      const file = await owner.upload(csv("a,b\n"), { name });
+      await owner.share(file.id, { email: "ned@example.com", role, notify: false });
+    }
+    const newestShareFirst: string[] = [];
+    for await (const file of reader.files({ shared: true, perPage: 2 }))
+      newestShareFirst.push(`${file.name}:${file.role}`);
+    expect(newestShareFirst).toEqual(["budget a:editor", "notes:editor", "Budget b:viewer"]);
+    const found: string[] = [];
+    for await (const file of reader.files({ shared: true, q: "BUDGET", sort: "name" })) found.push(file.name);
+    expect(found).toEqual(["budget a", "Budget b"]);
+    const own: string[] = [];
+    for await (const file of reader.files()) own.push(file.name);
+    expect(own).toEqual([]);
+    const both = reader.files({ shared: true, trashed: true })[Symbol.asyncIterator]().next();
+    await expect(both).rejects.toMatchObject({ status: 400, code: "validation_error" });
+  });
+
+  it("lists what happened to a file, newest first, page after page", async () => {
+    const owner = await signedIn("oz@example.com");
+    const file = await owner.upload(csv("a,b\n"), { name: "Log" });
+    await unwrap(owner.api.PATCH("/files/{id}", { params: { path: { id: file.id } }, body: { name: "Log 2" } }));
+    const permission = await owner.share(file.id, { email: "pat@example.com", role: "viewer", notify: false });
+    await owner.changeRole(file.id, permission.id, "editor");
+    await owner.removePermission(file.id, permission.id);
+    const entries = [];
+    for await (const entry of owner.activity(file.id, { perPage: 2 })) entries.push(entry);
+    expect(entries.map(({ action, details }) => [action, details])).toEqual([
+      ["unshared", { email: "pat@example.com" }],
+      ["role_changed", { email: "pat@example.com", role: "editor" }],
+      ["shared", { email: "pat@example.com", role: "viewer" }],
+      ["renamed", { name: "Log 2" }],
+      ["uploaded", { name: "Log" }],
+    ]);
+    expect(entries[0]?.actor).toMatchObject({ email: "oz@example.com" });
+    const stranger = await signedIn("quin@example.com");
+    const hidden = stranger.activity(file.id)[Symbol.asyncIterator]().next();
+    await expect(hidden).rejects.toMatchObject({ status: 404, code: "not_found" });
   });
 });
 

@@ -13,7 +13,7 @@ export function positiveInteger(option: string, value: string | boolean | undefi
 }
 
 /** `--sort`'s value: one of the orders the server knows. */
-function sortOrder(value: string | boolean | undefined): FileSortOrder | undefined {
+export function sortOrder(value: string | boolean | undefined): FileSortOrder | undefined {
   if (value === undefined) return undefined;
   if (!(FILE_SORT_ORDERS as readonly unknown[]).includes(value)) {
     throw new CliError(`--sort is one of ${FILE_SORT_ORDERS.join(", ")}, not ${String(value)}.`, EXIT.usage);
@@ -22,25 +22,31 @@ function sortOrder(value: string | boolean | undefined): FileSortOrder | undefin
 }
 
 /** `--search`'s value: the text names must contain, 1 to 100 characters as the server takes it. */
-function searchText(value: string | boolean | undefined): string | undefined {
+export function searchText(value: string | boolean | undefined): string | undefined {
   if (value === undefined) return undefined;
   const length = [...String(value)].length;
   if (length < 1 || length > 100) throw new CliError("--search takes 1 to 100 characters.", EXIT.usage);
   return String(value);
 }
 
-function printFiles(context: CommandContext, files: readonly CellarFile[], trash: boolean) {
+/** Which files `ls` lists: your own, your trash, or those others share with you. */
+type Listing = "own" | "trash" | "shared";
+
+function printFiles(context: CommandContext, files: readonly CellarFile[], listing: Listing) {
   const { output } = context;
+  const trash = listing === "trash";
+  const shared = listing === "shared";
   if (output.options.json) {
     for (const file of files) output.json(file);
   } else if (output.options.quiet) {
     for (const file of files) output.result(file.id);
   } else {
     output.table(
-      ["ID", "SIZE", "VISIBILITY", trash ? "PURGED AFTER" : "UPDATED", "NAME"],
+      ["ID", "SIZE", ...(shared ? ["ROLE"] : []), "VISIBILITY", trash ? "PURGED AFTER" : "UPDATED", "NAME"],
       files.map((file) => [
         file.id,
         formatBytes(file.size),
+        ...(shared ? [file.role ?? ""] : []),
         file.visibility,
         shortTime(trash ? file.purge_at : file.updated_at),
         file.name,
@@ -49,8 +55,19 @@ function printFiles(context: CommandContext, files: readonly CellarFile[], trash
   }
 }
 
+/** What `ls` says when it found nothing. */
+function nothingListed(listing: Listing, search: string | undefined): string {
+  const where = { own: "", trash: " in the trash", shared: " shared with you" }[listing];
+  if (search !== undefined) return `No file${where} has a name containing ${JSON.stringify(search)}.`;
+  return {
+    own: "No files yet: cellar upload <file>.",
+    trash: "The trash is empty.",
+    shared: "No file is shared with you.",
+  }[listing];
+}
+
 /** What a one-file change prints: the file as JSON, its id with --quiet, else a sentence. */
-function printChanged(context: CommandContext, file: CellarFile, sentence: string) {
+export function printChanged(context: CommandContext, file: CellarFile, sentence: string) {
   if (context.output.options.json) context.output.json(file);
   else if (context.output.options.quiet) context.output.result(file.id);
   else context.output.result(sentence);
@@ -63,6 +80,10 @@ export const fileCommands: readonly CommandSpec[] = [
     description: "list your files, newest first (one page unless --all), or find them",
     options: [
       { name: "trash", description: "list the trash instead" },
+      {
+        name: "shared",
+        description: "list the files others share with you instead, with your role, newest share first",
+      },
       { name: "search", value: "<text>", description: "only the files whose name contains the text, ignoring case" },
       {
         name: "sort",
@@ -77,35 +98,42 @@ export const fileCommands: readonly CommandSpec[] = [
       const page = positiveInteger("--page", options.page ?? "1");
       const perPage = positiveInteger("--per-page", options["per-page"] ?? "100");
       const trash = options.trash === true;
+      const shared = options.shared === true;
+      if (trash && shared) throw new CliError("--trash and --shared list different files: give one.", EXIT.usage);
+      const listing: Listing = trash ? "trash" : shared ? "shared" : "own";
       const search = searchText(options.search);
       const sort = sortOrder(options.sort);
       const finding = { ...(search === undefined ? {} : { q: search }), ...(sort === undefined ? {} : { sort }) };
       const session = await context.signedIn();
       if (options.all === true) {
         const files: CellarFile[] = [];
-        for await (const file of session.client.files({ trashed: trash, perPage, ...finding })) {
+        for await (const file of session.client.files({ trashed: trash, shared, perPage, ...finding })) {
           // With --json each file is printed as it comes: a long listing streams.
           if (context.output.options.json) context.output.json(file);
           else files.push(file);
         }
-        if (!context.output.options.json) printFiles(context, files, trash);
+        if (!context.output.options.json) printFiles(context, files, listing);
         return;
       }
       const answer = await session.client.api.GET("/files", {
         params: {
-          query: { page: String(page), per_page: String(perPage), ...(trash ? { trashed: "true" } : {}), ...finding },
+          query: {
+            page: String(page),
+            per_page: String(perPage),
+            ...(trash ? { trashed: "true" } : {}),
+            ...(shared ? { shared: "true" } : {}),
+            ...finding,
+          },
         },
       });
       const files = await unwrap(Promise.resolve(answer));
-      printFiles(context, files, trash);
+      printFiles(context, files, listing);
       const total = Number(answer.response.headers.get("x-total-count"));
       const shown = (page - 1) * perPage + files.length;
       if (Number.isFinite(total) && shown < total) {
         context.output.note(`${shown} of ${total} files shown: --all lists every one.`);
-      } else if (total === 0 && search !== undefined) {
-        context.output.note(`No file${trash ? " in the trash" : ""} has a name containing ${JSON.stringify(search)}.`);
       } else if (total === 0) {
-        context.output.note(trash ? "The trash is empty." : "No files yet: cellar upload <file>.");
+        context.output.note(nothingListed(listing, search));
       }
     },
   },
@@ -145,25 +173,6 @@ export const fileCommands: readonly CommandSpec[] = [
       printChanged(context, file, `Renamed ${file.id} to ${file.name}.`);
     },
   },
-  ...(
-    [
-      ["share", "public", "make a file public: any signed-in user may read and download it"],
-      ["unshare", "private", "make a file private again: only you see it"],
-    ] as const
-  ).map(
-    ([name, visibility, description]): CommandSpec => ({
-      name,
-      args: ["<id>"],
-      description,
-      async run(context, { args: [id = ""] }) {
-        const session = await context.signedIn();
-        const file = await unwrap(
-          session.client.api.PATCH("/files/{id}", { params: { path: { id } }, body: { visibility } }),
-        );
-        printChanged(context, file, `${file.name} (${file.id}) is ${visibility}.`);
-      },
-    }),
-  ),
   {
     name: "rm",
     args: ["<ids...>"],
