@@ -70,32 +70,6 @@ export const rounds = (cellar: number[], bare: number[], unit: string) =>
   `rounds, Cellar / bare ${unit}: ${cellar.map((value, round) => `${value.toFixed(0)} / ${bare[round]?.toFixed(0)}`).join(", ")}`;
 
 /**
- * Authenticated `GET cellarUrl` against the bare route `bareUrl`, interleaved round by
- * round after a warm-up of each: both servers' code compiled by V8's optimising tiers
- * first, as it is in a server that has been running for a while.
- */
-export async function interleavedGetRounds(bareUrl: string, cellarUrl: string, jwt: string) {
-  const auth = { authorization: `Bearer ${jwt}` };
-  const bareRps: number[] = [];
-  const cellarRps: number[] = [];
-  const cellarP99: number[] = [];
-  await load(bareUrl, {}, WARM_UP_SECONDS);
-  await load(cellarUrl, auth, WARM_UP_SECONDS);
-  for (let round = 0; round < ROUNDS; round++) {
-    bareRps.push((await load(bareUrl)).rps);
-    const measured = await load(cellarUrl, auth);
-    cellarRps.push(measured.rps);
-    cellarP99.push(measured.p99);
-  }
-  return {
-    ratio: pairedRatio(cellarRps, bareRps),
-    p99: median(cellarP99),
-    rounds: rounds(cellarRps, bareRps, "req/s"),
-    p99Note: `${CONNECTIONS} connections, median of ${cellarP99.join(", ")}`,
-  };
-}
-
-/**
  * Median latency of the first and the last page of a list of FILES files, 25 a page, each
  * over 200 sequential requests.
  */

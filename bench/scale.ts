@@ -17,9 +17,10 @@ import { join } from "node:path";
 import { createTestBucket, createTestDatabase, startPostgres, startS3 } from "@cellar/test-engines";
 import { json, settle, signIn, uploadSmallCsv } from "./cellar-client.js";
 import { BENCH_FILE_NAME_SQL, TOPICS } from "./file-names.js";
-import { BIG_MIB, FILES, interleavedGetRounds, LOAD_SETTING, listPages, median, searchFirstPage } from "./load.js";
+import { BIG_MIB, FILES, LOAD_SETTING, listPages, median, searchFirstPage } from "./load.js";
 import type { RunningProcess } from "./processes.js";
 import { BIG_UPLOADS, knob, type Results, report, scaffold, withConnection } from "./scaffold.js";
+import { ownerAndViewerGetRounds, shareAsViewer, viewerTarget } from "./shared-reads.js";
 import { quantile } from "./stats.js";
 import { transferFiles, transferRounds } from "./transfer.js";
 
@@ -102,12 +103,22 @@ async function main() {
   const cellar = await bench.startCellar({ dataDir: join(work, "data"), env: { DATABASE_URL: database.url } });
   await settle(1000);
 
-  // Authenticated GET /v1/files/:id against the bare JSON route, interleaved.
+  // Authenticated GET /v1/files/:id against the bare JSON route, interleaved: by its
+  // owner, and in the same rounds by a viewer it is shared with.
   const alice = await signIn(cellar, "alice@example.com");
   const small = await uploadSmallCsv(cellar, alice.jwt);
-  const get = await interleavedGetRounds(`${bare.url}/json`, `${cellar.url}/v1/files/${small.id}`, alice.jwt);
+  const vera = await signIn(cellar, "vera@example.com");
+  await shareAsViewer(cellar, alice.jwt, small.id, "vera@example.com");
+  const reads = await ownerAndViewerGetRounds(
+    `${bare.url}/json`,
+    `${cellar.url}/v1/files/${small.id}`,
+    alice.jwt,
+    vera.jwt,
+  );
+  const get = reads.owner;
   results.pg_get_file_rps_ratio = get.ratio;
   results.pg_get_file_p99_ms = get.p99;
+  results.pg_shared_get_file_rps_ratio = reads.viewer.ratio;
 
   // Listing a user with FILES files.
   const bob = await signIn(cellar, "bob@example.com");
@@ -163,6 +174,11 @@ async function main() {
     rows: [
       { key: "pg_get_file_rps_ratio", note: get.rounds },
       { key: "pg_get_file_p99_ms", note: get.p99Note },
+      {
+        key: "pg_shared_get_file_rps_ratio",
+        target: viewerTarget("pg_get_file_rps_ratio", get.ratio),
+        note: `a viewer's GET over the bare route; ${reads.viewer.note}`,
+      },
       { key: "pg_list_first_page_ms", note: list.firstNote },
       { key: "pg_list_last_page_ms", note: list.lastNote },
       { key: "pg_list_search_ms", target: "≤ 25", note: search.note },
