@@ -43,7 +43,7 @@ describe("the web app", { timeout: TEST_MS }, () => {
   }
 
   it("serves the app at its routes, never cached, with a strict CSP; its hashed files for a year; the API's 404s stay JSON", async () => {
-    for (const route of ["/", "/files", "/files/file_x", "/trash", "/account", "/sign-in?token=abc"]) {
+    for (const route of ["/", "/files", "/files/file_x", "/shared", "/trash", "/account", "/sign-in?token=abc"]) {
       const response = await fetch(`${web.server.url}${route}`);
       expect(response.status, route).toBe(200);
       expect(response.headers.get("content-type"), route).toBe("text/html; charset=utf-8");
@@ -190,9 +190,11 @@ describe("the web app", { timeout: TEST_MS }, () => {
     await page.keyboard.type("Budget 2026");
     await page.keyboard.press("Enter");
     await page.getByRole("link", { name: "Budget 2026", exact: true }).waitFor();
-    // Shared: the dialog gives the file's link.
+    // Shared by its link: the dialog's switch turns the link on, and gives it.
     await fromMenu(page, "Budget 2026", "Share");
-    const dialog = page.getByRole("dialog", { name: "Budget 2026 is shared" });
+    const dialog = page.getByRole("dialog", { name: "Share Budget 2026" });
+    await dialog.getByRole("switch").check();
+    await dialog.getByRole("status").filter({ hasText: "can now open it" }).waitFor();
     expect(await dialog.getByRole("textbox", { name: "Link to Budget 2026" }).inputValue()).toMatch(
       new RegExp(`^${web.server.url}/files/file_[a-z2-7]+$`),
     );
@@ -345,7 +347,7 @@ describe("the web app", { timeout: TEST_MS }, () => {
     expect(await button.getAttribute("aria-expanded")).toBe("true");
     await expect.poll(focused, UNTIL).toBe("Open");
     const items = await menu.getByRole("menuitem").allTextContents();
-    expect(items).toEqual(["Open", "Download", "Rename", "Share", "Move to trash"]);
+    expect(items).toEqual(["Open", "Download", "Rename", "Share", "Activity", "Move to trash"]);
     for (const [key, lands] of [
       ["ArrowDown", "Download"],
       ["End", "Move to trash"],
@@ -593,10 +595,12 @@ describe("the web app", { timeout: TEST_MS }, () => {
     const clipboard = () => page.evaluate("navigator.clipboard.readText()");
     await page.reload();
     await fromMenu(page, "budget.csv", "Share");
-    const dialog = page.getByRole("dialog", { name: "budget.csv is shared" });
+    const dialog = page.getByRole("dialog", { name: "Share budget.csv" });
     await dialog.waitFor();
     expect(await dialog.getByRole("textbox", { name: "Link to budget.csv" }).inputValue()).toBe(link);
     expect(await axe(page)).toEqual([]);
+    await dialog.getByRole("switch", { name: /has the link can open/ }).check();
+    await dialog.getByRole("status").filter({ hasText: "can now open it" }).waitFor();
     await dialog.getByRole("button", { name: "Copy link" }).click();
     await dialog.getByRole("status").filter({ hasText: "Link copied" }).waitFor();
     expect(await clipboard()).toBe(link);
@@ -616,15 +620,15 @@ describe("the web app", { timeout: TEST_MS }, () => {
     await bare.addInitScript("Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined })");
     await bare.goto(`${web.server.url}/files`);
     await fromMenu(bare, "budget.csv", "Copy link");
-    const fallback = bare.getByRole("dialog", { name: "budget.csv is shared" });
+    const fallback = bare.getByRole("dialog", { name: "Share budget.csv" });
     await fallback.getByText("Press Ctrl+C").waitFor();
     expect(
       await bare.evaluate(
         "[document.activeElement.value, document.activeElement.selectionStart, document.activeElement.selectionEnd]",
       ),
     ).toEqual([link, 0, link.length]);
-    await fallback.getByRole("button", { name: "Stop sharing" }).click();
-    await bare.getByText("budget.csv is no longer shared.").waitFor();
+    await fallback.getByRole("switch").uncheck();
+    await fallback.getByRole("status").filter({ hasText: "The link is off." }).waitFor();
     expect(await (await api(`/files/${file.id}`, session.jwt)).json()).toMatchObject({ visibility: "private" });
   });
 

@@ -41,7 +41,7 @@ export const WEB_APP_CSP = [
 const DOWNLOAD_WORKER = "download-worker.js";
 
 /** The app's own addresses: each answers index.html, and the app shows what it names. */
-export const WEB_APP_ROUTES = ["/", "/files", "/files/*", "/trash", "/account"] as const;
+export const WEB_APP_ROUTES = ["/", "/files", "/files/*", "/shared", "/trash", "/account"] as const;
 
 /**
  * The web app at `/`: its routes answer `index.html` (never cached: a new release is

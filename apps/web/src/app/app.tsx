@@ -1,6 +1,6 @@
 import { signal } from "@preact/signals";
 import { Account } from "./account.js";
-import { Files, Frame, Trash } from "./files.js";
+import { Files, Frame, SharedWithMe, Trash } from "./files.js";
 import { FinishSignIn } from "./finish-sign-in.js";
 import { navigate, route } from "./router.js";
 import { token } from "./session.js";
@@ -30,6 +30,7 @@ export function App() {
   if (path === "/sign-in") return <FinishSignIn />;
   if (token.value === null) return <SignIn />;
   if (path === "/trash") return <Trash />;
+  if (path === "/shared") return <SharedWithMe />;
   if (path === "/account") return <Account />;
   const opened = /^\/files\/([^/]+)$/.exec(path)?.[1];
   if (opened !== undefined) {

@@ -1,10 +1,10 @@
 import { useSignal } from "@preact/signals";
-import { FilesIcon, LogOut, TrashIcon, Upload, UserIcon } from "lucide-preact";
+import { FilesIcon, LogOut, TrashIcon, Upload, UserIcon, Users } from "lucide-preact";
 import type { ComponentChildren, ComponentType } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
 import { Brand } from "./brand.js";
 import { FileTable } from "./files/file-table.js";
-import { createListing } from "./files/listing.js";
+import { createListing, type ListKind } from "./files/listing.js";
 import { addressOf, type ListQuery, readQuery } from "./files/query.js";
 import { startUploads, Uploads } from "./files/uploads.js";
 import { navigate, route } from "./router.js";
@@ -27,7 +27,7 @@ export function Frame(props: {
     keepToken(null);
     navigate("/", { replace: true });
   }
-  const place = (path: string, label: string, Icon: ComponentType) => (
+  const place = (path: string, label: ComponentChildren, Icon: ComponentType) => (
     <a
       href={path}
       aria-current={route.value.pathname === path ? "page" : undefined}
@@ -47,6 +47,13 @@ export function Frame(props: {
           <Brand />
           <nav aria-label="Cellar">
             {place("/files", "Files", FilesIcon)}
+            {place(
+              "/shared",
+              <span>
+                Shared<span class="phone-hidden"> with me</span>
+              </span>,
+              Users,
+            )}
             {place("/trash", "Trash", TrashIcon)}
             {place("/account", "Account", UserIcon)}
           </nav>
@@ -72,8 +79,8 @@ export function Frame(props: {
  * A listing that shows what its page's address asks for (`?q=…&sort=…`), and changes it
  * through the address: so that a reload, a bookmark, Back and Forward all show the same list.
  */
-function useListing(trashed: boolean) {
-  const listing = useMemo(() => createListing(trashed), []);
+function useListing(kind: ListKind) {
+  const listing = useMemo(() => createListing(kind), []);
   const query = readQuery(route.value);
   useEffect(() => {
     listing.show(query);
@@ -90,7 +97,7 @@ function useListing(trashed: boolean) {
 
 /** Your files: upload by picker or drop, search, sort, and the list. */
 export function Files() {
-  const { listing, query, changeQuery } = useListing(false);
+  const { listing, query, changeQuery } = useListing("files");
   const dragging = useSignal(false);
   const upload = (files: FileList | null) => {
     if (files !== null) startUploads(files, () => listing.reload());
@@ -141,7 +148,7 @@ export function Files() {
             {listing.error.value}
           </p>
         )}
-        <FileTable listing={listing} trash={false} query={query} onQuery={changeQuery} />
+        <FileTable listing={listing} kind="files" query={query} onQuery={changeQuery} />
       </div>
     </Frame>
   );
@@ -149,7 +156,7 @@ export function Files() {
 
 /** The trash: what is in it, until when, and restore. */
 export function Trash() {
-  const { listing, query, changeQuery } = useListing(true);
+  const { listing, query, changeQuery } = useListing("trash");
   return (
     <Frame title="Trash">
       {listing.error.value !== null && (
@@ -157,7 +164,22 @@ export function Trash() {
           {listing.error.value}
         </p>
       )}
-      <FileTable listing={listing} trash query={query} onQuery={changeQuery} />
+      <FileTable listing={listing} kind="trash" query={query} onQuery={changeQuery} />
+    </Frame>
+  );
+}
+
+/** The files others share with you, each with your role on it: open, download, rename if you may, or leave. */
+export function SharedWithMe() {
+  const { listing, query, changeQuery } = useListing("shared");
+  return (
+    <Frame title="Shared with me">
+      {listing.error.value !== null && (
+        <p role="alert" class="notice error">
+          {listing.error.value}
+        </p>
+      )}
+      <FileTable listing={listing} kind="shared" query={query} onQuery={changeQuery} />
     </Frame>
   );
 }

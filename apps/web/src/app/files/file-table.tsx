@@ -1,4 +1,4 @@
-import { type CellarFile, formatBytes, unwrap } from "@cellar/client";
+import { CellarApiError, type CellarFile, formatBytes, unwrap } from "@cellar/client";
 import { useSignal } from "@preact/signals";
 import {
   ArrowDown,
@@ -8,14 +8,16 @@ import {
   Download,
   Eye,
   Globe,
+  History,
   Inbox,
   Link,
-  Link2Off,
+  LogOut,
   Pencil,
   RotateCcw,
   Search,
   Share2,
   TrashIcon,
+  Users,
   X,
 } from "lucide-preact";
 import type { JSX } from "preact";
@@ -27,11 +29,12 @@ import { say } from "../toast.js";
 import { copyText, linkTo } from "./clipboard.js";
 import { downloadSaying } from "./download.js";
 import { KindMark } from "./kind-mark.js";
-import type { Listing } from "./listing.js";
+import type { Listing, ListKind } from "./listing.js";
 import { PAGE_SIZES, Pages } from "./pages.js";
+import { usePanels } from "./panels.js";
 import { type ListQuery, nextSort, SORT_LABELS, type SortColumn, sortedBy } from "./query.js";
+import { mayRename, mayShare, ONLY_EDITORS_RENAME, ROLE_LABELS } from "./roles.js";
 import { type MenuAction, RowMenu } from "./row-menu.js";
-import { ShareDialog } from "./share-dialog.js";
 import { SEARCH_FIELD_ID, Toolbar } from "./toolbar.js";
 
 const menuIdOf = (file: Pick<CellarFile, "id">) => `actions-${file.id}`;
@@ -41,20 +44,23 @@ function focusById(id: string | null): void {
 }
 
 /**
- * A page of files (or of the trash): search and sort, each file's actions in its menu,
- * several files selected to trash or restore at once. The table keeps one shape in every
- * state (loading, empty, renaming, the trash): its columns are fixed in styles/files.css.
+ * A page of files (of yours, the trash, or shared with you): search and sort, each file's
+ * actions in its menu as its role allows, several of your files selected to trash or
+ * restore at once. The table keeps one shape in every state (loading, empty, renaming):
+ * its columns are fixed in styles/files.css.
  */
 export function FileTable(props: {
   listing: Listing;
-  trash: boolean;
+  kind: ListKind;
   query: ListQuery;
   onQuery: (next: Partial<ListQuery>, typing?: boolean) => void;
 }) {
-  const { listing, trash, query, onQuery } = props;
+  const { listing, kind, query, onQuery } = props;
+  const trash = kind === "trash";
+  const shared = kind === "shared";
   const selected = useSignal<ReadonlySet<string>>(new Set());
   const renaming = useSignal<string | null>(null);
-  const sharing = useSignal<{ file: CellarFile; copyFailed: boolean } | null>(null);
+  const panels = usePanels();
   const page = listing.current.value;
   const files = page?.files ?? [];
 
@@ -77,8 +83,6 @@ export function FileTable(props: {
   const each = (ids: Iterable<string>, one: (id: string) => Promise<unknown>) => Promise.all([...ids].map(one));
   const toTrash = (id: string) => unwrap(client.value.api.DELETE("/files/{id}", { params: { path: { id } } }));
   const restore = (id: string) => unwrap(client.value.api.POST("/files/{id}/restore", { params: { path: { id } } }));
-  const setVisibility = (file: CellarFile, visibility: CellarFile["visibility"]) =>
-    unwrap(client.value.api.PATCH("/files/{id}", { params: { path: { id: file.id } }, body: { visibility } }));
 
   /** Runs an action that takes a file out of this list, then focuses the next file's menu. */
   function removeRow(file: CellarFile, work: () => Promise<unknown>, done: string) {
@@ -89,7 +93,18 @@ export function FileTable(props: {
 
   async function copyLink(file: CellarFile) {
     if (await copyText(linkTo(file))) say("Link copied", "success");
-    else sharing.value = { file, copyFailed: true };
+    else panels.open({ panel: "share", file, copyFailed: true, onChange: () => listing.reload() });
+  }
+
+  /** Takes the signed-in user off a file shared with them: their permission is the one naming their account. */
+  async function leave(file: CellarFile) {
+    const api = client.value.api;
+    const me = await unwrap(api.GET("/users/me"));
+    const people = await unwrap(api.GET("/files/{id}/permissions", { params: { path: { id: file.id } } }));
+    const mine = people.find((person) => person.user?.id === me.id || person.email === me.email);
+    // Shared by a role that was taken away meanwhile: there is nothing left to leave.
+    if (mine === undefined) throw new CellarApiError(404, "not_found", `${file.name} is no longer shared with you.`);
+    await unwrap(api.DELETE("/files/{id}/permissions/{pid}", { params: { path: { id: file.id, pid: mine.id } } }));
   }
 
   const stopRenaming = (file: CellarFile) => {
@@ -116,31 +131,43 @@ export function FileTable(props: {
         },
       ];
     }
-    const shared = file.visibility === "public";
-    return [
+    const open: MenuAction[] = [
       { label: "Open", icon: Eye, run: () => navigate(`/files/${file.id}`) },
       { label: "Download", icon: Download, run: () => downloadSaying(file) },
-      { label: "Rename", icon: Pencil, run: () => (renaming.value = file.id) },
-      ...(shared
-        ? [
-            { label: "Copy link", icon: Link, run: () => copyLink(file) },
-            {
-              label: "Stop sharing",
-              icon: Link2Off,
-              run: () => act(() => setVisibility(file, "private"), `${file.name} is no longer shared.`),
-            },
-          ]
-        : [
-            {
-              label: "Share",
-              icon: Share2,
-              run: () =>
-                act(async () => {
-                  const now = await setVisibility(file, "public");
-                  sharing.value = { file: now, copyFailed: false };
-                }, null),
-            },
-          ]),
+      {
+        label: "Rename",
+        icon: Pencil,
+        run: () => (renaming.value = file.id),
+        ...(mayRename(file.role) ? {} : { disabledBecause: ONLY_EDITORS_RENAME }),
+      },
+    ];
+    const activity: MenuAction = {
+      label: "Activity",
+      icon: History,
+      run: () => panels.open({ panel: "activity", file }),
+    };
+    if (!mayShare(file.role)) {
+      return [
+        ...open,
+        { label: "People", icon: Users, run: () => panels.open({ panel: "share", file, onChange: () => {} }) },
+        activity,
+        {
+          label: "Leave",
+          icon: LogOut,
+          danger: true,
+          run: () => removeRow(file, () => leave(file), `You left ${file.name}.`),
+        },
+      ];
+    }
+    return [
+      ...open,
+      {
+        label: "Share",
+        icon: Share2,
+        run: () => panels.open({ panel: "share", file, onChange: () => listing.reload() }),
+      },
+      ...(file.visibility === "public" ? [{ label: "Copy link", icon: Link, run: () => copyLink(file) }] : []),
+      activity,
       {
         label: "Move to trash",
         icon: TrashIcon,
@@ -190,11 +217,16 @@ export function FileTable(props: {
       <>
         <Search />
         <p>
-          No file{trash ? " in the trash" : ""} has “{query.q}” in its name.{" "}
+          No file{trash ? " in the trash" : shared ? " shared with you" : ""} has “{query.q}” in its name.{" "}
           <button type="button" class="link" onClick={() => onQuery({ q: "" })}>
             Clear the search
           </button>
         </p>
+      </>
+    ) : shared ? (
+      <>
+        <Users />
+        <p>No one has shared a file with you yet. Files others share with you appear here.</p>
       </>
     ) : trash ? (
       <>
@@ -210,7 +242,7 @@ export function FileTable(props: {
 
   return (
     <>
-      <Toolbar query={query} trash={trash} onQuery={onQuery} />
+      <Toolbar query={query} kind={kind} onQuery={onQuery} />
       <div class="summary">
         {selected.value.size > 0 ? (
           <>
@@ -241,34 +273,43 @@ export function FileTable(props: {
           )
         )}
       </div>
-      <table class="files" aria-busy={listing.loading.value}>
+      <table class={shared ? "files shared" : "files"} aria-busy={listing.loading.value}>
         <caption class="visually-hidden">
-          {trash ? "Files in the trash" : "Your files"}, {SORT_LABELS[query.sort].toLowerCase()}
+          {trash ? "Files in the trash" : shared ? "Files shared with you" : "Your files"},{" "}
+          {SORT_LABELS[query.sort].toLowerCase()}
         </caption>
         <colgroup>
-          <col class="check" />
+          {!shared && <col class="check" />}
           <col class="name" />
+          {shared && <col class="role" />}
           <col class="size" />
           <col class="date" />
           <col class="menu" />
         </colgroup>
         <thead>
           <tr>
-            <th scope="col" class="check">
-              <input
-                type="checkbox"
-                aria-label="Select every file on this page"
-                disabled={files.length === 0}
-                checked={allSelected}
-                ref={(box) => {
-                  if (box !== null) box.indeterminate = someSelected && !allSelected;
-                }}
-                onChange={(event) =>
-                  (selected.value = event.currentTarget.checked ? new Set(files.map((file) => file.id)) : new Set())
-                }
-              />
-            </th>
+            {!shared && (
+              <th scope="col" class="check">
+                <input
+                  type="checkbox"
+                  aria-label="Select every file on this page"
+                  disabled={files.length === 0}
+                  checked={allSelected}
+                  ref={(box) => {
+                    if (box !== null) box.indeterminate = someSelected && !allSelected;
+                  }}
+                  onChange={(event) =>
+                    (selected.value = event.currentTarget.checked ? new Set(files.map((file) => file.id)) : new Set())
+                  }
+                />
+              </th>
+            )}
             {sortHeader("name", "Name", "name")}
+            {shared && (
+              <th scope="col" class="role">
+                Your role
+              </th>
+            )}
             {sortHeader("size", "Size", "size")}
             {trash ? (
               <th scope="col" class="date">
@@ -289,14 +330,16 @@ export function FileTable(props: {
               ? placeholder(emptyMessage)
               : files.map((file) => (
                   <tr key={file.id} class={selected.value.has(file.id) ? "selected" : undefined}>
-                    <td class="check">
-                      <input
-                        type="checkbox"
-                        aria-label={`Select ${file.name}`}
-                        checked={selected.value.has(file.id)}
-                        onChange={() => toggle(file.id)}
-                      />
-                    </td>
+                    {!shared && (
+                      <td class="check">
+                        <input
+                          type="checkbox"
+                          aria-label={`Select ${file.name}`}
+                          checked={selected.value.has(file.id)}
+                          onChange={() => toggle(file.id)}
+                        />
+                      </td>
+                    )}
                     <td class="name">
                       <div class="name-cell">
                         <KindMark file={file} />
@@ -357,6 +400,7 @@ export function FileTable(props: {
                         )}
                       </div>
                     </td>
+                    {shared && <td class="role">{file.role === null ? "" : ROLE_LABELS[file.role]}</td>}
                     <td class="size">{formatBytes(file.size)}</td>
                     <td class="date">
                       {trash && <span class="phone-only">Kept until </span>}
@@ -370,17 +414,7 @@ export function FileTable(props: {
         </tbody>
       </table>
       {page !== null && page.total > PAGE_SIZES[0] && <Pages listing={props.listing} pages={page.pages} />}
-      {sharing.value !== null && (
-        <ShareDialog
-          file={sharing.value.file}
-          copyFailed={sharing.value.copyFailed}
-          onClose={() => (sharing.value = null)}
-          onUnshare={() => {
-            const file = sharing.value?.file;
-            if (file !== undefined) act(() => setVisibility(file, "private"), `${file.name} is no longer shared.`);
-          }}
-        />
-      )}
+      {panels.shown}
     </>
   );
 }

@@ -11,8 +11,11 @@ export interface Page {
   readonly pages: number;
 }
 
-/** The files or the trash, a page at a time, searched and sorted by the server; `reload()` after any change. */
-export function createListing(trashed: boolean) {
+/** Which list: your files, your trash, or the files others share with you. */
+export type ListKind = "files" | "trash" | "shared";
+
+/** A list of files, a page at a time, searched and sorted by the server; `reload()` after any change. */
+export function createListing(kind: ListKind) {
   const page = signal(1);
   // 50 a page, not the API's 25: a screen holds that many rows, and one request costs the same.
   const perPage = signal(50);
@@ -37,7 +40,7 @@ export function createListing(trashed: boolean) {
           query: {
             page: String(page.value),
             per_page: String(perPage.value),
-            ...(trashed ? { trashed: "true" } : {}),
+            ...(kind === "trash" ? { trashed: "true" } : kind === "shared" ? { shared: "true" } : {}),
             ...(q === "" ? {} : { q }),
             ...(sort === DEFAULT_SORT ? {} : { sort }),
           },

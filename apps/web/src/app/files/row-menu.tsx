@@ -9,6 +9,8 @@ export interface MenuAction {
   readonly run: () => void;
   /** Shown in the danger colour, after a separator. */
   readonly danger?: boolean;
+  /** Why the action is not allowed here: the item is shown disabled, with this reason under it. */
+  readonly disabledBecause?: string;
 }
 
 /**
@@ -114,7 +116,7 @@ export function RowMenu(props: { id: string; label: string; actions: readonly Me
           class={upwards.value ? "menu up" : "menu"}
           onKeyDown={onMenuKey}
         >
-          {props.actions.map((action) => (
+          {props.actions.map((action, index) => (
             <Fragment key={action.label}>
               {action.danger && <hr />}
               <button
@@ -122,13 +124,24 @@ export function RowMenu(props: { id: string; label: string; actions: readonly Me
                 role="menuitem"
                 tabIndex={-1}
                 class={action.danger ? "danger" : undefined}
+                aria-disabled={action.disabledBecause === undefined ? undefined : "true"}
+                aria-describedby={action.disabledBecause === undefined ? undefined : `${menuId}-why-${index}`}
                 onClick={() => {
+                  if (action.disabledBecause !== undefined) return;
                   close(true);
                   action.run();
                 }}
               >
                 <action.icon />
-                {action.label}
+                <span class="menu-label">
+                  {action.label}
+                  {action.disabledBecause !== undefined && (
+                    // Hidden from the item's name (it stays "Rename"), read as its description.
+                    <small id={`${menuId}-why-${index}`} aria-hidden="true">
+                      {action.disabledBecause}
+                    </small>
+                  )}
+                </span>
               </button>
             </Fragment>
           ))}

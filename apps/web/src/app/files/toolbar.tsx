@@ -1,6 +1,7 @@
 import { useSignal } from "@preact/signals";
 import { Search } from "lucide-preact";
 import { useEffect, useRef } from "preact/hooks";
+import type { ListKind } from "./listing.js";
 import { FILE_SORTS, type FileSort, type ListQuery, SORT_LABELS } from "./query.js";
 
 /** How long typing pauses before the search goes to the server. */
@@ -11,13 +12,13 @@ export const SEARCH_FIELD_ID = "file-search";
 /** Above a list: the search field, and the order to list in. */
 export function Toolbar(props: {
   query: ListQuery;
-  trash: boolean;
+  kind: ListKind;
   onQuery: (next: Partial<ListQuery>, typing?: boolean) => void;
 }) {
-  const { query, trash, onQuery } = props;
+  const { query, kind, onQuery } = props;
   return (
     <div class="toolbar">
-      <SearchField q={query.q} trash={trash} onSearch={(q) => onQuery({ q }, true)} />
+      <SearchField q={query.q} kind={kind} onSearch={(q) => onQuery({ q }, true)} />
       <label class="sort">
         Sort by
         <select value={query.sort} onChange={(event) => onQuery({ sort: event.currentTarget.value as FileSort })}>
@@ -37,7 +38,13 @@ export function Toolbar(props: {
  * the address says when that changes under it (Back, Forward), and not otherwise, so an
  * answer arriving while you type never undoes what you typed since.
  */
-function SearchField(props: { q: string; trash: boolean; onSearch: (q: string) => void }) {
+const SEARCH_LABELS: Readonly<Record<ListKind, string>> = {
+  files: "Search your files",
+  trash: "Search the trash",
+  shared: "Search files shared with you",
+};
+
+function SearchField(props: { q: string; kind: ListKind; onSearch: (q: string) => void }) {
   const draft = useSignal(props.q);
   const sent = useRef(props.q);
   useEffect(() => {
@@ -60,8 +67,8 @@ function SearchField(props: { q: string; trash: boolean; onSearch: (q: string) =
       <input
         id={SEARCH_FIELD_ID}
         type="search"
-        aria-label={props.trash ? "Search the trash" : "Search your files"}
-        placeholder={props.trash ? "Search the trash" : "Search your files"}
+        aria-label={SEARCH_LABELS[props.kind]}
+        placeholder={SEARCH_LABELS[props.kind]}
         maxLength={100}
         autocomplete="off"
         value={draft.value}
