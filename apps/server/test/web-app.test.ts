@@ -521,11 +521,30 @@ describe("the web app", { timeout: TEST_MS }, () => {
     await page.getByText("Loading…").waitFor();
     const loading = await columnWidths();
     expect(loading).toHaveLength(5);
+    // The name takes the room the fixed columns leave; the menu's column is just its button.
+    expect(Math.max(...loading)).toBe(loading[1]);
+    expect(loading[4]).toBeLessThan(80);
     for (const route of held.splice(0)) await route.continue();
     await page.unroute(listing);
     await page.getByRole("link", { name: "short.csv" }).waitFor();
     expect(await columnWidths()).toEqual(loading);
     expect(await linesOfSizesAndDates()).toEqual([1, 1, 1, 1, 1, 1]);
+    // Whatever the hour, a date is shown whole: the widest of each month, at two-digit hours, fits its column.
+    const cutDates = `(() => {
+      const cell = document.querySelector("table.files td.date");
+      const time = cell.querySelector("time .time");
+      const cut = [];
+      for (let month = 0; month < 12; month++) {
+        for (const hour of [10, 12, 22]) {
+          const at = new Date(2026, month, 28, hour, 58);
+          time.previousSibling.textContent = at.toLocaleDateString(undefined, { dateStyle: "medium" });
+          time.textContent = ", " + at.toLocaleTimeString(undefined, { timeStyle: "short" });
+          if (cell.scrollWidth > cell.clientWidth) cut.push(cell.textContent);
+        }
+      }
+      return cut;
+    })()`;
+    expect(await page.evaluate(cutDates)).toEqual([]);
 
     await fromMenu(page, "short.csv", "Rename");
     await page.getByLabel("New name for short.csv").waitFor();

@@ -284,7 +284,7 @@ export function FileTable(props: {
           {shared && <col class="role" />}
           <col class="size" />
           <col class="date" />
-          <col class="menu" />
+          <col class="row-menu" />
         </colgroup>
         <thead>
           <tr>
