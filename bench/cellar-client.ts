@@ -9,7 +9,16 @@ export async function json<T>(
 ): Promise<{ status: number; body: T }> {
   const headers = new Headers(init.headers);
   if (init.jwt !== undefined) headers.set("authorization", `Bearer ${init.jwt}`);
-  const response = await fetch(url, { ...init, headers });
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, headers });
+  } catch (error) {
+    // The server closes a keep-alive connection idle for 5 s. After a long quiet spell (a
+    // benchmark filling its database), a request may go out on one just as it is closed,
+    // and fail before the server read it: sending it again on a new connection is safe.
+    if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw error;
+    response = await fetch(url, { ...init, headers });
+  }
   return { status: response.status, body: (await response.json()) as T };
 }
 

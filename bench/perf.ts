@@ -9,12 +9,12 @@ import { join } from "node:path";
 import { createSqliteRepositories, openDatabase } from "@cellar/adapter-sqlite";
 import { MAX_PEOPLE_PER_FILE } from "@cellar/core";
 import { aFile, anActivityEntry, aPermission } from "@cellar/core/testing";
-import { settle, signIn, uploadSmallCsv } from "./cellar-client.js";
+import { settle, signIn } from "./cellar-client.js";
 import { benchFileName } from "./file-names.js";
 import { BIG_MIB, FILES, LOAD_SETTING, listPages, SECONDS, searchFirstPage } from "./load.js";
 import { rssMiB } from "./processes.js";
 import { BIG_UPLOADS, knob, type Results, report, scaffold } from "./scaffold.js";
-import { ownerAndViewerGetRounds, shareAsViewer, sharedFirstPage, viewerTarget } from "./shared-reads.js";
+import { fileReadsByOwnerAndViewer, sharedFirstPage, viewerTarget } from "./shared-reads.js";
 import { transferFiles, transferRounds } from "./transfer.js";
 
 /** Files shared with the one person whose shared list is read. */
@@ -37,16 +37,7 @@ async function main() {
 
   // Authenticated GET /v1/files/:id against the bare JSON route, interleaved: by its
   // owner, and in the same rounds by a viewer it is shared with.
-  const alice = await signIn(cellar, "alice@example.com");
-  const small = await uploadSmallCsv(cellar, alice.jwt);
-  const vera = await signIn(cellar, "vera@example.com");
-  await shareAsViewer(cellar, alice.jwt, small.id, "vera@example.com");
-  const reads = await ownerAndViewerGetRounds(
-    `${bare.url}/json`,
-    `${cellar.url}/v1/files/${small.id}`,
-    alice.jwt,
-    vera.jwt,
-  );
+  const reads = await fileReadsByOwnerAndViewer(cellar, bare.url);
   const get = reads.owner;
   results.get_file_rps_ratio = get.ratio;
   results.get_file_p99_ms = get.p99;

@@ -20,7 +20,7 @@ import { BENCH_FILE_NAME_SQL, TOPICS } from "./file-names.js";
 import { BIG_MIB, FILES, LOAD_SETTING, listPages, median, searchFirstPage } from "./load.js";
 import type { RunningProcess } from "./processes.js";
 import { BIG_UPLOADS, knob, type Results, report, scaffold, withConnection } from "./scaffold.js";
-import { ownerAndViewerGetRounds, shareAsViewer, viewerTarget } from "./shared-reads.js";
+import { fileReadsByOwnerAndViewer, viewerTarget } from "./shared-reads.js";
 import { quantile } from "./stats.js";
 import { transferFiles, transferRounds } from "./transfer.js";
 
@@ -105,16 +105,7 @@ async function main() {
 
   // Authenticated GET /v1/files/:id against the bare JSON route, interleaved: by its
   // owner, and in the same rounds by a viewer it is shared with.
-  const alice = await signIn(cellar, "alice@example.com");
-  const small = await uploadSmallCsv(cellar, alice.jwt);
-  const vera = await signIn(cellar, "vera@example.com");
-  await shareAsViewer(cellar, alice.jwt, small.id, "vera@example.com");
-  const reads = await ownerAndViewerGetRounds(
-    `${bare.url}/json`,
-    `${cellar.url}/v1/files/${small.id}`,
-    alice.jwt,
-    vera.jwt,
-  );
+  const reads = await fileReadsByOwnerAndViewer(cellar, bare.url);
   const get = reads.owner;
   results.pg_get_file_rps_ratio = get.ratio;
   results.pg_get_file_p99_ms = get.p99;

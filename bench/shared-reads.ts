@@ -3,12 +3,12 @@
  * metadata read by a viewer beside the same read by its owner, and the first page of the
  * files shared with one person.
  */
-import { json } from "./cellar-client.js";
+import { json, signIn, uploadSmallCsv } from "./cellar-client.js";
 import { CONNECTIONS, load, median, pairedRatio, ROUNDS, rounds, sequentialMedian, WARM_UP_SECONDS } from "./load.js";
 import type { RunningProcess } from "./processes.js";
 
 /** Gives `email` the viewer's role on the owner's file, telling nobody by mail. */
-export async function shareAsViewer(cellar: RunningProcess, ownerJwt: string, fileId: string, email: string) {
+async function shareAsViewer(cellar: RunningProcess, ownerJwt: string, fileId: string, email: string) {
   const shared = await json<{ role: string }>(`${cellar.url}/v1/files/${fileId}/permissions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -87,4 +87,16 @@ export async function sharedFirstPage(cellarUrl: string, jwt: string, count: num
   }
   const ms = await sequentialMedian(url, jwt, 200);
   return { ms, note: `${count} files shared with one person, newest share first, per_page 25` };
+}
+
+/**
+ * Alice's small file read by Alice and by Vera, a viewer it is shared with, against the
+ * bare JSON route: `ownerAndViewerGetRounds` on a Cellar just started.
+ */
+export async function fileReadsByOwnerAndViewer(cellar: RunningProcess, bareUrl: string) {
+  const alice = await signIn(cellar, "alice@example.com");
+  const small = await uploadSmallCsv(cellar, alice.jwt);
+  const vera = await signIn(cellar, "vera@example.com");
+  await shareAsViewer(cellar, alice.jwt, small.id, "vera@example.com");
+  return ownerAndViewerGetRounds(`${bareUrl}/json`, `${cellar.url}/v1/files/${small.id}`, alice.jwt, vera.jwt);
 }
