@@ -3,22 +3,28 @@ import type { RunningProcess } from "./processes.js";
 
 export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * `fetch`, sent once more on a new connection when the first attempt meets a keep-alive
+ * connection the server is closing. The server closes one idle for 5 s; after a long quiet
+ * spell (a benchmark filling its database) a request may go out on it just as it closes,
+ * and fail before the server read it, so sending it again is safe.
+ */
+export async function fetchOnFreshConnection(url: string, init: RequestInit = {}): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw error;
+    return await fetch(url, init);
+  }
+}
+
 export async function json<T>(
   url: string,
   init: RequestInit & { jwt?: string } = {},
 ): Promise<{ status: number; body: T }> {
   const headers = new Headers(init.headers);
   if (init.jwt !== undefined) headers.set("authorization", `Bearer ${init.jwt}`);
-  let response: Response;
-  try {
-    response = await fetch(url, { ...init, headers });
-  } catch (error) {
-    // The server closes a keep-alive connection idle for 5 s. After a long quiet spell (a
-    // benchmark filling its database), a request may go out on one just as it is closed,
-    // and fail before the server read it: sending it again on a new connection is safe.
-    if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw error;
-    response = await fetch(url, { ...init, headers });
-  }
+  const response = await fetchOnFreshConnection(url, { ...init, headers });
   return { status: response.status, body: (await response.json()) as T };
 }
 

@@ -5,6 +5,7 @@
  */
 import { Agent, request } from "node:http";
 import autocannon from "autocannon";
+import { fetchOnFreshConnection } from "./cellar-client.js";
 import { SEARCH_TEXT } from "./file-names.js";
 import { knob } from "./scaffold.js";
 import { quantile } from "./stats.js";
@@ -87,7 +88,7 @@ export async function listPages(cellarUrl: string, jwt: string) {
  */
 export async function searchFirstPage(cellarUrl: string, jwt: string) {
   const url = `${cellarUrl}/v1/files?q=${SEARCH_TEXT}&sort=name&per_page=25`;
-  const response = await fetch(url, { headers: { authorization: `Bearer ${jwt}` } });
+  const response = await fetchOnFreshConnection(url, { headers: { authorization: `Bearer ${jwt}` } });
   const total = Number(response.headers.get("x-total-count"));
   await response.arrayBuffer();
   if (response.status !== 200 || total !== Math.ceil(FILES / 10)) {

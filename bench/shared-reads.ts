@@ -3,7 +3,7 @@
  * metadata read by a viewer beside the same read by its owner, and the first page of the
  * files shared with one person.
  */
-import { json, signIn, uploadSmallCsv } from "./cellar-client.js";
+import { fetchOnFreshConnection, json, signIn, uploadSmallCsv } from "./cellar-client.js";
 import { CONNECTIONS, load, median, pairedRatio, ROUNDS, rounds, sequentialMedian, WARM_UP_SECONDS } from "./load.js";
 import type { RunningProcess } from "./processes.js";
 
@@ -79,7 +79,7 @@ export const viewerTarget = (ownerKey: string, ownerRatio: number) =>
  */
 export async function sharedFirstPage(cellarUrl: string, jwt: string, count: number) {
   const url = `${cellarUrl}/v1/files?shared=true&page=1&per_page=25`;
-  const response = await fetch(url, { headers: { authorization: `Bearer ${jwt}` } });
+  const response = await fetchOnFreshConnection(url, { headers: { authorization: `Bearer ${jwt}` } });
   const total = Number(response.headers.get("x-total-count"));
   const page = (await response.json()) as unknown[];
   if (response.status !== 200 || total !== count || page.length !== Math.min(25, count)) {

@@ -24,7 +24,7 @@ import { createReadStream, createWriteStream, statSync } from "node:fs";
 import { join } from "node:path";
 import { createSpreadsheetReader } from "@cellar/adapter-sheets";
 import ExcelJS from "exceljs";
-import { json, settle, signIn } from "./cellar-client.js";
+import { fetchOnFreshConnection, json, settle, signIn } from "./cellar-client.js";
 import { median, sequentialMedian } from "./load.js";
 import { rssMiB } from "./processes.js";
 import { BIG_UPLOADS, knob, type Results, report, scaffold } from "./scaffold.js";
@@ -85,7 +85,7 @@ async function uploadAndRead(url: string, jwt: string, path: string, name: strin
 
 async function timedDownload(url: string, jwt: string): Promise<number> {
   const started = performance.now();
-  const response = await fetch(url, { headers: { authorization: `Bearer ${jwt}` } });
+  const response = await fetchOnFreshConnection(url, { headers: { authorization: `Bearer ${jwt}` } });
   if (response.status !== 200 || response.body === null) throw new Error(`download answered ${response.status}`);
   for await (const _ of response.body) {
     // Counted by the clock only.
