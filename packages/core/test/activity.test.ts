@@ -115,6 +115,10 @@ describe("a file's activity", () => {
     expect((await cellar.activity.list({ callerId: grace.id, fileId: file.id })).total).toBe(2);
   });
 
+  it("is kept at least 90 days", () => {
+    expect(ACTIVITY_RETENTION_DAYS).toBeGreaterThanOrEqual(90);
+  });
+
   it(`is kept ${ACTIVITY_RETENTION_DAYS} days, then forgotten by the maintenance cycle`, async () => {
     const { cellar, clock, ada } = await adaAndGrace();
     const file = await uploadCsv(cellar, ada.id);

@@ -216,6 +216,10 @@ describe("sharing a file", () => {
     });
   });
 
+  it("holds at most 100 people on a file", () => {
+    expect(MAX_PEOPLE_PER_FILE).toBe(100);
+  });
+
   it(`refuses a person past the ${MAX_PEOPLE_PER_FILE}th with limit_reached, sending nothing, yet changes the role of one on it`, async () => {
     const { cellar, ada, file } = await adasFile();
     for (let i = 0; i < MAX_PEOPLE_PER_FILE; i++) await share(cellar, ada.id, file.id, `p${i}@example.com`, "viewer");
@@ -262,6 +266,42 @@ describe("sharing a file", () => {
       "two@example.com",
       "three@example.com",
     ]);
+  });
+
+  it("counts invitations per account, over all its files: another file does not reset it, another account has its own", async () => {
+    const { cellar, ada, linus, file } = await adasFile({ config: { inviteRateMax: 1 } });
+    const second = await uploadCsv(cellar, ada.id, { name: "Second.csv" });
+    const linuses = await uploadCsv(cellar, linus.id, { name: "Kernel.csv" });
+    const invite = (callerId: string, fileId: string, email: string) =>
+      cellar.people.share({ callerId, fileId, email, role: "viewer" });
+    await invite(ada.id, file.id, "one@example.com");
+    await expect(invite(ada.id, second.id, "two@example.com")).rejects.toMatchObject({ code: "rate_limited" });
+    expect(await cellar.people.list({ callerId: ada.id, fileId: second.id })).toEqual([]);
+    expect((await invite(linus.id, linuses.id, "two@example.com")).notified).toBe(true);
+  });
+
+  it("takes the same address in any case as the one already on the file, changing its role", async () => {
+    const { cellar, ada, grace, file } = await adasFile();
+    await share(cellar, ada.id, file.id, grace.email, "viewer");
+    const again = await share(cellar, ada.id, file.id, `  ${grace.email.toUpperCase()} `, "editor");
+    expect(again).toMatchObject({ created: false, permission: { email: grace.email, role: "editor" } });
+    expect(await cellar.people.list({ callerId: ada.id, fileId: file.id })).toHaveLength(1);
+  });
+
+  it("counts a message's length in characters, not UTF-16 units: 1,000 emoji are a message of 1,000", async () => {
+    const { cellar, ada, grace, file } = await adasFile();
+    const message = "😀".repeat(1000);
+    await cellar.people.share({ callerId: ada.id, fileId: file.id, email: grace.email, role: "viewer", message });
+    expect(cellar.deps.mailer.invitations[0]?.message).toBe(message);
+    await expect(
+      cellar.people.share({
+        callerId: ada.id,
+        fileId: file.id,
+        email: "x@example.com",
+        role: "viewer",
+        message: `${message}😀`,
+      }),
+    ).rejects.toMatchObject({ code: "validation_error", details: [{ field: "message" }] });
   });
 
   it("keeps the role when the invitation cannot be sent, saying no one was told", async () => {
@@ -335,12 +375,15 @@ describe("the people on a file", () => {
   });
 
   it("are taken off by the owner, and the file is gone for them at once", async () => {
-    const { cellar, ada, grace, file } = await adasFile();
+    const { cellar, clock, ada, grace, file } = await adasFile();
     const { permission } = await share(cellar, ada.id, file.id, grace.email, "editor");
+    clock.advance(1000);
     await cellar.people.remove({ callerId: ada.id, fileId: file.id, permissionId: permission.id });
     await expect(cellar.files.get({ callerId: grace.id, fileId: file.id })).rejects.toMatchObject({
       code: "not_found",
     });
+    const [unshared] = (await cellar.activity.list({ callerId: ada.id, fileId: file.id })).items;
+    expect(unshared).toMatchObject({ action: "unshared", actor: { id: ada.id }, details: { email: grace.email } });
     expect(await cellar.people.list({ callerId: ada.id, fileId: file.id })).toEqual([]);
     await expect(
       cellar.people.remove({ callerId: ada.id, fileId: file.id, permissionId: permission.id }),
@@ -492,6 +535,18 @@ describe("the files shared with me", () => {
       ["Kernel.csv", "editor"],
       ["Budget.csv", "viewer"],
     ]);
+  });
+
+  it("are in the order they were shared, not the order they were made", async () => {
+    const { cellar, clock, ada, grace } = await adasFile();
+    const older = await uploadCsv(cellar, ada.id, { name: "Older.csv" });
+    clock.advance(1000);
+    const newer = await uploadCsv(cellar, ada.id, { name: "Newer.csv" });
+    await share(cellar, ada.id, newer.id, grace.email, "viewer");
+    clock.advance(1000);
+    await share(cellar, ada.id, older.id, grace.email, "viewer");
+    const page = await cellar.files.list({ callerId: grace.id, shared: true });
+    expect(page.items.map((f) => f.name)).toEqual(["Older.csv", "Newer.csv"]);
   });
 
   it("are found with q, ordered with sort and paged as my own files are", async () => {

@@ -27,8 +27,8 @@ export function createMemoryFileRepository(
   return {
     async insert({ file, activity: entries }) {
       if (records.has(file.id)) throw new Error(`A file with id ${file.id} already exists.`);
-      records.set(file.id, copy(file));
       writeActivity(tables, entries);
+      records.set(file.id, copy(file));
     },
     async findById(id) {
       const record = records.get(id);
@@ -56,8 +56,8 @@ export function createMemoryFileRepository(
       const record = records.get(id);
       if (record === undefined || (onlyIfState !== undefined && record.state !== onlyIfState)) return null;
       const updated = { ...record, ...structuredClone(changes) };
-      records.set(id, updated);
       writeActivity(tables, entries);
+      records.set(id, updated);
       return copy(updated);
     },
     async removeDueForPurge({ now, limit }) {

@@ -25,14 +25,14 @@ export function createMemoryPermissionRepository(tables: MemoryTables): Permissi
       const existing = held.find((p) => p.email === permission.email);
       if (existing === undefined) {
         if (held.length >= limit) return { outcome: "limit_reached" };
-        permissions.set(permission.id, copy(permission));
         writeActivity(tables, [activity.shared]);
+        permissions.set(permission.id, copy(permission));
         return { outcome: "created", permission: copy(permission) };
       }
       if (existing.role === permission.role) return { outcome: "unchanged", permission: copy(existing) };
       const updated = { ...existing, role: permission.role, updatedAt: new Date(permission.updatedAt) };
-      permissions.set(existing.id, updated);
       writeActivity(tables, [activity.roleChanged]);
+      permissions.set(existing.id, updated);
       return { outcome: "updated", permission: copy(updated), previousRole: existing.role };
     },
     async listByFile({ fileId }) {
@@ -55,15 +55,15 @@ export function createMemoryPermissionRepository(tables: MemoryTables): Permissi
       if (existing === undefined) return null;
       if (existing.role === role) return copy(existing);
       const updated = { ...existing, role, updatedAt: new Date(updatedAt) };
-      permissions.set(id, updated);
       writeActivity(tables, [activity]);
+      permissions.set(id, updated);
       return copy(updated);
     },
     async remove({ fileId, id, activity }) {
       const existing = onFile(fileId, id);
       if (existing === undefined) return null;
-      permissions.delete(id);
       writeActivity(tables, [activity]);
+      permissions.delete(id);
       return copy(existing);
     },
     async attachPending({ email, userId }) {

@@ -35,7 +35,16 @@ export function userSummary(tables: MemoryTables, id: string | null): UserSummar
   return user === undefined ? null : { id: user.id, email: user.email, name: user.name };
 }
 
-/** Stores activity entries, copied in. */
+/**
+ * Stores activity entries, copied in; refuses them all, storing none, when an id is taken
+ * (as a primary key would). The repositories write them before the change they record, so
+ * that a refusal leaves that change unmade, as a transaction does.
+ */
 export function writeActivity(tables: MemoryTables, entries: readonly ActivityEntry[]): void {
+  const ids = new Set<string>();
+  for (const entry of entries) {
+    if (tables.activity.has(entry.id) || ids.has(entry.id)) throw new Error(`An activity entry ${entry.id} exists.`);
+    ids.add(entry.id);
+  }
   for (const entry of entries) tables.activity.set(entry.id, structuredClone(entry));
 }

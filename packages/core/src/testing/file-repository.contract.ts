@@ -563,6 +563,31 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       );
     });
 
+    test("an insert or update whose entry cannot be written (its id is taken) fails and is not made", async (repos) => {
+      const owner = await storedUser(repos);
+      const file = aFile(owner.id, { name: "Budget.csv" });
+      const uploaded = anActivityEntry(file.id, owner.id, { action: "uploaded", details: { name: "Budget.csv" } });
+      await repos.files.insert({ file, activity: [uploaded] });
+      const another = aFile(owner.id, { name: "Other.csv" });
+      await expect(
+        repos.files.insert({ file: another, activity: [anActivityEntry(another.id, owner.id, { id: uploaded.id })] }),
+      ).rejects.toThrow();
+      expect(await repos.files.findById(another.id)).toBeNull();
+      await expect(
+        repos.files.update({
+          id: file.id,
+          changes: { name: "Q3.csv", updatedAt: at(1) },
+          activity: [
+            anActivityEntry(file.id, owner.id, { at: at(1) }),
+            anActivityEntry(file.id, owner.id, { id: uploaded.id }),
+          ],
+        }),
+      ).rejects.toThrow();
+      expect((await repos.files.findById(file.id))?.name).toBe("Budget.csv");
+      const { items } = await repos.activity.listByFile({ fileId: file.id, offset: 0, limit: 10 });
+      expect(items.map((entry) => entry.id)).toEqual([uploaded.id]);
+    });
+
     test("an update that does not apply (state differs, or no such record) writes none of its entries", async (repos) => {
       const owner = await storedUser(repos);
       const trashed = await storedFile(repos, owner.id, { state: "trashed", trashedAt: T0, purgeAt: at(1000) });

@@ -263,6 +263,44 @@ export function permissionRepositoryContract(t: ContractTestApi, subject: Contra
       expect(await activityOf(repos, file.id)).toHaveLength(2);
     });
 
+    test("a change whose entry cannot be written (its id is taken) fails and is not made: upsert, changeRole, remove", async (repos) => {
+      const { owner, file } = await anOwnedFile(repos);
+      const held = aPermission(file.id, { role: "viewer" });
+      await givePermission(repos, owner.id, held);
+      const [written] = await activityOf(repos, file.id);
+      const taken = (action: "shared" | "role_changed" | "unshared") =>
+        anActivityEntry(file.id, owner.id, { id: written?.id, at: at(9), action });
+      const newcomer = aPermission(file.id, { role: "editor", createdAt: at(9), updatedAt: at(9) });
+      await expect(
+        repos.permissions.upsert({
+          permission: newcomer,
+          limit: 100,
+          activity: { shared: taken("shared"), roleChanged: taken("role_changed") },
+        }),
+      ).rejects.toThrow();
+      await expect(
+        repos.permissions.upsert({
+          permission: { ...newcomer, email: held.email },
+          limit: 100,
+          activity: { shared: taken("shared"), roleChanged: taken("role_changed") },
+        }),
+      ).rejects.toThrow();
+      await expect(
+        repos.permissions.changeRole({
+          fileId: file.id,
+          id: held.id,
+          role: "commenter",
+          updatedAt: at(9),
+          activity: taken("role_changed"),
+        }),
+      ).rejects.toThrow();
+      await expect(
+        repos.permissions.remove({ fileId: file.id, id: held.id, activity: taken("unshared") }),
+      ).rejects.toThrow();
+      expect(await repos.permissions.listByFile({ fileId: file.id })).toEqual([{ ...held, user: null }]);
+      expect(await activityOf(repos, file.id)).toEqual([written]);
+    });
+
     test("remove of a permission named with another file returns null and leaves it", async (repos) => {
       const { owner, file } = await anOwnedFile(repos);
       const other = await storedFile(repos, owner.id);
