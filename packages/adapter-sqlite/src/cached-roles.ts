@@ -9,9 +9,8 @@ export interface HeldRole {
 /**
  * The roles read with files (`findWithRole`: every read of a file by a caller), kept in a
  * `ReadCache` by file and user. The permission repository forgets each pair it writes, in
- * the same call; commits by other connections are looked for before every read
- * (`checkEveryRead`), so a role taken away or lowered by another server is refused from
- * the next read on, not a turn later.
+ * the same call, and answers a role removed or lowered only once the cache has `settled()`,
+ * so that another server on the same `DATA_DIR` refuses it from then on.
  */
 export interface CachedRoles {
   get(fileId: string, userId: string, load: () => HeldRole | null): HeldRole | null;
@@ -22,7 +21,7 @@ export interface CachedRoles {
 }
 
 export function cachedRoles(cache: ReadCache): CachedRoles {
-  const table = cache.table<HeldRole>("roles", { checkEveryRead: true });
+  const table = cache.table<HeldRole>("roles");
   // A user id holds no space, so a key splits back into one pair only, whatever the file id holds.
   const key = (fileId: string, userId: string) => `${fileId} ${userId}`;
   return {

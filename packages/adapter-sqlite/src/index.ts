@@ -11,7 +11,6 @@ export { MIGRATIONS, migrate, SchemaTooNewError } from "./migrations.js";
 export { type OpenDatabaseOptions, openDatabase } from "./open-database.js";
 export {
   type CachedTable,
-  type CachedTableOptions,
   createReadCache,
   NO_READ_CACHE,
   type ReadCache,

@@ -17,8 +17,11 @@ import type { Database } from "better-sqlite3";
  *   read transaction, so it is made on the first read of each event-loop turn and again
  *   whenever the last one is more than `maxStaleMs` old. An idle server therefore sees
  *   every commit that happened before a request arrived; a busy one sees it within
- *   `maxStaleMs` (1 ms by default). A table made with `checkEveryRead` (roles) is checked
- *   before each of its reads instead: every commit answered before the read is seen.
+ *   `maxStaleMs` (1 ms by default).
+ * - A write that takes something away (a role removed or lowered, a file trashed or made
+ *   private, a session revoked) awaits `settled()` before it is answered: by then every
+ *   server on the `DATA_DIR` has looked at the commits since, so from the answer on, none
+ *   serves the old row. Only those writes wait, about 2 ms; nothing else does.
  *
  * Only rows that exist are kept (a miss is read again every time), at most `maxRows` per
  * table, oldest first out. Rows are frozen, so a reader cannot reassign a field of the
@@ -32,9 +35,16 @@ import type { Database } from "better-sqlite3";
  */
 export interface ReadCache {
   /** A table's kept rows. Every call with one name gives the same rows, under the options of the first. */
-  table<T extends object>(name: string, options?: CachedTableOptions): CachedTable<T>;
+  table<T extends object>(name: string): CachedTable<T>;
   /** Drops every kept row of every table. */
   clear(): void;
+  /**
+   * Resolves once no cache on this database can still trust a row read before the call:
+   * `maxStaleMs` and a millisecond later, since each looks at other connections' commits
+   * at most `maxStaleMs` before any read it serves from memory. Every server on one
+   * `DATA_DIR` must run with the same `maxStaleMs` (they do: it is not a setting).
+   */
+  settled(): Promise<void>;
 }
 
 export interface CachedTable<T extends object> {
@@ -46,25 +56,24 @@ export interface CachedTable<T extends object> {
   clear(): void;
 }
 
-export interface CachedTableOptions {
-  /**
-   * Look at other connections' commits before every read of this table, not once per
-   * turn: for rows whose staleness would let someone do what they may no longer do (a
-   * role taken away by another server is refused by the very next read). The look is one
-   * `PRAGMA data_version`: a file read with a kept role still costs a tenth of the query
-   * (`bench/storage.bench.ts`: 0.004 ms against 0.043 ms). Default false.
-   */
-  readonly checkEveryRead?: boolean;
-}
-
 export interface ReadCacheOptions {
   /** Rows kept per table. Default 10,000. */
   readonly maxRows?: number;
-  /** How old the last look at other connections' commits may be within one busy turn. Default 1 ms. */
+  /** How old the last look at other connections' commits may be within one busy turn. Default 1 ms; for tests. */
   readonly maxStaleMs?: number;
 }
 
-/** A cache that is never used: every read goes to the database. */
+/** Every server's `maxStaleMs`: how old a look at other connections' commits may be within a busy turn. */
+const MAX_STALE_MS = 1;
+
+/** Waits out every cache's `maxStaleMs`; timers fire no earlier than asked, and a millisecond more covers their rounding. */
+const settledAfter = (maxStaleMs: number) => () =>
+  new Promise<void>((resolve) => setTimeout(resolve, Math.ceil(maxStaleMs) + 1));
+
+/**
+ * A cache that is never used: every read goes to the database. Its `settled()` still
+ * waits, for the caches of other servers on the same database.
+ */
 export const NO_READ_CACHE: ReadCache = {
   table: <T extends object>(): CachedTable<T> => ({
     get: (_id, load) => load(),
@@ -72,25 +81,26 @@ export const NO_READ_CACHE: ReadCache = {
     clear() {},
   }),
   clear() {},
+  settled: settledAfter(MAX_STALE_MS),
 };
 
 export function createReadCache(db: Database, options: ReadCacheOptions = {}): ReadCache {
   const maxRows = options.maxRows ?? 10_000;
-  const maxStaleMs = options.maxStaleMs ?? 1;
+  const maxStaleMs = options.maxStaleMs ?? MAX_STALE_MS;
   const dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
-  const tables = new Map<string, { rows: Map<string, object>; checkEveryRead: boolean }>();
+  const tables = new Map<string, Map<string, object>>();
   let seenVersion: number | undefined;
   let checkedAt = Number.NEGATIVE_INFINITY;
   let checkedThisTurn = false;
 
   const clear = () => {
-    for (const { rows } of tables.values()) rows.clear();
+    for (const rows of tables.values()) rows.clear();
   };
 
   /** Drops everything if another connection has committed since the last look. */
-  const revalidate = (always: boolean) => {
+  const revalidate = () => {
     const now = performance.now();
-    if (!always && checkedThisTurn && now - checkedAt < maxStaleMs) return;
+    if (checkedThisTurn && now - checkedAt < maxStaleMs) return;
     const version = dataVersion.get();
     if (version !== seenVersion) {
       clear();
@@ -106,33 +116,34 @@ export function createReadCache(db: Database, options: ReadCacheOptions = {}): R
   };
 
   return {
-    table<T extends object>(name: string, tableOptions: CachedTableOptions = {}): CachedTable<T> {
-      let table = tables.get(name) as { rows: Map<string, T>; checkEveryRead: boolean } | undefined;
-      if (table === undefined) {
-        table = { rows: new Map<string, T>(), checkEveryRead: tableOptions.checkEveryRead ?? false };
-        tables.set(name, table);
+    table<T extends object>(name: string): CachedTable<T> {
+      let kept = tables.get(name) as Map<string, T> | undefined;
+      if (kept === undefined) {
+        kept = new Map<string, T>();
+        tables.set(name, kept);
       }
-      const { rows: kept, checkEveryRead } = table;
+      const rows = kept;
       return {
         get(id, load) {
-          revalidate(checkEveryRead);
-          const hit = kept.get(id);
+          revalidate();
+          const hit = rows.get(id);
           if (hit !== undefined) return hit;
           const row = load();
           if (row !== null) {
-            if (kept.size >= maxRows) kept.delete(kept.keys().next().value as string);
-            kept.set(id, Object.freeze(row));
+            if (rows.size >= maxRows) rows.delete(rows.keys().next().value as string);
+            rows.set(id, Object.freeze(row));
           }
           return row;
         },
         forget(id) {
-          kept.delete(id);
+          rows.delete(id);
         },
         clear() {
-          kept.clear();
+          rows.clear();
         },
       };
     },
     clear,
+    settled: settledAfter(maxStaleMs),
   };
 }

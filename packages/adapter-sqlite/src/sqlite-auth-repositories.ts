@@ -49,7 +49,9 @@ export function createSqliteSessionRepository(db: Database, cache: ReadCache = N
     },
     async revoke({ id, at }) {
       byId.forget(id);
-      return revoke.run(at.getTime(), id).changes === 1;
+      const revoked = revoke.run(at.getTime(), id).changes === 1;
+      if (revoked) await cache.settled();
+      return revoked;
     },
     async deleteExpired(now) {
       byId.clear();

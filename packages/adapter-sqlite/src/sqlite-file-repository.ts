@@ -280,8 +280,8 @@ export function createSqliteFileRepository(
       });
     },
     async findWithRole({ id, userId }) {
-      // The role is read first: its table looks for other connections' commits before
-      // every read, and drops every kept row, files too, when it finds one.
+      // One look at other connections' commits serves both reads: the role's, made first,
+      // drops every kept row, files too, when it finds one.
       let read: FileWithRole | null | undefined;
       const load = () => {
         if (read === undefined) read = readWithRole(id, userId);
@@ -323,7 +323,10 @@ export function createSqliteFileRepository(
         purge_at: toNullableMillis(changes.purgeAt ?? null),
       };
       const row = updateWithActivity.immediate(values, activity);
-      return row === undefined ? null : toFileRecord(row);
+      if (row === undefined) return null;
+      // Trashed, or private again: the people it is shared with, or everyone, lose it.
+      if (changes.state === "trashed" || changes.visibility === "private") await cache.settled();
+      return toFileRecord(row);
     },
     async removeDueForPurge({ now, limit }) {
       // Permissions and activity go with each file, by their foreign keys' cascade, in this one statement.

@@ -6,6 +6,7 @@ import {
   type PermissionRecord,
   type PermissionRepository,
   type Role,
+  roleIncludes,
   type SharedFile,
   type SharedFileSort,
   type UpsertPermissionResult,
@@ -173,16 +174,22 @@ export function createSqlitePermissionRepository(db: Database, cache: ReadCache 
     },
   );
 
+  /** The permission as changed (or as it was, when it held the role already), and whether the change lowered it. */
   const changeRole = db.transaction(
-    (fileId: string, id: string, role: Role, updatedAt: Date, activity: ActivityEntry): PermissionRecord | null => {
+    (
+      fileId: string,
+      id: string,
+      role: Role,
+      updatedAt: Date,
+      activity: ActivityEntry,
+    ): { permission: PermissionRecord; lowered: boolean } | null => {
+      const before = findOnFile.get(id, fileId);
+      if (before === undefined) return null;
       const row = setRole.get(role, updatedAt.getTime(), id, fileId, role);
-      if (row === undefined) {
-        const unchanged = findOnFile.get(id, fileId);
-        return unchanged === undefined ? null : toRecord(unchanged);
-      }
+      if (row === undefined) return { permission: toRecord(before), lowered: false };
       writeActivity([activity]);
       roles.forget(fileId, row[3]);
-      return toRecord(row);
+      return { permission: toRecord(row), lowered: !roleIncludes(role, before[4]) };
     },
   );
 
@@ -275,7 +282,11 @@ export function createSqlitePermissionRepository(db: Database, cache: ReadCache 
 
   return {
     async upsert({ permission, limit, activity }) {
-      return upsert.immediate(permission, limit, activity);
+      const result = upsert.immediate(permission, limit, activity);
+      if (result.outcome === "updated" && !roleIncludes(result.permission.role, result.previousRole)) {
+        await cache.settled();
+      }
+      return result;
     },
     async listByFile({ fileId }) {
       return listByFile.all(fileId).map(toPermission);
@@ -288,10 +299,14 @@ export function createSqlitePermissionRepository(db: Database, cache: ReadCache 
       return findRole.get(fileId, userId) ?? null;
     },
     async changeRole({ fileId, id, role, updatedAt, activity }) {
-      return changeRole.immediate(fileId, id, role, updatedAt, activity);
+      const changed = changeRole.immediate(fileId, id, role, updatedAt, activity);
+      if (changed?.lowered) await cache.settled();
+      return changed?.permission ?? null;
     },
     async remove({ fileId, id, activity }) {
-      return removeOne.immediate(fileId, id, activity);
+      const removed = removeOne.immediate(fileId, id, activity);
+      if (removed !== null) await cache.settled();
+      return removed;
     },
     async attachPending({ email, userId }) {
       const fileIds = attachPending.all(userId, email);

@@ -222,40 +222,61 @@ describe("roles read with a file, kept in memory (cacheReads)", () => {
     }
   });
 
-  it("refuse a role removed by another connection from the next read, however busy the turn", async () => {
-    // Files, users and sessions would wait for the next turn (maxStaleMs is a minute here); roles never wait.
-    const {
-      cached,
-      other,
-      otherDb,
-      user: owner,
-      file,
-      person,
-      permission,
-    } = await sharedWithEditor({
-      maxStaleMs: 60_000,
-    });
+  /** How long, in these tests, a server may serve a kept row within one busy turn. */
+  const STALE_MS = 100;
+
+  /** Busy for `ms`: the caller's event-loop turn goes on, as a server's does under load. */
+  const busyFor = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until) {}
+  };
+
+  it("answer a role removed or lowered through another server only once no cache can serve it, however busy the turn", async () => {
+    // Both servers keep reads for up to STALE_MS within a turn; a removal waits that out before it answers.
+    const { cached, otherDb, user: owner, file, person, permission } = await sharedWithEditor({ maxStaleMs: STALE_MS });
+    const other = createSqliteRepositories(otherDb, { cacheReads: { maxStaleMs: STALE_MS } });
     try {
-      await other.permissions.remove({
+      const read = () => cached.files.findWithRole({ id: file.id, userId: person.id });
+      // One turn, no await: the read, the other server's commit, and reads after it.
+      const kept = read();
+      const started = performance.now();
+      const removal = other.permissions.remove({
         fileId: file.id,
         id: permission.id,
         activity: unshared(file.id, owner.id, person.email),
       });
-      expect((await cached.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBeNull();
+      busyFor(STALE_MS + 1);
+      const afterTheAnswerCouldCome = read();
+      expect((await kept)?.role).toBe("editor");
+      expect((await afterTheAnswerCouldCome)?.role).toBeNull();
+      expect(await removal).toMatchObject({ id: permission.id });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(STALE_MS);
     } finally {
       otherDb.close();
     }
   });
 
-  it("refuse a role lowered by another connection from the next read, however busy the turn", async () => {
-    const { cached, other, otherDb, user: owner, file, person } = await sharedWithEditor({ maxStaleMs: 60_000 });
+  it("answer a role lowered through another server after the same wait; a role raised, at once", async () => {
+    const { cached, otherDb, user: owner, file, person, permission } = await sharedWithEditor({ maxStaleMs: STALE_MS });
+    const other = createSqliteRepositories(otherDb, { cacheReads: { maxStaleMs: STALE_MS } });
     try {
-      await givePermission(
-        other,
-        owner.id,
-        aPermission(file.id, { email: person.email, userId: person.id, role: "commenter", updatedAt: at(1) }),
-      );
-      expect((await cached.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBe("commenter");
+      const change = (role: "viewer" | "editor", via: "changeRole" | "share") => {
+        const started = performance.now();
+        const activity = anActivityEntry(file.id, owner.id, {
+          action: "role_changed",
+          details: { email: person.email, role },
+        });
+        const done =
+          via === "changeRole"
+            ? other.permissions.changeRole({ fileId: file.id, id: permission.id, role, updatedAt: at(1), activity })
+            : givePermission(other, owner.id, { ...permission, id: "perm_unused", role, updatedAt: at(2) });
+        return done.then(() => performance.now() - started);
+      };
+      expect(await change("viewer", "changeRole")).toBeGreaterThanOrEqual(STALE_MS);
+      expect((await cached.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBe("viewer");
+      expect(await change("editor", "share")).toBeLessThan(STALE_MS);
+      expect(await change("viewer", "share")).toBeGreaterThanOrEqual(STALE_MS);
+      expect((await cached.files.findWithRole({ id: file.id, userId: person.id }))?.role).toBe("viewer");
     } finally {
       otherDb.close();
     }
