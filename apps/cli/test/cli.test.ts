@@ -339,7 +339,7 @@ describe("people and activity", () => {
     );
     expect(told).toMatchObject({
       code: 0,
-      stdout: `hal@example.com (no account yet) is viewer on ${id}, told by mail.\n`,
+      stdout: `hal@example.com (no account yet) is a viewer of ${id}, told by mail.\n`,
       stderr: "",
     });
     expect(server.cellar.deps.mailer.invitations.at(-1)).toMatchObject({
@@ -355,7 +355,7 @@ describe("people and activity", () => {
     expect(JSON.parse(quiet.stdout)).toMatchObject({ email: "ivo@example.com", role: "commenter", notified: false });
     // The same address again: a new role, and no mail.
     const again = await cellar(["share", id, "--with", "hal@example.com", "--role", "editor"], { home: owner });
-    expect(again.stdout).toBe(`hal@example.com (no account yet) is editor on ${id}, not told by mail.\n`);
+    expect(again.stdout).toBe(`hal@example.com (no account yet) is an editor of ${id}, not told by mail.\n`);
     expect(again.stderr).toContain("No mail went out");
 
     const gone = await cellar(["unshare", id, "IVO@example.com"], { home: owner });
@@ -388,8 +388,14 @@ describe("people and activity", () => {
       { email: "grace@example.com", user: { email: "grace@example.com" } },
       { email: "jan@example.com", user: null },
     ]);
-    // Anyone on the file may leave it by their own address.
-    expect((await cellar(["unshare", id, "jan@example.com"], { home: owner })).code).toBe(0);
+    // Anyone on the file may leave it by their own address; its activity says they left.
+    expect(await cellar(["unshare", id, "grace@example.com"], { home: grace })).toMatchObject({
+      code: 0,
+      stdout: `grace@example.com no longer has a role on ${id}.\n`,
+    });
+    expect((await cellar(["ls", "--shared", "-q"], { home: grace })).stdout).toBe("");
+    const [, latest] = (await cellar(["activity", id], { home: owner })).stdout.split("\n");
+    expect(latest).toMatch(/grace@example\.com +unshared +grace@example\.com left$/);
   });
 
   it("lists the files shared with you, with your role, found and sorted as your own", async () => {

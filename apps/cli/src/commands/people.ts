@@ -48,19 +48,22 @@ async function permissionOf(client: CellarClient, id: string, email: string): Pr
 }
 
 /** What each action's details say, in a few words; anything else as `key: value`. */
-const DETAILS: Partial<Record<ActivityEntry["action"], (details: Record<string, unknown>) => string>> = {
+const DETAILS: Partial<
+  Record<ActivityEntry["action"], (details: Record<string, unknown>, entry: ActivityEntry) => string>
+> = {
   uploaded: ({ name }) => `as ${String(name)}`,
   renamed: ({ name }) => `to ${String(name)}`,
   visibility_changed: ({ visibility }) => `to ${String(visibility)}`,
   shared: ({ email, role }) => `${String(email)} as ${String(role)}`,
   role_changed: ({ email, role }) => `${String(email)} to ${String(role)}`,
-  unshared: ({ email }) => String(email),
+  // Taken off by the owner, or left: then the actor is the person.
+  unshared: ({ email }, entry) => (entry.actor?.email === email ? `${String(email)} left` : String(email)),
 };
 
 function detailsOf(entry: ActivityEntry): string {
   const known = DETAILS[entry.action];
   const keys = Object.keys(entry.details);
-  if (known !== undefined && keys.length > 0) return known(entry.details);
+  if (known !== undefined && keys.length > 0) return known(entry.details, entry);
   return Object.entries(entry.details)
     .map(([key, value]) => `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`)
     .join(", ");
@@ -116,7 +119,7 @@ export const peopleCommands: readonly CommandSpec[] = [
       if (output.options.json) return output.json(permission);
       if (output.options.quiet) return output.result(permission.id);
       output.result(
-        `${personOf(permission)} is ${permission.role} on ${id}, ${permission.notified ? "told by mail" : "not told by mail"}.`,
+        `${personOf(permission)} is ${permission.role === "editor" ? "an" : "a"} ${permission.role} of ${id}, ${permission.notified ? "told by mail" : "not told by mail"}.`,
       );
       if (notify && !permission.notified) {
         output.note("No mail went out: the address already had a role on the file, or the mail could not be sent.");
