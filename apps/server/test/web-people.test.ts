@@ -117,7 +117,7 @@ describe("the web app, with people", { timeout: TEST_MS }, () => {
     await entries.nth(2).waitFor();
     expect(await entries.allTextContents()).toEqual([
       expect.stringContaining("renamed it to Budget Q3"),
-      expect.stringContaining(`shared it with ${grace} as editor`),
+      expect.stringContaining(`shared it with ${grace} as an editor`),
       expect.stringContaining("uploaded it as budget.csv"),
     ]);
     expect(await axe(invitee)).toEqual([]);
@@ -218,6 +218,16 @@ describe("the web app, with people", { timeout: TEST_MS }, () => {
     expect(await (await api("/files?shared=true", vic.jwt)).json()).toEqual([]);
     await dialog.getByRole("button", { name: "Done" }).click();
     await page.getByText("Shared", { exact: true }).waitFor();
+    // Each change is in the activity, in words.
+    await fromMenu(page, "budget.csv", "Activity");
+    const entries = page.getByRole("dialog", { name: "Activity of budget.csv" }).getByRole("listitem");
+    await entries.nth(3).waitFor();
+    expect((await entries.allTextContents()).slice(0, 4)).toEqual([
+      expect.stringContaining(`removed ${vic.email}`),
+      expect.stringContaining("turned its link on"),
+      expect.stringContaining(`made ${vic.email} a commenter`),
+      expect.stringContaining(`shared it with ${vic.email} as a viewer`),
+    ]);
   });
 
   it("says in the dialog why a person cannot be added: too many people, or too many invitations and when to try again", async () => {

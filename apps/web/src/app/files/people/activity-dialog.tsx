@@ -15,6 +15,9 @@ const text = (details: Entry["details"], key: string) => {
   return typeof value === "string" ? value : "";
 };
 
+/** "a viewer", "a commenter", "an editor". */
+const aRole = (role: string) => `${role === "editor" ? "an" : "a"} ${role}`;
+
 /** What an entry says its actor did, as the end of a sentence that starts with their name. */
 export function describe(entry: Entry): string {
   const { details } = entry;
@@ -30,9 +33,9 @@ export function describe(entry: Entry): string {
     case "restored":
       return "restored it from the trash";
     case "shared":
-      return `shared it with ${text(details, "email")} as ${text(details, "role")}`;
+      return `shared it with ${text(details, "email")} as ${aRole(text(details, "role"))}`;
     case "role_changed":
-      return `made ${text(details, "email")} ${text(details, "role")}`;
+      return `made ${text(details, "email")} ${aRole(text(details, "role"))}`;
     case "unshared":
       return entry.actor !== null && entry.actor.email === text(details, "email")
         ? "left it"
