@@ -332,6 +332,7 @@ describe("GET /v1/files/:id", () => {
       trashed_at: null,
       purge_at: null,
       role: "owner",
+      version: 1,
     });
   });
 

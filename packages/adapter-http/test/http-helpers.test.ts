@@ -105,7 +105,9 @@ describe("toFileJson", () => {
   it("writes every field of the file in the API's names, times as ISO 8601 in UTC", async () => {
     const { toFileJson } = await import("../src/files/file.json.js");
     const { aTrashedFile, at } = await import("@cellar/core/testing");
-    const { blobKey: _blobKey, ...record } = aTrashedFile("user_abcdefghijklmnopqrstuvwx", at(86_400_000));
+    const { blobKey: _blobKey, ...record } = aTrashedFile("user_abcdefghijklmnopqrstuvwx", at(86_400_000), {
+      version: 3,
+    });
     const metadata = { ...record, role: "owner" as const };
     expect(toFileJson(metadata)).toEqual({
       id: metadata.id,
@@ -121,6 +123,7 @@ describe("toFileJson", () => {
       trashed_at: metadata.trashedAt?.toISOString(),
       purge_at: "2026-03-02T12:00:00.000Z",
       role: "owner",
+      version: 3,
     });
   });
 

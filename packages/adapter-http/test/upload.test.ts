@@ -58,6 +58,7 @@ describe("POST /v1/files", () => {
       trashed_at: null,
       purge_at: null,
       role: "owner",
+      version: 1,
     });
   });
 

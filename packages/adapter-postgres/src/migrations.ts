@@ -249,6 +249,10 @@ export const MIGRATIONS: readonly Migration[] = [
   -- The oldest entries of every file: the retention prune.
   CREATE INDEX activity_by_time ON activity (at, id);
   `,
+  /* 6 */ `
+  -- The version of a file's content: 1 at upload, one more on every change of content.
+  ALTER TABLE files ADD COLUMN version integer NOT NULL DEFAULT 1 CHECK (version >= 1);
+  `,
 ];
 
 /** Gives every file without one its name key, a batch of files at a time. */

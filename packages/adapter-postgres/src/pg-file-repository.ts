@@ -15,7 +15,7 @@ import { activityParameter, insertActivity } from "./pg-activity-repository.js";
 import { batchedLookupById, statementBatches } from "./statement-batches.js";
 
 export const FILE_COLUMNS = `id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
-  created_at, updated_at, trashed_at, purge_at`;
+  created_at, updated_at, trashed_at, purge_at, version`;
 
 export interface FileRow {
   id: string;
@@ -33,6 +33,7 @@ export interface FileRow {
   updated_at: Date;
   trashed_at: Date | null;
   purge_at: Date | null;
+  version: number;
 }
 
 export function toRecord(row: FileRow): FileRecord {
@@ -51,6 +52,7 @@ export function toRecord(row: FileRow): FileRecord {
     updatedAt: row.updated_at,
     trashedAt: row.trashed_at,
     purgeAt: row.purge_at,
+    version: row.version,
   };
 }
 
@@ -194,10 +196,10 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
     async insert({ file, activity }) {
       // One statement: a file refused (its id taken) writes none of its entries.
       await pool.query(
-        `WITH a AS (${insertActivity(16)})
+        `WITH a AS (${insertActivity(17)})
          INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
-                            created_at, updated_at, trashed_at, purge_at, name_key)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+                            created_at, updated_at, trashed_at, purge_at, name_key, version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
         [
           file.id,
           file.ownerId,
@@ -214,6 +216,7 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
           file.trashedAt,
           file.purgeAt,
           fileNameKey(file.name),
+          file.version,
           activityParameter(activity),
         ],
       );

@@ -147,6 +147,8 @@ describe("the migration that brought people", () => {
       );
     }
     expect(await migrate(pool)).toBe(MIGRATIONS.length);
+    // Content from before versions is at version 1.
+    expect((await repos.files.findById(kept.id))?.version).toBe(1);
 
     for (const file of [kept, due]) {
       const permission = aPermission(file.id, { email: person.email, userId: person.id, role: "editor" });

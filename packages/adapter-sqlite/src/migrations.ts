@@ -178,6 +178,10 @@ export const MIGRATIONS: readonly Migration[] = [
   -- Every file's entries, oldest first: the retention job.
   CREATE INDEX activity_by_age ON activity (at);
   `,
+  /* 5 */ `
+  -- The version of a file's content: 1 at upload, one more on every change of content.
+  ALTER TABLE files ADD COLUMN version INTEGER NOT NULL DEFAULT 1 CHECK (version >= 1);
+  `,
 ];
 
 export class SchemaTooNewError extends Error {

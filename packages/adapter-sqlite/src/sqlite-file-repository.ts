@@ -37,6 +37,7 @@ const FILE_COLUMN_NAMES = [
   "updated_at",
   "trashed_at",
   "purge_at",
+  "version",
 ] as const;
 
 /** The columns of `FileValues`, each prefixed with `table.` when given: for joins. */
@@ -61,6 +62,7 @@ export type FileValues = [
   updatedAt: number,
   trashedAt: number | null,
   purgeAt: number | null,
+  version: number,
 ];
 
 /** The file of a row that starts with `FileValues`. */
@@ -80,6 +82,7 @@ export function toFileRecord(values: readonly [...FileValues, ...unknown[]]): Fi
     updatedAt: fromMillis(values[11]),
     trashedAt: fromNullableMillis(values[12]),
     purgeAt: fromNullableMillis(values[13]),
+    version: values[14],
   };
 }
 
@@ -114,9 +117,9 @@ export function createSqliteFileRepository(
   const writeActivity = createActivityWriter(db);
   const insert = db.prepare(`
     INSERT INTO files (id, owner_id, name, name_key, visibility, state, kind, content_type, size, sha256, blob_key,
-                       created_at, updated_at, trashed_at, purge_at)
+                       created_at, updated_at, trashed_at, purge_at, version)
     VALUES (@id, @owner_id, @name, @name_key, @visibility, @state, @kind, @content_type, @size, @sha256, @blob_key,
-            @created_at, @updated_at, @trashed_at, @purge_at)`);
+            @created_at, @updated_at, @trashed_at, @purge_at, @version)`);
   const findById = db.prepare<[string], FileValues>(`SELECT ${FILE_COLUMNS} FROM files WHERE id = ?`).raw();
   const findWithRole = db
     .prepare<[string, string], [...FileValues, role: Role | null]>(
@@ -223,7 +226,7 @@ export function createSqliteFileRepository(
       const last = rows.at(-1);
       let total: number;
       if (last !== undefined && rows.length === limit) {
-        const after = { ownerId, state, key, sortValue: last[14], id: last[0] };
+        const after = { ownerId, state, key, sortValue: last[15], id: last[0] };
         total = offset + limit + (statements.countAfter.get(after) ?? 0);
       } else if (last !== undefined || (offset === 0 && limit > 0)) {
         // The walk reached the end: every match is before or on this page.
@@ -252,6 +255,7 @@ export function createSqliteFileRepository(
       updated_at: file.updatedAt.getTime(),
       trashed_at: toNullableMillis(file.trashedAt),
       purge_at: toNullableMillis(file.purgeAt),
+      version: file.version,
     });
     writeActivity(entries);
   });
@@ -266,7 +270,7 @@ export function createSqliteFileRepository(
   /** The one statement behind `findWithRole`, for whichever of its two kept parts is missing. */
   const readWithRole = (id: string, userId: string): FileWithRole | null => {
     const row = findWithRole.get(userId, id);
-    return row === undefined ? null : { file: toFileRecord(row), role: row[14] };
+    return row === undefined ? null : { file: toFileRecord(row), role: row[15] };
   };
 
   return {

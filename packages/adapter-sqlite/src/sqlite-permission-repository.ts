@@ -68,8 +68,8 @@ type SharedValues = [...FileValues, role: Role, sharedAt: number, sortValue: num
 
 const toSharedFile = (values: SharedValues): SharedFile => ({
   file: toFileRecord(values),
-  role: values[14],
-  sharedAt: fromMillis(values[15]),
+  role: values[15],
+  sharedAt: fromMillis(values[16]),
 });
 
 /**
@@ -268,7 +268,7 @@ export function createSqlitePermissionRepository(db: Database, cache: ReadCache 
       const last = rows.at(-1);
       let total: number;
       if (last !== undefined && rows.length === limit) {
-        const after = { userId, key, sortValue: last[16], fileId: last[0] };
+        const after = { userId, key, sortValue: last[17], fileId: last[0] };
         total = offset + limit + (statements.countAfter.get(after) ?? 0);
       } else if (last !== undefined || (offset === 0 && limit > 0)) {
         // The walk reached the end: every match is before or on this page.

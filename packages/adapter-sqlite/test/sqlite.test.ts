@@ -392,6 +392,8 @@ describe("people on a file, in SQLite", () => {
       expect(db.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
       const repos = createSqliteRepositories(db);
       const active = await repos.files.findById("file_oldactive");
+      // Content from before versions is at version 1.
+      expect(active?.version).toBe(1);
       for (const fileId of ["file_oldactive", "file_oldtrashed"]) {
         const shared = await givePermission(
           repos,

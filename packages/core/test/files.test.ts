@@ -35,6 +35,7 @@ describe("uploading", () => {
       updatedAt: clock.now(),
       trashedAt: null,
       purgeAt: null,
+      version: 1,
       role: "owner",
     });
     const download = await cellar.files.openDownload({ callerId: ALICE, fileId: file.id });

@@ -16,6 +16,8 @@ export interface FileJson {
   readonly purge_at: string | null;
   /** The caller's role on the file; null when they see it only because it is public. */
   readonly role: FileRole | null;
+  /** 1 at upload, one more on every change of content. */
+  readonly version: number;
 }
 
 /**
@@ -51,5 +53,6 @@ function fileJsonOf(file: FileMetadata): FileJson {
     trashed_at: file.trashedAt === null ? null : file.trashedAt.toISOString(),
     purge_at: file.purgeAt === null ? null : file.purgeAt.toISOString(),
     role: file.role,
+    version: file.version,
   };
 }

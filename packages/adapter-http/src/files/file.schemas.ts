@@ -45,6 +45,7 @@ export const fileSchema = {
     "trashed_at",
     "purge_at",
     "role",
+    "version",
   ],
   properties: {
     id: { type: "string", pattern: "^file_[a-z2-7]+$", examples: ["file_mfrggzdfmztwq2lknnwg23tp"] },
@@ -73,6 +74,12 @@ export const fileSchema = {
       description:
         "Your role on the file: `owner`, or the role its owner gave you (`editor`, `commenter`, `viewer`, each allowing what the next allows and more); null when you see it only because it is public.",
       examples: ["owner"],
+    },
+    version: {
+      type: "integer",
+      minimum: 1,
+      description: "The version of the content: 1 at upload, one more on every change of content.",
+      examples: [1],
     },
   },
 } as const;

@@ -350,6 +350,11 @@ export interface components {
              * @enum {string|null}
              */
             role: "owner" | "editor" | "commenter" | "viewer" | null;
+            /**
+             * @description The version of the content: 1 at upload, one more on every change of content.
+             * @example 1
+             */
+            version: number;
         };
         /**
          * User

@@ -38,6 +38,8 @@ export interface FileRecord {
   readonly trashedAt: Date | null;
   /** When a trashed file becomes due for permanent deletion. */
   readonly purgeAt: Date | null;
+  /** The version of its content: 1 at upload, one more on every change of content. */
+  readonly version: number;
 }
 
 /**
@@ -92,6 +94,7 @@ function metadataOf(record: FileRecord, role: FileRole | null): FileMetadata {
     updatedAt: record.updatedAt,
     trashedAt: record.trashedAt,
     purgeAt: record.purgeAt,
+    version: record.version,
     role,
   };
   return metadata;

@@ -202,6 +202,7 @@ export function createFileService(deps: FileServiceDeps) {
           updatedAt: now,
           trashedAt: null,
           purgeAt: null,
+          version: 1,
         };
         const uploaded = entry({
           fileId: record.id,

@@ -18,9 +18,10 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
   }
 
   t.describe("FileRepository contract", () => {
-    test("findById returns what insert stored, dates to the millisecond", async (repos) => {
+    test("findById returns what insert stored, dates to the millisecond, version and all", async (repos) => {
       const [owner] = await withOwners(repos);
       const file = aFile(owner, {
+        version: 7,
         name: "Ünïcødé 📊 report.xlsx",
         createdAt: new Date("2026-03-01T12:00:00.123Z"),
         updatedAt: new Date("2026-03-02T08:30:00.456Z"),

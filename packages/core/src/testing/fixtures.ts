@@ -47,6 +47,7 @@ export function aFile(ownerId: string, overrides: Partial<FileRecord> = {}): Fil
     updatedAt: T0,
     trashedAt: null,
     purgeAt: null,
+    version: 1,
     ...overrides,
   };
 }
