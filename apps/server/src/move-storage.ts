@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { openFsBlobStore } from "@cellar/adapter-fs-storage";
 import { openSqliteStorage, type SqliteStorage, sqliteStorageExists } from "@cellar/adapter-sqlite";
-import type { BlobStore, FileRecord } from "@cellar/core";
+import type { ActivityEntry, BlobStore, FileRecord } from "@cellar/core";
 import { createServerContainer } from "./container.js";
 import { createLogger } from "./logger.js";
 import type { Settings } from "./settings.js";
@@ -14,6 +14,8 @@ export interface MoveReport {
   readonly users: number;
   readonly sessions: number;
   readonly files: number;
+  /** Roles on files copied: who each file is shared with. */
+  readonly permissions: number;
   /** Rows and objects already in the target, left as they were. */
   readonly alreadyThere: number;
   /** Whether the target now signs with the embedded install's JWT key (its sessions stay valid). */
@@ -27,13 +29,12 @@ export class MoveError extends Error {
 /**
  * Copies an embedded install (SQLite and files under `DATA_DIR`) into the storage the
  * settings name (`DATABASE_URL`, and `BLOB_STORE` when it is not `fs`): users, sessions,
- * files and their bytes, and the generated JWT key, so that accounts, sessions and links
- * to files keep working. Sign-in links in flight and rate-limit windows are not copied;
- * nor, yet, who a file is shared with (its permissions) and what happened to it (its
- * activity): after a move, every file is its owner's alone again, with no history.
+ * files and their bytes, each file with its activity and the people it is shared with,
+ * and the generated JWT key, so that accounts, sessions, roles and links to files keep
+ * working. Sign-in links in flight and rate-limit windows are not copied.
  *
  * Each file's bytes are copied and their SHA-256 checked before its row is written, so
- * the target never has a row without its bytes. Rows already in the target are left as
+ * the target never has a row without its bytes; its activity is written with its row. Rows already in the target are left as
  * they are, so a move that stopped half-way can be run again. Run it with the server
  * stopped: what the embedded install changes meanwhile is not copied.
  */
@@ -80,6 +81,7 @@ async function copyAll(
   let users = 0;
   let sessions = 0;
   let files = 0;
+  let permissions = 0;
   let alreadyThere = 0;
 
   for (const id of ids("users")) {
@@ -111,19 +113,33 @@ async function copyAll(
   for (const id of ids("files")) {
     const file = await source.files.findById(id);
     if (file === null) continue;
-    if ((await target.files.findById(id)) !== null) {
-      alreadyThere++;
-      continue;
+    if ((await target.files.findById(id)) !== null) alreadyThere++;
+    else {
+      if (copyBytes) await copyBlob(source, target, file);
+      await target.files.insert({ file, activity: await activityOf(source, id) });
+      files++;
+      if (files % 1000 === 0) progress(`${files} files`);
     }
-    if (copyBytes) await copyBlob(source, target, file);
-    // Its activity is not copied (see above): the file arrives without entries.
-    await target.files.insert({ file, activity: [] });
-    files++;
-    if (files % 1000 === 0) progress(`${files} files`);
+    // Also for a file a stopped move had copied: its people may not all have followed it.
+    for (const { user: _user, ...permission } of await source.permissions.listByFile({ fileId: id })) {
+      if (await target.permissions.insertCopy(permission)) permissions++;
+    }
   }
-  progress(`${files} files`);
-  return { users, sessions, files, alreadyThere };
+  progress(`${files} files, shared with ${permissions} people`);
+  return { users, sessions, files, permissions, alreadyThere };
 }
+
+/** Every entry of a file's activity, as stored (without the actor's details the listing adds). */
+async function activityOf(source: EmbeddedInstall, fileId: string): Promise<ActivityEntry[]> {
+  const entries: ActivityEntry[] = [];
+  for (let offset = 0; ; offset += ACTIVITY_PAGE) {
+    const { items } = await source.activity.listByFile({ fileId, offset, limit: ACTIVITY_PAGE });
+    for (const { actor: _actor, ...entry } of items) entries.push(entry);
+    if (items.length < ACTIVITY_PAGE) return entries;
+  }
+}
+
+const ACTIVITY_PAGE = 1000;
 
 /** Streams a file's bytes to the target and checks their count and SHA-256 against its row. */
 async function copyBlob(source: EmbeddedInstall, target: ServerStorage, file: FileRecord): Promise<void> {

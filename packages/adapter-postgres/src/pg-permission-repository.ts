@@ -153,6 +153,22 @@ export function createPostgresPermissionRepository(pool: Pool): PermissionReposi
           : { outcome: "updated", permission: written, previousRole: existing.role };
       });
     },
+    async insertCopy(permission) {
+      // A missing file fails the foreign key; a permission already there (by id, or by file and email) is left.
+      const { rowCount } = await pool.query(
+        `INSERT INTO permissions (${PERMISSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [
+          permission.id,
+          permission.fileId,
+          permission.email,
+          permission.userId,
+          permission.role,
+          permission.createdAt,
+          permission.updatedAt,
+        ],
+      );
+      return rowCount === 1;
+    },
     async listByFile({ fileId }) {
       const { rows } = await pool.query<PermissionRow & { user_email: string | null; user_name: string | null }>(
         `SELECT p.id, p.file_id, p.email, p.user_id, p.role, p.created_at, p.updated_at,

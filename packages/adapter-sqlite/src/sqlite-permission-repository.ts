@@ -106,6 +106,12 @@ export function createSqlitePermissionRepository(db: Database, cache: ReadCache 
                              file_state, file_name_key, file_size, file_created_at, file_updated_at)
     SELECT @id, id, @email, @user_id, @role, @created_at, @updated_at, state, name_key, size, created_at, updated_at
     FROM files WHERE id = @file_id`);
+  const insertCopy = db.prepare<Record<string, unknown>>(`
+    INSERT OR IGNORE INTO permissions (id, file_id, email, user_id, role, created_at, updated_at,
+                                       file_state, file_name_key, file_size, file_created_at, file_updated_at)
+    SELECT @id, id, @email, @user_id, @role, @created_at, @updated_at, state, name_key, size, created_at, updated_at
+    FROM files WHERE id = @file_id`);
+  const fileExists = db.prepare<[string], number>("SELECT 1 FROM files WHERE id = ?").pluck();
   // Only a different role: setting the one held writes nothing and returns no row.
   const setRole = db
     .prepare<[Role, number, string, string, Role], PermissionValues>(
@@ -287,6 +293,22 @@ export function createSqlitePermissionRepository(db: Database, cache: ReadCache 
         await cache.settled();
       }
       return result;
+    },
+    async insertCopy(permission) {
+      const { changes } = insertCopy.run({
+        id: permission.id,
+        file_id: permission.fileId,
+        email: permission.email,
+        user_id: permission.userId,
+        role: permission.role,
+        created_at: permission.createdAt.getTime(),
+        updated_at: permission.updatedAt.getTime(),
+      });
+      if (changes === 0 && fileExists.get(permission.fileId) === undefined) {
+        throw new Error(`There is no file ${permission.fileId}.`);
+      }
+      roles.forget(permission.fileId, permission.userId);
+      return changes === 1;
     },
     async listByFile({ fileId }) {
       return listByFile.all(fileId).map(toPermission);

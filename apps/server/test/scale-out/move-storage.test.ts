@@ -20,7 +20,7 @@ function moveStorage(env: Record<string, string>) {
 }
 
 describe("moving an embedded install to PostgreSQL and S3", () => {
-  it("copies accounts, sessions, files and their bytes, so everything works on the new storage, and can run again", async () => {
+  it("copies accounts, sessions, files and their bytes, activity and people, so everything works on the new storage, and can run again", async () => {
     const dataDir = scratch.dataDir();
     const embedded = await scratch.startProcess({ DATA_DIR: dataDir });
     const ada = await signIn({ requestAt: embedded.url, dataDir }, "ada@example.com");
@@ -34,6 +34,27 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     }
     const trashed = files[2] as FileJson;
     const auth = { authorization: `Bearer ${ada.jwt}` };
+    // The small file is shared: with Bo, who has an account, and Grace, who has none yet.
+    const bo = await signIn({ requestAt: embedded.url, dataDir }, "bo@example.com");
+    const small = files[1] as FileJson;
+    for (const [email, role] of [
+      ["bo@example.com", "viewer"],
+      ["grace@example.com", "editor"],
+    ] as const) {
+      const shared = await fetch(`${embedded.url}/v1/files/${small.id}/permissions`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ email, role, notify: false }),
+      });
+      expect(shared.status).toBe(201);
+    }
+    const peopleAndActivity = async (url: string) => ({
+      people: await (await fetch(`${url}/v1/files/${small.id}/permissions`, { headers: auth })).json(),
+      activity: await (await fetch(`${url}/v1/files/${small.id}/activity`, { headers: auth })).json(),
+    });
+    const before = await peopleAndActivity(embedded.url);
+    expect(before.people).toHaveLength(2);
+    expect(before.activity).toHaveLength(3);
     expect((await fetch(`${embedded.url}/v1/files/${trashed.id}`, { method: "DELETE", headers: auth })).status).toBe(
       200,
     );
@@ -48,7 +69,7 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     expect(moved.stderr).toBe("");
     expect(moved.status).toBe(0);
     expect(moved.stdout).toMatch(
-      /done: 1 users, 1 sessions and 3 files copied, 0 already there; sessions stay valid\./,
+      /done: 2 users, 2 sessions, 3 files and 2 roles on them copied, 0 already there; sessions stay valid\./,
     );
 
     // A server on the new storage, with a fresh DATA_DIR: nothing comes from the old one.
@@ -65,12 +86,20 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     expect((await objectsIn(store, bucket)).map((object) => object.sha256).sort()).toEqual(
       contents.map((content) => sha256(content)).sort(),
     );
+    // Who the file is shared with, and what happened to it, came with it.
+    expect(await peopleAndActivity(shared.url)).toEqual(before);
+    const sharedWithBo = await fetch(`${shared.url}/v1/files?shared=true`, {
+      headers: { authorization: `Bearer ${bo.jwt}` },
+    });
+    expect(((await sharedWithBo.json()) as FileJson[]).map((file) => [file.id, file.role])).toEqual([
+      [small.id, "viewer"],
+    ]);
     expect(await shared.stop("SIGTERM")).toBe(0);
 
     // Run again: nothing is copied twice, nothing fails.
     const again = moveStorage(env);
     expect(again.status).toBe(0);
-    expect(again.stdout).toMatch(/done: 0 users, 0 sessions and 0 files copied, 5 already there;/);
+    expect(again.stdout).toMatch(/done: 0 users, 0 sessions, 0 files and 0 roles on them copied, 7 already there;/);
   }, 90_000);
 
   it("refuses to start without a DATABASE_URL to move to, saying so in one line", () => {

@@ -9,6 +9,8 @@ export interface FileJson {
   readonly name: string;
   readonly size: number;
   readonly sha256: string;
+  /** The caller's role: `owner`, the one given, or null for a public file's passer-by. */
+  readonly role?: string | null;
 }
 
 export const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");

@@ -35,6 +35,14 @@ export function createMemoryPermissionRepository(tables: MemoryTables): Permissi
       permissions.set(existing.id, updated);
       return { outcome: "updated", permission: copy(updated), previousRole: existing.role };
     },
+    async insertCopy(permission) {
+      if (!tables.files.has(permission.fileId)) throw new Error(`There is no file ${permission.fileId}.`);
+      const taken = (p: PermissionRecord) =>
+        p.id === permission.id || (p.fileId === permission.fileId && p.email === permission.email);
+      if ([...permissions.values()].some(taken)) return false;
+      permissions.set(permission.id, copy(permission));
+      return true;
+    },
     async listByFile({ fileId }) {
       return ofFile(fileId)
         .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || compareCodePoints(a.id, b.id))

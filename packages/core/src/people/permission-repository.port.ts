@@ -47,6 +47,10 @@ export type UpsertPermissionResult =
  *   filters and orders files, default `NEWEST_SHARE_FIRST` (`sharedAt` descending, ties
  *   by file `id` in the same direction; `sharedFileOrder` is the order as a comparator),
  *   the slice `offset`/`limit` names, with `total` counting every match;
+ * - `insertCopy` stores `permission` exactly as given and writes no activity (for copying
+ *   an install into another store, whose file rows bring their activity); it stores
+ *   nothing and returns false when a permission with its id, or its file and email, is
+ *   there already, and throws for a file that does not exist;
  * - a file's permissions go when the file is removed (purge);
  * - records come back equal to what was stored, dates to the millisecond.
  */
@@ -56,6 +60,7 @@ export interface PermissionRepository {
     limit: number;
     activity: { shared: ActivityEntry; roleChanged: ActivityEntry };
   }): Promise<UpsertPermissionResult>;
+  insertCopy(permission: PermissionRecord): Promise<boolean>;
   listByFile(query: { fileId: string }): Promise<Permission[]>;
   findById(id: string): Promise<PermissionRecord | null>;
   findRole(query: { fileId: string; userId: string }): Promise<Role | null>;

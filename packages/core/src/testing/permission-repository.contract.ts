@@ -301,6 +301,26 @@ export function permissionRepositoryContract(t: ContractTestApi, subject: Contra
       expect(await activityOf(repos, file.id)).toEqual([written]);
     });
 
+    test("insertCopy stores a permission exactly as given, with no entry, and leaves one already there", async (repos) => {
+      const { owner, file } = await anOwnedFile(repos);
+      const person = await storedUser(repos);
+      const copied = forUser(file.id, person, { role: "commenter", createdAt: at(3), updatedAt: at(8) });
+      expect(await repos.permissions.insertCopy(copied)).toBe(true);
+      expect(await repos.permissions.findById(copied.id)).toEqual(copied);
+      expect(await repos.permissions.findRole({ fileId: file.id, userId: person.id })).toBe("commenter");
+      expect(await activityOf(repos, file.id)).toEqual([]);
+      // Again, by its id or by its address: nothing changes.
+      expect(await repos.permissions.insertCopy({ ...copied, role: "editor" })).toBe(false);
+      const sameAddress = aPermission(file.id, { email: person.email, role: "editor" });
+      expect(await repos.permissions.insertCopy(sameAddress)).toBe(false);
+      expect(await repos.permissions.listByFile({ fileId: file.id })).toEqual([
+        { ...copied, user: { id: person.id, email: person.email, name: person.name } },
+      ]);
+      await expect(
+        repos.permissions.insertCopy(aPermission("file_zzzzzzzzzzzzzzzzzzzzzzzz", { email: owner.email })),
+      ).rejects.toThrow();
+    });
+
     test("remove of a permission named with another file returns null and leaves it", async (repos) => {
       const { owner, file } = await anOwnedFile(repos);
       const other = await storedFile(repos, owner.id);
