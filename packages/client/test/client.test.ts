@@ -19,9 +19,27 @@ describe("the generated types", () => {
   });
 });
 
+/**
+ * The real time, one millisecond on at least at every reading: changes made within one
+ * millisecond still get times in the order they were made, so activity lists in that order.
+ */
+function steppingClock() {
+  let last = 0;
+  return {
+    now() {
+      last = Math.max(Date.now(), last + 1);
+      return new Date(last);
+    },
+  };
+}
+
 describe("the client against a real server", () => {
   const publicUrl = "http://127.0.0.1";
-  const cellar = createInMemoryCellar({ config: { publicUrl }, spreadsheets: createSpreadsheetReader() });
+  const cellar = createInMemoryCellar({
+    config: { publicUrl },
+    spreadsheets: createSpreadsheetReader(),
+    clock: steppingClock(),
+  });
   const app = Fastify({ logger: false });
   let baseUrl = "";
 
