@@ -80,6 +80,7 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         magicLinks: metadata.magicLinks,
         permissions: metadata.permissions,
         activity: metadata.activity,
+        versions: metadata.versions,
         rateLimits: metadata.rateLimits,
         blobs,
         spreadsheets: createSpreadsheetReader(),

@@ -31,7 +31,8 @@ export class MoveError extends Error {
  * settings name (`DATABASE_URL`, and `BLOB_STORE` when it is not `fs`): users, sessions,
  * files and their bytes, each file with its activity and the people it is shared with,
  * and the generated JWT key, so that accounts, sessions, roles and links to files keep
- * working. Sign-in links in flight and rate-limit windows are not copied.
+ * working. Sign-in links in flight and rate-limit windows are not copied; of a file's
+ * versions, only the current one is (the one its row holds).
  *
  * Each file's bytes are copied and their SHA-256 checked before its row is written, so
  * the target never has a row without its bytes; its activity is written with its row. Rows already in the target are left as

@@ -18,6 +18,7 @@ export { createPostgresPermissionRepository } from "./pg-permission-repository.j
 export { createPostgresRateLimitStore } from "./pg-rate-limit-store.js";
 export { createPostgresRepositories } from "./pg-repositories.js";
 export { createPostgresUserRepository } from "./pg-user-repository.js";
+export { createPostgresVersionRepository } from "./pg-version-repository.js";
 export { createPostgresPool, type PostgresPoolOptions } from "./pool.js";
 export {
   isPostgresUnavailable,

@@ -253,6 +253,27 @@ export const MIGRATIONS: readonly Migration[] = [
   -- The version of a file's content: 1 at upload, one more on every change of content.
   ALTER TABLE files ADD COLUMN version integer NOT NULL DEFAULT 1 CHECK (version >= 1);
   `,
+  /* 7 */ `
+  -- Every version of a file's content, the current one included; they go with their file.
+  CREATE TABLE versions (
+    file_id    text NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    number     integer NOT NULL CHECK (number >= 1),
+    blob_key   text NOT NULL,
+    size       bigint NOT NULL,
+    sha256     text NOT NULL,
+    created_at timestamptz NOT NULL,
+    author_id  text NOT NULL,
+    keep       boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (file_id, number)
+  );
+  -- The orphan sweep and retention ask whether any version still holds a blob.
+  CREATE INDEX versions_by_blob ON versions (blob_key);
+  -- Retention walks the versions it may remove, oldest first.
+  CREATE INDEX versions_by_age ON versions (created_at) WHERE NOT keep;
+  -- Each file's content so far is its version: the upload's, by its owner.
+  INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
+  SELECT id, version, blob_key, size, sha256, created_at, owner_id FROM files;
+  `,
 ];
 
 /** Gives every file without one its name key, a batch of files at a time. */

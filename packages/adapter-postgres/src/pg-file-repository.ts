@@ -6,12 +6,14 @@ import {
   type FileWithRole,
   fileNameKey,
   NEWEST_FIRST,
+  type ReplaceContentResult,
   type Role,
   type SheetIndex,
   type SheetIndexRepository,
 } from "@cellar/core";
 import type { Pool } from "pg";
 import { activityParameter, insertActivity } from "./pg-activity-repository.js";
+import { inTransaction } from "./pool.js";
 import { batchedLookupById, statementBatches } from "./statement-batches.js";
 
 export const FILE_COLUMNS = `id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
@@ -196,7 +198,9 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
     async insert({ file, activity }) {
       // One statement: a file refused (its id taken) writes none of its entries.
       await pool.query(
-        `WITH a AS (${insertActivity(17)})
+        `WITH a AS (${insertActivity(17)}),
+         v AS (INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
+               VALUES ($1, $16, $10, $8, $9, $11, $2))
          INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
                             created_at, updated_at, trashed_at, purge_at, name_key, version)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
@@ -279,19 +283,68 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
       );
       return rows[0] === undefined ? null : toRecord(rows[0]);
     },
+    async replaceContent({ id, expectedSha256, content, fromVersion, at, authorId, activity }) {
+      return inTransaction(pool, async (client) => {
+        const current = async (): Promise<ReplaceContentResult> => {
+          const { rows } = await client.query<FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE id = $1`, [id]);
+          const row = rows[0];
+          return row === undefined || row.state !== "active"
+            ? { outcome: "not_active" }
+            : { outcome: "precondition_failed", file: toRecord(row) };
+        };
+        if (fromVersion !== undefined) {
+          // Held until this commits: retention waits for it, then finds the new version sharing the blob.
+          const held = await client.query("SELECT FROM versions WHERE file_id = $1 AND number = $2 FOR SHARE", [
+            id,
+            fromVersion,
+          ]);
+          if (held.rowCount === 0) {
+            const now = await current();
+            return now.outcome === "not_active" ? now : { outcome: "version_gone" };
+          }
+        }
+        // Concurrent writers expecting the same content queue on the row; once the first
+        // commits, the others find another SHA-256 and change nothing.
+        const { rows } = await client.query<FileRow>(
+          `UPDATE files SET blob_key = $3, size = $4, sha256 = $5, version = version + 1, updated_at = $6
+           WHERE id = $1 AND state = 'active' AND ($2::text IS NULL OR sha256 = $2)
+           RETURNING ${FILE_COLUMNS}`,
+          [id, expectedSha256, content.blobKey, content.size, content.sha256, at],
+        );
+        const row = rows[0];
+        if (row === undefined) return current();
+        const file = toRecord(row);
+        await client.query(
+          `WITH a AS (${insertActivity(8)})
+           INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          [id, file.version, file.blobKey, file.size, file.sha256, at, authorId, activityParameter(activity)],
+        );
+        return { outcome: "replaced", file };
+      });
+    },
     async removeDueForPurge({ now, limit }) {
       // The rows are claimed with SKIP LOCKED: instances purging at once each take rows
       // the others have not, so every file is removed once. A row being restored is
       // locked by the restore, and re-checked once it commits: restored, it is not due.
-      // Its sheet index, permissions and activity go with it (ON DELETE CASCADE).
-      const { rows } = await pool.query<FileRow>(
-        `DELETE FROM files WHERE id IN (
+      // Its sheet index, permissions and activity go with it (ON DELETE CASCADE); its
+      // versions are deleted here, so that their blob keys come back.
+      const { rows } = await pool.query<FileRow & { blob_keys: string[] | null }>(
+        `WITH due AS (
            SELECT id FROM files WHERE state = 'trashed' AND purge_at <= $1
            ORDER BY purge_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
-         ) RETURNING ${FILE_COLUMNS}`,
+         ), gone_versions AS (
+           DELETE FROM versions WHERE file_id IN (SELECT id FROM due) RETURNING file_id, blob_key
+         ), gone AS (
+           DELETE FROM files WHERE id IN (SELECT id FROM due) RETURNING ${FILE_COLUMNS}
+         )
+         SELECT gone.*, (SELECT array_agg(blob_key) FROM gone_versions WHERE file_id = gone.id) AS blob_keys
+         FROM gone`,
         [now, limit],
       );
-      return rows.map(toRecord).sort(byPurgeAt);
+      return rows
+        .map((row) => ({ file: toRecord(row), blobKeys: row.blob_keys ?? [row.blob_key] }))
+        .sort((a, b) => byPurgeAt(a.file, b.file));
     },
     async findSheetIndex(fileId) {
       const { rows } = await pool.query<{ body: SheetIndex }>("SELECT body FROM sheet_indexes WHERE file_id = $1", [
@@ -310,7 +363,8 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
     async findReferencedBlobKeys(keys) {
       if (keys.length === 0) return new Set();
       const { rows } = await pool.query<{ blob_key: string }>(
-        "SELECT blob_key FROM files WHERE blob_key = ANY($1::text[])",
+        `SELECT blob_key FROM files WHERE blob_key = ANY($1::text[])
+         UNION SELECT blob_key FROM versions WHERE blob_key = ANY($1::text[])`,
         [keys],
       );
       return new Set(rows.map((row) => row.blob_key));

@@ -4,6 +4,7 @@ import { createPostgresMagicLinkRepository, createPostgresSessionRepository } fr
 import { createPostgresFileRepository } from "./pg-file-repository.js";
 import { createPostgresPermissionRepository } from "./pg-permission-repository.js";
 import { createPostgresUserRepository } from "./pg-user-repository.js";
+import { createPostgresVersionRepository } from "./pg-version-repository.js";
 
 /** Every metadata repository of core on one pool (after `migrate`). */
 export function createPostgresRepositories(pool: Pool) {
@@ -16,5 +17,6 @@ export function createPostgresRepositories(pool: Pool) {
     magicLinks: createPostgresMagicLinkRepository(pool),
     permissions: createPostgresPermissionRepository(pool),
     activity: createPostgresActivityRepository(pool),
+    versions: createPostgresVersionRepository(pool),
   };
 }

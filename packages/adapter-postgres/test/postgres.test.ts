@@ -147,15 +147,21 @@ describe("the migration that brought people", () => {
       );
     }
     expect(await migrate(pool)).toBe(MIGRATIONS.length);
-    // Content from before versions is at version 1.
+    // Content from before versions is at version 1, and that is its one version, by its owner.
     expect((await repos.files.findById(kept.id))?.version).toBe(1);
+    expect(await repos.versions.listByFile({ fileId: kept.id, offset: 0, limit: 10 })).toMatchObject({
+      total: 1,
+      items: [{ number: 1, blobKey: kept.blobKey, sha256: kept.sha256, authorId: owner.id }],
+    });
 
     for (const file of [kept, due]) {
       const permission = aPermission(file.id, { email: person.email, userId: person.id, role: "editor" });
       expect((await givePermission(repos, owner.id, permission)).outcome).toBe("created");
       expect(await repos.files.findWithRole({ id: file.id, userId: person.id })).toEqual({ file, role: "editor" });
     }
-    expect(await repos.files.removeDueForPurge({ now: at(1_000), limit: 10 })).toEqual([due]);
+    expect(await repos.files.removeDueForPurge({ now: at(1_000), limit: 10 })).toEqual([
+      { file: due, blobKeys: [due.blobKey] },
+    ]);
     const left = await pool.query<{ file_id: string }>(
       "SELECT file_id FROM permissions UNION ALL SELECT file_id FROM activity",
     );
@@ -210,7 +216,7 @@ describe("across instances sharing one database", () => {
         for (;;) {
           const batch = await instance.files.removeDueForPurge({ now: at(5_000), limit: 7 });
           if (batch.length === 0) return;
-          purged.push(...batch.map((file) => file.id));
+          purged.push(...batch.map(({ file }) => file.id));
         }
       }),
     );
@@ -593,7 +599,7 @@ describe("people on a file, across instances sharing one database", () => {
       const [purged] = await Promise.all([first.files.removeDueForPurge({ now: at(0), limit: 10 }), ...changes]);
       // A purge skips a file whose people are changing at that moment; the next one takes it.
       const later = await first.files.removeDueForPurge({ now: at(0), limit: 10 });
-      expect([...(purged ?? []), ...later].map((purgedFile) => purgedFile.id)).toEqual([file.id]);
+      expect([...(purged ?? []), ...later].map((purgedFile) => purgedFile.file.id)).toEqual([file.id]);
       expect(await third.permissions.listByFile({ fileId: file.id })).toEqual([]);
       expect((await second.activity.listByFile({ fileId: file.id, offset: 0, limit: 1 })).total).toBe(0);
     }

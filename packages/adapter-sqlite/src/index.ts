@@ -30,3 +30,4 @@ export {
   sqliteStorageExists,
 } from "./sqlite-storage.js";
 export { createSqliteUserRepository } from "./sqlite-user-repository.js";
+export { createSqliteVersionRepository } from "./sqlite-version-repository.js";

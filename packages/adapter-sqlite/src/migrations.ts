@@ -182,6 +182,27 @@ export const MIGRATIONS: readonly Migration[] = [
   -- The version of a file's content: 1 at upload, one more on every change of content.
   ALTER TABLE files ADD COLUMN version INTEGER NOT NULL DEFAULT 1 CHECK (version >= 1);
   `,
+  /* 6 */ `
+  -- Every version of a file's content, the current one included; they go with their file.
+  CREATE TABLE versions (
+    file_id    TEXT NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    number     INTEGER NOT NULL CHECK (number >= 1),
+    blob_key   TEXT NOT NULL,
+    size       INTEGER NOT NULL,
+    sha256     TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    author_id  TEXT NOT NULL,
+    keep       INTEGER NOT NULL DEFAULT 0 CHECK (keep IN (0, 1)),
+    PRIMARY KEY (file_id, number)
+  ) STRICT, WITHOUT ROWID;
+  -- The orphan sweep and retention ask whether any version still holds a blob.
+  CREATE INDEX versions_by_blob ON versions (blob_key);
+  -- Retention walks the versions it may remove, oldest first.
+  CREATE INDEX versions_by_age ON versions (created_at) WHERE keep = 0;
+  -- Each file's content so far is its version: the upload's, by its owner.
+  INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
+  SELECT id, version, blob_key, size, sha256, created_at, owner_id FROM files;
+  `,
 ];
 
 export class SchemaTooNewError extends Error {

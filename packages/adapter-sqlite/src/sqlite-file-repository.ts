@@ -145,15 +145,40 @@ export function createSqliteFileRepository(
     WHERE id = @id AND (@only_if_state IS NULL OR state = @only_if_state)
     RETURNING ${FILE_COLUMNS}`)
     .raw();
-  const removeDue = db
-    .prepare<[number, number], FileValues>(`
-    DELETE FROM files WHERE id IN (
-      SELECT id FROM files WHERE state = 'trashed' AND purge_at <= ? ORDER BY purge_at, id LIMIT ?
-    ) RETURNING ${FILE_COLUMNS}`)
+  const dueIds = db
+    .prepare<[number, number], string>(
+      "SELECT id FROM files WHERE state = 'trashed' AND purge_at <= ? ORDER BY purge_at, id LIMIT ?",
+    )
+    .pluck();
+  const removeVersionsOf = db
+    .prepare<[string], [fileId: string, blobKey: string]>(
+      "DELETE FROM versions WHERE file_id IN (SELECT value FROM json_each(?)) RETURNING file_id, blob_key",
+    )
+    .raw();
+  const removeFiles = db
+    .prepare<[string], FileValues>(
+      `DELETE FROM files WHERE id IN (SELECT value FROM json_each(?)) RETURNING ${FILE_COLUMNS}`,
+    )
     .raw();
   const referencedKeys = db
-    .prepare<[string], string>("SELECT blob_key FROM files WHERE blob_key IN (SELECT value FROM json_each(?))")
+    .prepare<[string], string>(
+      `WITH wanted (key) AS (SELECT value FROM json_each(?))
+       SELECT blob_key FROM files WHERE blob_key IN (SELECT key FROM wanted)
+       UNION SELECT blob_key FROM versions WHERE blob_key IN (SELECT key FROM wanted)`,
+    )
     .pluck();
+  const insertVersion = db.prepare<Record<string, unknown>>(`
+    INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
+    VALUES (@file_id, @number, @blob_key, @size, @sha256, @created_at, @author_id)`);
+  const versionExists = db
+    .prepare<[string, number], number>("SELECT 1 FROM versions WHERE file_id = ? AND number = ?")
+    .pluck();
+  const replace = db
+    .prepare<Record<string, unknown>, FileValues>(`
+    UPDATE files SET blob_key = @blob_key, size = @size, sha256 = @sha256, version = version + 1, updated_at = @at
+    WHERE id = @id AND state = 'active' AND (@expected IS NULL OR sha256 = @expected)
+    RETURNING ${FILE_COLUMNS}`)
+    .raw();
 
   const findSheetIndex = db.prepare<[string], string>("SELECT body FROM sheet_indexes WHERE file_id = ?").pluck();
   // Only for a file that exists: the SELECT finds no row otherwise.
@@ -258,6 +283,66 @@ export function createSqliteFileRepository(
       version: file.version,
     });
     writeActivity(entries);
+    insertVersion.run({
+      file_id: file.id,
+      number: file.version,
+      blob_key: file.blobKey,
+      size: file.size,
+      sha256: file.sha256,
+      created_at: file.createdAt.getTime(),
+      author_id: file.ownerId,
+    });
+  });
+
+  const replaceWithVersion = db.transaction(
+    (input: Parameters<FileRepository["replaceContent"]>[0]): Awaited<ReturnType<FileRepository["replaceContent"]>> => {
+      // Under BEGIN IMMEDIATE, no retention can remove the source version before this commits.
+      if (input.fromVersion !== undefined && versionExists.get(input.id, input.fromVersion) === undefined) {
+        const current = findById.get(input.id);
+        return current === undefined || current[4] !== "active"
+          ? { outcome: "not_active" }
+          : { outcome: "version_gone" };
+      }
+      const row = replace.get({
+        id: input.id,
+        expected: input.expectedSha256,
+        blob_key: input.content.blobKey,
+        size: input.content.size,
+        sha256: input.content.sha256,
+        at: input.at.getTime(),
+      });
+      if (row === undefined) {
+        const current = findById.get(input.id);
+        return current === undefined || current[4] !== "active"
+          ? { outcome: "not_active" }
+          : { outcome: "precondition_failed", file: toFileRecord(current) };
+      }
+      const file = toFileRecord(row);
+      insertVersion.run({
+        file_id: file.id,
+        number: file.version,
+        blob_key: file.blobKey,
+        size: file.size,
+        sha256: file.sha256,
+        created_at: input.at.getTime(),
+        author_id: input.authorId,
+      });
+      writeActivity(input.activity);
+      return { outcome: "replaced", file };
+    },
+  );
+
+  const purgeDue = db.transaction((now: number, limit: number) => {
+    const ids = JSON.stringify(dueIds.all(now, limit));
+    const blobKeys = new Map<string, string[]>();
+    for (const [fileId, blobKey] of removeVersionsOf.all(ids)) {
+      blobKeys.set(fileId, [...(blobKeys.get(fileId) ?? []), blobKey]);
+    }
+    // Permissions and activity go with each file, by their foreign keys' cascade.
+    return removeFiles.all(ids).map((row) => {
+      const file = toFileRecord(row);
+      return { file, blobKeys: blobKeys.get(file.id) ?? [file.blobKey] };
+    });
   });
 
   // Entries are written only when the update matched: a change that did not happen records nothing.
@@ -332,12 +417,17 @@ export function createSqliteFileRepository(
       if (changes.state === "trashed" || changes.visibility === "private") await cache.settled();
       return toFileRecord(row);
     },
+    async replaceContent(input) {
+      byId.forget(input.id);
+      const result = replaceWithVersion.immediate(input);
+      byId.forget(input.id);
+      return result;
+    },
     async removeDueForPurge({ now, limit }) {
-      // Permissions and activity go with each file, by their foreign keys' cascade, in this one statement.
-      const removed = removeDue.all(now.getTime(), limit);
-      for (const [id] of removed) byId.forget(id);
+      const removed = purgeDue.immediate(now.getTime(), limit);
+      for (const { file } of removed) byId.forget(file.id);
       if (removed.length > 0) roles.clear();
-      return removed.map(toFileRecord).sort(byPurgeAt);
+      return removed.sort((a, b) => byPurgeAt(a.file, b.file));
     },
     async findReferencedBlobKeys(keys) {
       if (keys.length === 0) return new Set();

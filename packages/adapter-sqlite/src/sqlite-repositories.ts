@@ -5,6 +5,7 @@ import { createSqliteMagicLinkRepository, createSqliteSessionRepository } from "
 import { createSqliteFileRepository } from "./sqlite-file-repository.js";
 import { createSqlitePermissionRepository } from "./sqlite-permission-repository.js";
 import { createSqliteUserRepository } from "./sqlite-user-repository.js";
+import { createSqliteVersionRepository } from "./sqlite-version-repository.js";
 
 export interface SqliteRepositoriesOptions {
   /**
@@ -31,6 +32,7 @@ export function createSqliteRepositories(db: Database, options: SqliteRepositori
     magicLinks: createSqliteMagicLinkRepository(db),
     permissions: createSqlitePermissionRepository(db, cache),
     activity: createSqliteActivityRepository(db),
+    versions: createSqliteVersionRepository(db),
     /** Drops every kept row: call it after writing through `db` directly. */
     forgetCachedReads: () => cache.clear(),
   };

@@ -80,6 +80,7 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
       magicLinks: repositories.magicLinks,
       permissions: repositories.permissions,
       activity: repositories.activity,
+      versions: repositories.versions,
       rateLimits,
       async ping() {
         db.prepare("SELECT 1").get();

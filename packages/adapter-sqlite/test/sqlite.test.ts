@@ -392,8 +392,12 @@ describe("people on a file, in SQLite", () => {
       expect(db.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
       const repos = createSqliteRepositories(db);
       const active = await repos.files.findById("file_oldactive");
-      // Content from before versions is at version 1.
+      // Content from before versions is at version 1, and that is its one version, by its owner.
       expect(active?.version).toBe(1);
+      expect(await repos.versions.listByFile({ fileId: "file_oldactive", offset: 0, limit: 10 })).toMatchObject({
+        total: 1,
+        items: [{ number: 1, blobKey: "file_oldactive", size: 7, authorId: owner.id, keep: false }],
+      });
       for (const fileId of ["file_oldactive", "file_oldtrashed"]) {
         const shared = await givePermission(
           repos,

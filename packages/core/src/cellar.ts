@@ -20,6 +20,9 @@ import type { SheetIndexRepository } from "./sheets/sheet-index-repository.port.
 import type { SpreadsheetReader } from "./sheets/spreadsheet-reader.port.js";
 import { createUserService, type UserService } from "./users/user.service.js";
 import type { UserRepository } from "./users/user-repository.port.js";
+import { VERSION_RETENTION_COUNT, VERSION_RETENTION_DAYS } from "./versions/version.entity.js";
+import type { VersionRepository } from "./versions/version-repository.port.js";
+import { createVersionService, type VersionService } from "./versions/versions.service.js";
 
 /** Cellar's settings; everything but `publicUrl` and `jwtSecret` has a default. */
 export interface CellarConfig {
@@ -37,6 +40,10 @@ export interface CellarConfig {
   readonly trashRetentionDays?: number;
   /** Invitation mails (a file shared with someone new) one account may send per hour. */
   readonly inviteRateMax?: number;
+  /** Days a version that is neither current nor kept is kept at least. */
+  readonly versionRetentionDays?: number;
+  /** How many of a file's newest versions are kept whatever their age. */
+  readonly versionRetentionCount?: number;
 }
 
 export const DEFAULT_CONFIG = {
@@ -49,6 +56,8 @@ export const DEFAULT_CONFIG = {
   rateLimitWindowSeconds: 60,
   trashRetentionDays: 30,
   inviteRateMax: 50,
+  versionRetentionDays: VERSION_RETENTION_DAYS,
+  versionRetentionCount: VERSION_RETENTION_COUNT,
 } as const satisfies Partial<CellarConfig>;
 
 export type ResolvedCellarConfig = Required<CellarConfig>;
@@ -65,6 +74,8 @@ export interface CellarDeps {
   readonly permissions: PermissionRepository;
   /** What happened to each file; written by `files` and `permissions` with each change. */
   readonly activity: ActivityRepository;
+  /** Every version of every file's content; written by `files`. */
+  readonly versions: VersionRepository;
   readonly blobs: BlobStore;
   readonly mailer: Mailer;
   readonly rateLimits: RateLimitStore;
@@ -84,6 +95,8 @@ export interface Cellar {
   readonly people: PeopleService;
   /** What happened to a file. */
   readonly activity: ActivityService;
+  /** A file's content over time: replacing it, its versions, restoring and keeping them. */
+  readonly versions: VersionService;
   readonly sheets: SheetService;
   readonly auth: AuthService;
   readonly users: UserService;
@@ -103,6 +116,8 @@ const POSITIVE_WHOLE_SETTINGS = [
   "rateLimitWindowSeconds",
   "trashRetentionDays",
   "inviteRateMax",
+  "versionRetentionDays",
+  "versionRetentionCount",
 ] as const;
 
 export function resolveConfig(config: CellarConfig): ResolvedCellarConfig {
@@ -155,6 +170,16 @@ export function createCellar(deps: CellarDeps): Cellar {
     };
   };
   const activity = createActivityService({ files: deps.files, activity: deps.activity, clock });
+  const versions = createVersionService({
+    files: deps.files,
+    versions: deps.versions,
+    blobs: deps.blobs,
+    clock,
+    random,
+    maxUploadBytes: config.maxUploadBytes,
+    retentionDays: config.versionRetentionDays,
+    retentionCount: config.versionRetentionCount,
+  });
   return {
     config,
     files,
@@ -170,6 +195,7 @@ export function createCellar(deps: CellarDeps): Cellar {
       inviteRateMax: config.inviteRateMax,
     }),
     activity,
+    versions,
     sheets,
     auth: createAuthService({
       users: deps.users,
@@ -192,7 +218,7 @@ export function createCellar(deps: CellarDeps): Cellar {
       max: config.rateLimitMax,
       windowSeconds: config.rateLimitWindowSeconds,
     }),
-    maintenance: createMaintenance({ files, activity, deleteExpired }),
+    maintenance: createMaintenance({ files, activity, versions, deleteExpired }),
     deleteExpired,
   };
 }

@@ -104,6 +104,9 @@ export {
   type FileSortField,
   type FileWithRole,
   NEWEST_FIRST,
+  type NewContent,
+  type PurgedFile,
+  type ReplaceContentResult,
 } from "./files/file-repository.port.js";
 // Maintenance: purge, expiry, orphan sweep.
 export {
@@ -133,6 +136,7 @@ export { createMemoryPermissionRepository } from "./memory/memory-permission-rep
 export { createMemoryRateLimitStore } from "./memory/memory-rate-limit-store.js";
 export { createMemoryTables, type MemoryTables } from "./memory/memory-tables.js";
 export { createMemoryUserRepository, type MemoryUserRepository } from "./memory/memory-user-repository.js";
+export { createMemoryVersionRepository } from "./memory/memory-version-repository.js";
 // People: who else holds a role on a file.
 export { INVITATION_WINDOW_MS, type PeopleService, type ShareResult } from "./people/people.service.js";
 export {
@@ -225,3 +229,11 @@ export {
 export type { UserRecord, UserSummary } from "./users/user.entity.js";
 export type { UserService } from "./users/user.service.js";
 export type { UserRepository } from "./users/user-repository.port.js";
+export {
+  VERSION_RETENTION_COUNT,
+  VERSION_RETENTION_DAYS,
+  type VersionItem,
+  type VersionRecord,
+} from "./versions/version.entity.js";
+export type { VersionRepository } from "./versions/version-repository.port.js";
+export type { ContentPrecondition, ListedVersion, VersionService } from "./versions/versions.service.js";

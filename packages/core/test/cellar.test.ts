@@ -18,6 +18,8 @@ describe("createCellar", () => {
       rateLimitWindowSeconds: 60,
       trashRetentionDays: 30,
       inviteRateMax: 50,
+      versionRetentionDays: 30,
+      versionRetentionCount: 100,
     });
   });
 

@@ -28,6 +28,7 @@ describe("the maintenance cycle", () => {
       blobsLeft: 0,
       orphansRemoved: 1,
       activityPruned: 0,
+      versionsPruned: 0,
       // The rate-limit windows: one per address asked for a link.
       expired: { sessions: 1, magicLinks: 1, rateWindows: 2 },
     });

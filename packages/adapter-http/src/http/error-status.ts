@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   file_in_trash: 409,
   limit_reached: 409,
+  precondition_required: 428,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unreadable_spreadsheet: 422,

@@ -283,7 +283,7 @@ export interface components {
                  * @example not_found
                  * @enum {string}
                  */
-                code: "validation_error" | "unauthorized" | "invalid_token" | "forbidden" | "not_found" | "file_in_trash" | "limit_reached" | "payload_too_large" | "unsupported_media_type" | "unreadable_spreadsheet" | "range_not_satisfiable" | "request_timeout" | "rate_limited" | "internal_error" | "mail_unavailable" | "unavailable";
+                code: "validation_error" | "unauthorized" | "invalid_token" | "forbidden" | "not_found" | "file_in_trash" | "limit_reached" | "precondition_required" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "unreadable_spreadsheet" | "range_not_satisfiable" | "request_timeout" | "rate_limited" | "internal_error" | "mail_unavailable" | "unavailable";
                 /** @example No such file. */
                 message: string;
                 /** @description For `validation_error`: which fields were wrong and why. */

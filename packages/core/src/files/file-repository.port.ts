@@ -47,13 +47,46 @@ export type FileChanges = Partial<Pick<FileRecord, "name" | "visibility" | "stat
   readonly updatedAt: Date;
 };
 
+/** New bytes for a file, written to the blob store under `blobKey` and checked. */
+export interface NewContent {
+  readonly blobKey: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/** What `replaceContent` did. */
+export type ReplaceContentResult =
+  | { readonly outcome: "replaced"; readonly file: FileRecord }
+  /** The content is no longer the one expected: nothing was written; `file` is as it is now. */
+  | { readonly outcome: "precondition_failed"; readonly file: FileRecord }
+  /** No such file, or it is not active: nothing was written. */
+  | { readonly outcome: "not_active" }
+  /** `fromVersion` is gone (retention removed it): nothing was written. */
+  | { readonly outcome: "version_gone" };
+
+/** A purged file, and every blob key its versions held (its current bytes' included). */
+export interface PurgedFile {
+  readonly file: FileRecord;
+  readonly blobKeys: readonly string[];
+}
+
 /**
  * Stores file metadata. Blob bytes are not its business: see `BlobStore`.
  *
  * Guarantees an implementation owes (checked by `fileRepositoryContract`):
- * - `insert` stores the record and its `activity` entries in one atomic step; it refuses
- *   a second record with the same `id` (it throws) and then stores nothing, entries
- *   included;
+ * - `insert` stores the record, its `activity` entries and its version (number
+ *   `file.version`, with the record's blob key, size and SHA-256, made at `createdAt` by
+ *   `ownerId`, not kept; see `VersionRepository`) in one atomic step; it refuses a second
+ *   record with the same `id` (it throws) and then stores nothing, entries included;
+ * - `replaceContent` gives an `active` record new content in one atomic step, when its
+ *   `sha256` is `expectedSha256` (or always, when that is null): the content's blob key,
+ *   size and SHA-256, `version` one more, `updatedAt` `at`; with the new version (made at
+ *   `at` by `authorId`, not kept) and the `activity` entries. Otherwise it writes nothing
+ *   and says why. Of concurrent calls expecting the same content, on one store or
+ *   through several instances, exactly one replaces it. With `fromVersion` (a restore:
+ *   the content is that version's, its blob shared), it replaces only while that version
+ *   exists, and holds it against `VersionRepository.removeExpired` until it commits, so
+ *   that retention never deletes a blob a new version has just come to share;
  * - `findWithRole` returns the record with `id` and the role a permission gives `userId`
  *   on it (null when none does), read together in one step (one query with a join, in a
  *   database): every read of a file by a caller comes here, so it must cost about what
@@ -77,7 +110,8 @@ export type FileChanges = Partial<Pick<FileRecord, "name" | "visibility" | "stat
  *   updates of different fields both land;
  * - `removeDueForPurge` atomically deletes and returns up to `limit` `trashed` records
  *   whose `purgeAt` is at or before `now`, earliest `purgeAt` first, and with each record
- *   all that belongs to it: its sheet index, its permissions and its activity. A record
+ *   all that belongs to it: its sheet index, its permissions, its activity and its
+ *   versions, whose blob keys it returns with the record. A record
  *   restored in the meantime is not due and so is never removed;
  * - records come back equal to what was stored, dates included to the millisecond.
  *
@@ -96,7 +130,16 @@ export interface FileRepository {
     onlyIfState?: FileState;
     activity: readonly ActivityEntry[];
   }): Promise<FileRecord | null>;
-  removeDueForPurge(query: { now: Date; limit: number }): Promise<FileRecord[]>;
-  /** Which of these blob keys some record (in any state) refers to. */
+  replaceContent(input: {
+    id: string;
+    expectedSha256: string | null;
+    content: NewContent;
+    fromVersion?: number;
+    at: Date;
+    authorId: string;
+    activity: readonly ActivityEntry[];
+  }): Promise<ReplaceContentResult>;
+  removeDueForPurge(query: { now: Date; limit: number }): Promise<PurgedFile[]>;
+  /** Which of these blob keys some record (in any state) or version refers to. */
   findReferencedBlobKeys(keys: readonly string[]): Promise<Set<string>>;
 }

@@ -1,15 +1,14 @@
-import { createHash } from "node:crypto";
 import { type ActivityAction, type ActivityEntry, newActivityEntry } from "../activity/activity.entity.js";
 import type { PermissionRepository } from "../people/permission-repository.port.js";
 import { NEWEST_SHARE_FIRST } from "../people/shared-files.js";
 import type { Clock } from "../shared/clock.port.js";
-import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
+import { invalidField } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { type Page, toPage } from "../shared/pagination.js";
 import type { RandomSource } from "../shared/random.port.js";
 import type { BlobStore, ByteRange, StoredBlob } from "./blob-store.port.js";
 import { type RangeRequest, resolveByteRange } from "./byte-range.js";
-import { createContentCheck } from "./content-check.js";
+import { dropBlob as dropStoredBlob, storeCheckedBytes } from "./checked-bytes.js";
 import { owningBlobKey, sheetRowsBlobKey } from "./derived-blob-keys.js";
 import {
   baseName,
@@ -85,14 +84,7 @@ export type FileService = ReturnType<typeof createFileService>;
 export function createFileService(deps: FileServiceDeps) {
   const { files, blobs, clock, random } = deps;
 
-  /** Removes a blob on a failure path; a blob that survives is an orphan the sweep finds. */
-  async function dropBlob(key: string): Promise<void> {
-    try {
-      await blobs.delete(key);
-    } catch {
-      // The orphan sweep removes it later; the caller's own error matters more.
-    }
-  }
+  const dropBlob = (key: string) => dropStoredBlob(blobs, key);
 
   /** The file, when the caller may do every one of `actions` to it; the first refusal otherwise. */
   async function loadAuthorized(
@@ -143,38 +135,19 @@ export function createFileService(deps: FileServiceDeps) {
       const kind = kindFromFileName(input.clientFileName);
       const fileId = newId(random, "file");
       const blobKey = fileId;
-      const hash = createHash("sha256");
-      const check = createContentCheck(kind);
-      let size = 0;
-      async function* measured(): AsyncGenerator<Uint8Array> {
-        for await (const chunk of input.content) {
-          size += chunk.length;
-          if (size > deps.maxUploadBytes) {
-            throw new CellarError(
-              ErrorCode.payload_too_large,
-              `The file is larger than the ${deps.maxUploadBytes} bytes Cellar accepts.`,
-            );
-          }
-          check.update(chunk);
-          hash.update(chunk);
-          yield chunk;
-        }
-      }
-      try {
-        await blobs.write({ key: blobKey, source: measured() });
-        if (size === 0) throw invalidField("file", "must not be empty");
-        check.finish(size);
-      } catch (error) {
-        await dropBlob(blobKey);
-        throw error;
-      }
+      const { size, sha256 } = await storeCheckedBytes(blobs, {
+        key: blobKey,
+        kind,
+        content: input.content,
+        maxBytes: deps.maxUploadBytes,
+      });
       return {
         fileId,
         ownerId: input.ownerId,
         blobKey,
         kind,
         size,
-        sha256: hash.digest("hex"),
+        sha256,
         clientBaseName: baseName(input.clientFileName),
       };
     },
@@ -393,9 +366,11 @@ export function createFileService(deps: FileServiceDeps) {
       let blobsLeft = 0;
       for (;;) {
         const batch = await files.removeDueForPurge({ now: clock.now(), limit: batchSize });
-        // Counted per file: its bytes, and the rows blob a reader may have written.
+        // Counted per file: the bytes of each of its versions, and the rows blob a reader may have written for each.
         const deletions = await Promise.allSettled(
-          batch.map((file) => Promise.all([blobs.delete(file.blobKey), blobs.delete(sheetRowsBlobKey(file.blobKey))])),
+          batch.map(({ blobKeys }) =>
+            Promise.all(blobKeys.flatMap((key) => [blobs.delete(key), blobs.delete(sheetRowsBlobKey(key))])),
+          ),
         );
         blobsLeft += deletions.filter((result) => result.status === "rejected").length;
         purged += batch.length;

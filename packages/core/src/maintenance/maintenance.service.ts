@@ -1,5 +1,6 @@
 import type { ActivityService } from "../activity/activity.service.js";
 import type { FileService } from "../files/file.service.js";
+import type { VersionService } from "../versions/versions.service.js";
 
 /** Orphan blobs younger than this are spared: their upload may still be in flight. */
 export const ORPHAN_GRACE_MS = 3_600_000;
@@ -13,14 +14,16 @@ export interface MaintenanceReport {
   readonly orphansRemoved: number;
   /** Activity entries older than their 90 days, deleted. */
   readonly activityPruned: number;
+  /** Versions retention let go (neither current nor kept, old, not among the newest), deleted. */
+  readonly versionsPruned: number;
   /** Expired sessions, sign-in links and rate-limit windows forgotten. */
   readonly expired: { readonly sessions: number; readonly magicLinks: number; readonly rateWindows: number };
 }
 
 export interface Maintenance {
   /**
-   * One maintenance cycle: purge the files due, then forget what has expired and activity
-   * past its retention, then sweep orphan blobs. A call while a cycle runs gets that
+   * One maintenance cycle: purge the files due, then forget what has expired, activity
+   * and versions past their retention, then sweep orphan blobs. A call while a cycle runs gets that
    * cycle's report instead of starting another. Safe to stop at any point (a crash mid-purge leaves only orphan blobs, which
    * the next sweep removes) and to run on several instances at once: each step is atomic
    * in storage.
@@ -31,6 +34,7 @@ export interface Maintenance {
 export function createMaintenance(deps: {
   files: FileService;
   activity: Pick<ActivityService, "prune">;
+  versions: Pick<VersionService, "pruneExpired">;
   deleteExpired: () => Promise<MaintenanceReport["expired"]>;
   orphanGraceMs?: number;
 }): Maintenance {
@@ -40,8 +44,9 @@ export function createMaintenance(deps: {
     const purge = await deps.files.purgeDue();
     const expired = await deps.deleteExpired();
     const activityPruned = await deps.activity.prune();
+    const versionsPruned = await deps.versions.pruneExpired();
     const orphans = await deps.files.sweepOrphanBlobs({ graceMs: orphanGraceMs });
-    return { ...purge, orphansRemoved: orphans.removed, activityPruned, expired };
+    return { ...purge, orphansRemoved: orphans.removed, activityPruned, versionsPruned, expired };
   };
   return {
     run() {

@@ -13,6 +13,7 @@ import { createMemoryPermissionRepository } from "./memory-permission-repository
 import { createMemoryRateLimitStore } from "./memory-rate-limit-store.js";
 import { createMemoryTables } from "./memory-tables.js";
 import { createMemoryUserRepository } from "./memory-user-repository.js";
+import { createMemoryVersionRepository } from "./memory-version-repository.js";
 
 /**
  * Every metadata repository in memory, on one set of tables, so that they relate their
@@ -31,6 +32,7 @@ export function createMemoryRepositories() {
     magicLinks: createMemoryMagicLinkRepository(),
     permissions: createMemoryPermissionRepository(tables),
     activity: createMemoryActivityRepository(tables),
+    versions: createMemoryVersionRepository(tables),
   };
 }
 

@@ -3,7 +3,7 @@ import { fileListOrder } from "../files/file-listing.js";
 import { fileNameKey } from "../files/file-name-key.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
-import { createMemoryTables, type MemoryTables, writeActivity } from "./memory-tables.js";
+import { createMemoryTables, type MemoryTables, versionKey, writeActivity } from "./memory-tables.js";
 
 /**
  * The file repository in memory: for tests and embedding. Records are copied in and out.
@@ -13,7 +13,7 @@ import { createMemoryTables, type MemoryTables, writeActivity } from "./memory-t
 export function createMemoryFileRepository(
   tables: MemoryTables = createMemoryTables(),
 ): FileRepository & SheetIndexRepository {
-  const { files: records, sheetIndexes, permissions, activity } = tables;
+  const { files: records, sheetIndexes, permissions, activity, versions } = tables;
   const copy = (record: FileRecord): FileRecord => structuredClone(record);
 
   /** Removes a file's rows and what belongs to them, as a database's cascade does. */
@@ -22,13 +22,27 @@ export function createMemoryFileRepository(
     sheetIndexes.delete(id);
     for (const [key, permission] of permissions) if (permission.fileId === id) permissions.delete(key);
     for (const [key, entry] of activity) if (entry.fileId === id) activity.delete(key);
+    for (const [key, version] of versions) if (version.fileId === id) versions.delete(key);
   }
+
+  const blobKeysOf = (id: string) =>
+    [...versions.values()].filter((version) => version.fileId === id).map((version) => version.blobKey);
 
   return {
     async insert({ file, activity: entries }) {
       if (records.has(file.id)) throw new Error(`A file with id ${file.id} already exists.`);
       writeActivity(tables, entries);
       records.set(file.id, copy(file));
+      versions.set(versionKey(file.id, file.version), {
+        fileId: file.id,
+        number: file.version,
+        blobKey: file.blobKey,
+        size: file.size,
+        sha256: file.sha256,
+        createdAt: new Date(file.createdAt),
+        authorId: file.ownerId,
+        keep: false,
+      });
     },
     async findById(id) {
       const record = records.get(id);
@@ -60,18 +74,41 @@ export function createMemoryFileRepository(
       records.set(id, updated);
       return copy(updated);
     },
+    async replaceContent({ id, expectedSha256, content, fromVersion, at, authorId, activity: entries }) {
+      const record = records.get(id);
+      if (record === undefined || record.state !== "active") return { outcome: "not_active" };
+      if (fromVersion !== undefined && !versions.has(versionKey(id, fromVersion))) return { outcome: "version_gone" };
+      if (expectedSha256 !== null && record.sha256 !== expectedSha256) {
+        return { outcome: "precondition_failed", file: copy(record) };
+      }
+      const number = record.version + 1;
+      writeActivity(tables, entries);
+      const replaced: FileRecord = { ...record, ...content, version: number, updatedAt: new Date(at) };
+      records.set(id, replaced);
+      versions.set(versionKey(id, number), {
+        fileId: id,
+        number,
+        ...content,
+        createdAt: new Date(at),
+        authorId,
+        keep: false,
+      });
+      return { outcome: "replaced", file: copy(replaced) };
+    },
     async removeDueForPurge({ now, limit }) {
       const due = [...records.values()]
         .filter((r) => r.state === "trashed" && r.purgeAt !== null && r.purgeAt.getTime() <= now.getTime())
         .sort((a, b) => (a.purgeAt as Date).getTime() - (b.purgeAt as Date).getTime())
         .slice(0, limit);
+      const purged = due.map((file) => ({ file, blobKeys: blobKeysOf(file.id) }));
       for (const record of due) removeWithAllOf(record.id);
-      return due;
+      return purged;
     },
     async findReferencedBlobKeys(keys) {
       const wanted = new Set(keys);
       const found = new Set<string>();
       for (const record of records.values()) if (wanted.has(record.blobKey)) found.add(record.blobKey);
+      for (const version of versions.values()) if (wanted.has(version.blobKey)) found.add(version.blobKey);
       return found;
     },
     async findSheetIndex(fileId) {

@@ -3,6 +3,7 @@ import type { FileRecord } from "../files/file.entity.js";
 import type { PermissionRecord } from "../people/permission.entity.js";
 import type { SheetIndex } from "../sheets/sheet-index.js";
 import type { UserRecord, UserSummary } from "../users/user.entity.js";
+import type { VersionRecord } from "../versions/version.entity.js";
 
 /**
  * The rows of one in-memory store, by id. Its repositories share them, so that they can
@@ -17,7 +18,12 @@ export interface MemoryTables {
   readonly users: Map<string, UserRecord>;
   readonly permissions: Map<string, PermissionRecord>;
   readonly activity: Map<string, ActivityEntry>;
+  /** By `versionKey`. */
+  readonly versions: Map<string, VersionRecord>;
 }
+
+/** A version's key in `MemoryTables.versions`. */
+export const versionKey = (fileId: string, number: number) => `${fileId}#${number}`;
 
 export function createMemoryTables(): MemoryTables {
   return {
@@ -26,6 +32,7 @@ export function createMemoryTables(): MemoryTables {
     users: new Map(),
     permissions: new Map(),
     activity: new Map(),
+    versions: new Map(),
   };
 }
 

@@ -11,6 +11,10 @@ export const ErrorCode = {
   not_found: "not_found",
   file_in_trash: "file_in_trash",
   limit_reached: "limit_reached",
+  /** A change of content that names no version it is based on (`If-Match`). */
+  precondition_required: "precondition_required",
+  /** A change of content based on a version that is no longer the current one. */
+  precondition_failed: "precondition_failed",
   payload_too_large: "payload_too_large",
   range_not_satisfiable: "range_not_satisfiable",
   unsupported_media_type: "unsupported_media_type",

@@ -24,7 +24,7 @@ export function base32(bytes: Uint8Array): string {
 const ID_RANDOM_BYTES = 15;
 
 /** `file_`, `user_`, `ses_` (sessions), `perm_` (people on a file), `act_` (activity entries). */
-export type IdPrefix = "file" | "user" | "ses" | "perm" | "act";
+export type IdPrefix = "file" | "user" | "ses" | "perm" | "act" | "blob";
 
 export function newId(random: RandomSource, prefix: IdPrefix): string {
   return `${prefix}_${base32(random.bytes(ID_RANDOM_BYTES))}`;

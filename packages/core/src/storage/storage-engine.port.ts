@@ -7,6 +7,7 @@ import type { PermissionRepository } from "../people/permission-repository.port.
 import type { RateLimitStore } from "../rate-limit/rate-limit-store.port.js";
 import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
 import type { UserRepository } from "../users/user-repository.port.js";
+import type { VersionRepository } from "../versions/version-repository.port.js";
 
 /**
  * What an adapter that owns an engine (a database, a bucket, a folder) hands back besides
@@ -37,6 +38,7 @@ export interface MetadataStorage extends StorageEngine {
   readonly magicLinks: MagicLinkRepository;
   readonly permissions: PermissionRepository;
   readonly activity: ActivityRepository;
+  readonly versions: VersionRepository;
   readonly rateLimits: RateLimitStore;
   /**
    * The JWT key every instance on this storage shares when none is configured: the one

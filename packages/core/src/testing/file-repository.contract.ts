@@ -413,7 +413,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const active = aFile(owner);
       for (const file of [dueLater, dueFirst, dueExactlyNow, notYet, active])
         await repos.files.insert({ file, activity: [] });
-      const removed = await repos.files.removeDueForPurge({ now, limit: 10 });
+      const removed = (await repos.files.removeDueForPurge({ now, limit: 10 })).map((purged) => purged.file);
       expect(removed.map((f) => f.id)).toEqual([dueFirst.id, dueLater.id, dueExactlyNow.id]);
       expect(removed[0]).toEqual(dueFirst);
       for (const file of removed) expect(await repos.files.findById(file.id)).toBeNull();
@@ -436,7 +436,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
       const batches = await Promise.all(
         Array.from({ length: 4 }, () => repos.files.removeDueForPurge({ now: at(100), limit: 8 })),
       );
-      const ids = batches.flat().map((f) => f.id);
+      const ids = batches.flat().map((purged) => purged.file.id);
       expect(ids).toHaveLength(20);
       expect(new Set(ids).size).toBe(20);
     });
@@ -455,7 +455,7 @@ export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubj
           repos.files.update({ id: file.id, changes: restore, onlyIfState: "trashed", activity: [] }),
         ),
       ]);
-      const purgedIds = new Set(purged.map((file) => file.id));
+      const purgedIds = new Set(purged.map(({ file }) => file.id));
       const restoredIds = new Set(restores.flatMap((file) => (file === null ? [] : [file.id])));
       for (const file of trashed) {
         expect(purgedIds.has(file.id) !== restoredIds.has(file.id)).toBe(true);

@@ -36,6 +36,7 @@ export {
   spreadsheetReaderContract,
 } from "./spreadsheet-reader.contract.js";
 export { userRepositoryContract } from "./user-repository.contract.js";
+export { versionRepositoryContract } from "./version-repository.contract.js";
 
 import { activityRepositoryContract } from "./activity-repository.contract.js";
 import type { ContractSubject, ContractTestApi } from "./contract-api.js";
@@ -45,6 +46,7 @@ import { permissionRepositoryContract } from "./permission-repository.contract.j
 import type { RepositoryFixture } from "./repository-fixture.js";
 import { sessionRepositoryContract } from "./session-repository.contract.js";
 import { userRepositoryContract } from "./user-repository.contract.js";
+import { versionRepositoryContract } from "./version-repository.contract.js";
 
 /** Every repository contract at once, for a store that implements them all. */
 export function repositoryContracts(t: ContractTestApi, subject: ContractSubject<RepositoryFixture>): void {
@@ -54,5 +56,6 @@ export function repositoryContracts(t: ContractTestApi, subject: ContractSubject
   magicLinkRepositoryContract(t, subject);
   permissionRepositoryContract(t, subject);
   activityRepositoryContract(t, subject);
+  versionRepositoryContract(t, subject);
 }
 export { buildZip, WORKBOOK_ENTRIES, workbook, type ZipEntry, type ZipOptions } from "./zip.js";

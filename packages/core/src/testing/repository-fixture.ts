@@ -8,6 +8,7 @@ import type { PermissionRepository, UpsertPermissionResult } from "../people/per
 import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
 import type { UserRecord } from "../users/user.entity.js";
 import type { UserRepository } from "../users/user-repository.port.js";
+import type { VersionRepository } from "../versions/version-repository.port.js";
 import type { Closable } from "./contract-api.js";
 import { aFile, anActivityEntry, aUser } from "./fixtures.js";
 
@@ -24,6 +25,7 @@ export interface RepositoryFixture extends Closable {
   readonly magicLinks: MagicLinkRepository;
   readonly permissions: PermissionRepository;
   readonly activity: ActivityRepository;
+  readonly versions: VersionRepository;
 }
 
 /** A user, stored. */

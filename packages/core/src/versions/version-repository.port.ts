@@ -1,0 +1,32 @@
+import type { VersionItem, VersionRecord } from "./version.entity.js";
+
+/**
+ * Stores every version of every file's content (`VersionRecord`). Versions are written
+ * by the `FileRepository`, with the change of content they record (its `insert` stores
+ * the upload's version, `replaceContent` each next one), and go with their file when it
+ * is purged; this port reads them, marks them kept, and applies retention.
+ *
+ * Guarantees an implementation owes (checked by `versionRepositoryContract`):
+ * - `listByFile` returns a file's versions newest first (by `number`), each with
+ *   `author`: the current id, email and name of the account `authorId` names, or null
+ *   when there is none; the slice `offset`/`limit` names, with `total` counting all;
+ * - `find` returns the version `number` of `fileId`, or null;
+ * - `setKeep` sets `keep` on that version and returns it with its `author`, or null when
+ *   there is none;
+ * - `removeExpired` deletes, and returns, up to `limit` versions that are neither their
+ *   file's current one (`number` equal to the file's `version`) nor kept, created before
+ *   `before`, and not among their file's `keepNewest` newest versions; oldest first. A
+ *   version's blob is the caller's to delete, after: a crash in between leaves an orphan
+ *   blob (the sweep's), never a version without its bytes;
+ * - records come back equal to what was stored, dates to the millisecond.
+ */
+export interface VersionRepository {
+  listByFile(query: {
+    fileId: string;
+    offset: number;
+    limit: number;
+  }): Promise<{ items: VersionItem[]; total: number }>;
+  find(query: { fileId: string; number: number }): Promise<VersionRecord | null>;
+  setKeep(input: { fileId: string; number: number; keep: boolean }): Promise<VersionItem | null>;
+  removeExpired(input: { before: Date; keepNewest: number; limit: number }): Promise<VersionRecord[]>;
+}
