@@ -95,6 +95,8 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
           rateLimitWindowSeconds: settings.rateLimitWindowSeconds,
           trashRetentionDays: settings.trashRetentionDays,
           inviteRateMax: settings.inviteRateMax,
+          versionRetentionDays: settings.versionRetentionDays,
+          versionRetentionCount: settings.versionRetentionCount,
         },
       });
     }),

@@ -23,6 +23,10 @@ export interface Settings {
   readonly purgeIntervalSeconds: number;
   /** Mails telling people of a file shared with them that one account may send per hour. */
   readonly inviteRateMax: number;
+  /** Days a version that is neither current nor kept is kept at least. */
+  readonly versionRetentionDays: number;
+  /** How many of a file's newest versions are kept whatever their age. */
+  readonly versionRetentionCount: number;
   readonly logLevel: LogLevel;
   /**
    * Which proxies' `X-Forwarded-For` to believe when working out a client's address (the
@@ -166,6 +170,8 @@ export function readSettings(env: Env = process.env): Settings {
     trashRetentionDays: wholeNumber(env, "TRASH_RETENTION_DAYS", 30),
     purgeIntervalSeconds: wholeNumber(env, "PURGE_INTERVAL_SECONDS", 3600),
     inviteRateMax: wholeNumber(env, "INVITE_RATE_MAX", 50),
+    versionRetentionDays: wholeNumber(env, "VERSION_RETENTION_DAYS", 30),
+    versionRetentionCount: wholeNumber(env, "VERSION_RETENTION_COUNT", 100),
     logLevel: logLevel(env),
     trustProxy: trustProxy(env),
     // Like SMTP_URL, it holds a password: checked here, never quoted back.

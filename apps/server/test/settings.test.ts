@@ -19,6 +19,8 @@ describe("reading settings from the environment", () => {
       trashRetentionDays: 30,
       purgeIntervalSeconds: 3600,
       inviteRateMax: 50,
+      versionRetentionDays: 30,
+      versionRetentionCount: 100,
       logLevel: "info",
       trustProxy: false,
       databaseUrl: undefined,
@@ -74,6 +76,8 @@ describe("reading settings from the environment", () => {
       TRASH_RETENTION_DAYS: "7",
       PURGE_INTERVAL_SECONDS: "60",
       INVITE_RATE_MAX: "5",
+      VERSION_RETENTION_DAYS: "90",
+      VERSION_RETENTION_COUNT: "10",
     });
     expect(settings).toMatchObject({
       host: "0.0.0.0",
@@ -90,6 +94,8 @@ describe("reading settings from the environment", () => {
       trashRetentionDays: 7,
       purgeIntervalSeconds: 60,
       inviteRateMax: 5,
+      versionRetentionDays: 90,
+      versionRetentionCount: 10,
     });
   });
 
@@ -106,6 +112,8 @@ describe("reading settings from the environment", () => {
     ["PURGE_INTERVAL_SECONDS", "soon"],
     ["INVITE_RATE_MAX", "0"],
     ["INVITE_RATE_MAX", "fifty"],
+    ["VERSION_RETENTION_DAYS", "0"],
+    ["VERSION_RETENTION_COUNT", "-1"],
   ])("stops on %s=%s with one line naming the setting", (name, value) => {
     expect(() => readSettings({ [name]: value })).toThrow(SettingsError);
     expect(() => readSettings({ [name]: value })).toThrow(new RegExp(`^${name} must be a whole number`));
