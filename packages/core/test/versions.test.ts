@@ -151,19 +151,41 @@ describe("a file's versions", () => {
     await replace(cellar, ada.id, file.id, "a\nnew\n", "any");
     clock.advance(1000);
     const blobs = await blobCount(cellar);
-    const restored = await cellar.versions.restore({ callerId: grace.id, fileId: file.id, number: 1 });
+    const restored = await cellar.versions.restore({
+      callerId: grace.id,
+      fileId: file.id,
+      number: 1,
+      precondition: "any",
+    });
     expect(restored).toMatchObject({ version: 3, sha256: file.sha256, size: file.size });
     expect(await bytesOfVersion(cellar, grace.id, file.id, 3)).toBe("a,b\n1,2\n");
     expect(await blobCount(cellar)).toBe(blobs);
     const [latest] = (await cellar.activity.list({ callerId: ada.id, fileId: file.id })).items;
     expect(latest).toMatchObject({ action: "version_restored", details: { version: 3, from: 1 } });
-    await expect(cellar.versions.restore({ callerId: linus.id, fileId: file.id, number: 1 })).rejects.toMatchObject({
+    await expect(
+      cellar.versions.restore({ callerId: linus.id, fileId: file.id, number: 1, precondition: "any" }),
+    ).rejects.toMatchObject({
       code: "forbidden",
     });
-    await expect(cellar.versions.restore({ callerId: grace.id, fileId: file.id, number: 9 })).rejects.toMatchObject({
+    await expect(
+      cellar.versions.restore({ callerId: grace.id, fileId: file.id, number: 9, precondition: "any" }),
+    ).rejects.toMatchObject({
       code: "not_found",
     });
-    await expect(cellar.versions.restore({ callerId: grace.id, fileId: file.id, number: 0 })).rejects.toMatchObject({
+    await expect(
+      cellar.versions.restore({ callerId: grace.id, fileId: file.id, number: 1, precondition: undefined }),
+    ).rejects.toMatchObject({ code: "precondition_required" });
+    await expect(
+      cellar.versions.restore({
+        callerId: grace.id,
+        fileId: file.id,
+        number: 1,
+        precondition: { sha256: sha256("a\nnew\n") },
+      }),
+    ).rejects.toMatchObject({ code: "precondition_failed" });
+    await expect(
+      cellar.versions.restore({ callerId: grace.id, fileId: file.id, number: 0, precondition: "any" }),
+    ).rejects.toMatchObject({
       code: "validation_error",
     });
   });
@@ -191,7 +213,7 @@ describe("a file's versions", () => {
     }
     await cellar.versions.setKeep({ callerId: ada.id, fileId: file.id, number: 2, keep: true });
     // Version 6 shares version 1's bytes.
-    await cellar.versions.restore({ callerId: ada.id, fileId: file.id, number: 1 });
+    await cellar.versions.restore({ callerId: ada.id, fileId: file.id, number: 1, precondition: "any" });
     expect((await cellar.maintenance.run()).versionsPruned).toBe(0);
     clock.advance(31 * DAY);
     const blobs = await blobCount(cellar);

@@ -200,21 +200,23 @@ export function createVersionService(deps: VersionServiceDeps) {
     },
 
     /**
-     * Makes version `number`'s content the file's next version. Its bytes are shared, not
-     * copied: a blob goes only once no version refers to it (see `pruneExpired`).
+     * Makes version `number`'s content the file's next version: a change of content like
+     * any other, so it names what it is based on. Its bytes are shared, not copied: a blob
+     * goes only once no version refers to it (see `pruneExpired`).
      */
     async restore(input: {
       callerId: string;
       fileId: string;
       number: unknown;
-      precondition?: ContentPrecondition;
+      precondition: ContentPrecondition;
     }): Promise<FileMetadata> {
+      const precondition = required(input.precondition);
       const authorized = await loadAuthorized("restore_version", input.callerId, input.fileId);
       const version = await findVersion(authorized.file, input.number);
       return commitContent({
         callerId: input.callerId,
         authorized,
-        precondition: input.precondition ?? "any",
+        precondition,
         content: { blobKey: version.blobKey, size: version.size, sha256: version.sha256 },
         fromVersion: version.number,
         action: "version_restored",
