@@ -17,6 +17,8 @@ import { registerSheetRoutes } from "./sheets/sheet.routes.js";
 import { cellWindowSchema, sheetSchema } from "./sheets/sheet.schemas.js";
 import { registerUserRoutes } from "./users/user.routes.js";
 import { userSchema, userSummarySchema } from "./users/user.schemas.js";
+import { registerVersionRoutes } from "./versions/version.routes.js";
+import { versionSchema } from "./versions/version.schemas.js";
 
 export interface CellarApiOptions {
   /** The service the API exposes. */
@@ -81,6 +83,7 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
     userSummarySchema,
     permissionSchema,
     activityEntrySchema,
+    versionSchema,
     sheetSchema,
     cellWindowSchema,
   ]) {
@@ -111,6 +114,7 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   });
   registerPermissionRoutes(app, { cellar });
   registerActivityRoutes(app, { cellar, publicBase });
+  registerVersionRoutes(app, { cellar, publicBase });
   registerSheetRoutes(app, { cellar });
   registerUserRoutes(app, { cellar });
   registerSessionRoutes(app, { cellar });

@@ -32,7 +32,10 @@ type Route =
   | "PATCH /files/:id/permissions/:pid (someone else's)"
   | "DELETE /files/:id/permissions/:pid (someone else's)"
   | "DELETE /files/:id/permissions/:pid (one's own: leaving)"
-  | "GET /files/:id/activity";
+  | "GET /files/:id/activity"
+  | "GET /files/:id/versions"
+  | "PATCH /files/:id/versions/:n {keep}"
+  | "POST /files/:id/versions/:n/restore";
 
 const CALLERS: readonly Caller[] = ["owner", "editor", "commenter", "viewer", "stranger"];
 const STATES: readonly State[] = ["private active", "public active", "private trashed", "public trashed"];
@@ -113,6 +116,21 @@ const MATRIX: readonly (readonly [Route, State, Cells])[] = [
   ["GET /files/:id/activity", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
   ["GET /files/:id/activity", "private trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
   ["GET /files/:id/activity", "public trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["GET /files/:id/versions", "private active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 404 }],
+  ["GET /files/:id/versions", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
+  ["GET /files/:id/versions", "private trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["GET /files/:id/versions", "public trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["PATCH /files/:id/versions/:n {keep}", "private active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 404 }],
+  ["PATCH /files/:id/versions/:n {keep}", "public active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 403 }],
+  ["PATCH /files/:id/versions/:n {keep}", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["PATCH /files/:id/versions/:n {keep}", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["POST /files/:id/versions/:n/restore", "private active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 404 }],
+  ["POST /files/:id/versions/:n/restore", "public active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 403 }],
+  ["POST /files/:id/versions/:n/restore", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["POST /files/:id/versions/:n/restore", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
 ];
 
 /** Whether `GET /files?shared=true` lists the file to each caller: to the people it is shared with, while it is active. */
@@ -151,8 +169,11 @@ interface Fixture {
 interface RouteSpec {
   /** Whether the call may change the file: then every cell gets a fresh file. */
   readonly mutates: boolean;
-  /** The request, or null when the caller cannot make it. */
-  readonly request: (fixture: Fixture, caller: Caller) => Omit<InjectOptions, "headers"> | null;
+  /** The request, or null when the caller cannot make it; its headers go with the caller's. */
+  readonly request: (
+    fixture: Fixture,
+    caller: Caller,
+  ) => (Omit<InjectOptions, "headers"> & { headers?: Record<string, string> }) | null;
 }
 
 const HELD: readonly Held[] = ["editor", "commenter", "viewer"];
@@ -229,6 +250,22 @@ const ROUTES: Readonly<Record<Route, RouteSpec>> = {
     mutates: false,
     request: ({ file }) => ({ method: "GET", url: `/v1/files/${file.id}/activity` }),
   },
+  "GET /files/:id/versions": {
+    mutates: false,
+    request: ({ file }) => ({ method: "GET", url: `/v1/files/${file.id}/versions` }),
+  },
+  "PATCH /files/:id/versions/:n {keep}": {
+    mutates: true,
+    request: ({ file }) => ({ method: "PATCH", url: `/v1/files/${file.id}/versions/1`, payload: { keep: true } }),
+  },
+  "POST /files/:id/versions/:n/restore": {
+    mutates: true,
+    request: ({ file }) => ({
+      method: "POST",
+      url: `/v1/files/${file.id}/versions/1/restore`,
+      headers: { "if-match": "*" },
+    }),
+  },
 };
 
 describe("the access matrix: every route × every caller × every file state", () => {
@@ -285,7 +322,10 @@ describe("the access matrix: every route × every caller × every file state", (
         answered[caller] = "n/a";
         continue;
       }
-      const response = await t.inject({ ...request, headers: users[caller].headers } as InjectOptions);
+      const response = await t.inject({
+        ...request,
+        headers: { ...users[caller].headers, ...request.headers },
+      } as InjectOptions);
       const status = response.statusCode;
       const code = ERROR_CODES[status];
       const actualCode = status >= 400 ? response.json<{ error?: { code?: string } }>().error?.code : undefined;

@@ -52,6 +52,8 @@ const ERROR_DESCRIPTIONS = {
   403: "forbidden: a file you may see, but your role on it does not allow that.",
   404: "not_found: no such file, or one the caller may not see.",
   409: "file_in_trash: the file is in the trash; restore it first.",
+  412: "precondition_failed: the file's content changed since the version the change is based on (If-Match).",
+  428: "precondition_required: a change of content must say what it is based on: If-Match with the file's ETag, or *.",
   413: "payload_too_large: the body or the uploaded file is too large.",
   415: "unsupported_media_type: the body has the wrong Content-Type, or the upload's type is not accepted.",
   416: "range_not_satisfiable: the requested range lies outside the file.",
