@@ -418,7 +418,6 @@ export function createSqliteFileRepository(
       return toFileRecord(row);
     },
     async replaceContent(input) {
-      byId.forget(input.id);
       const result = replaceWithVersion.immediate(input);
       byId.forget(input.id);
       return result;

@@ -1,5 +1,5 @@
 import type { ActivityAction, ActivityItem, JsonObject } from "@cellar/core";
-import type { UserSummaryJson } from "../users/user.json.js";
+import { toPersonJson, type UserSummaryJson } from "../users/user.json.js";
 
 /** One thing that happened to a file, as the API shows it; see `activityEntrySchema`. */
 export interface ActivityEntryJson {
@@ -16,7 +16,7 @@ export function toActivityEntryJson(item: ActivityItem): ActivityEntryJson {
   return {
     id: item.id,
     at: item.at.toISOString(),
-    actor: item.actor === null ? null : { id: item.actor.id, email: item.actor.email, name: item.actor.name },
+    actor: toPersonJson(item.actor),
     action: item.action,
     details: item.details,
   };

@@ -1,7 +1,7 @@
 import type { Cellar } from "@cellar/core";
 import type { FastifyInstance } from "fastify";
 import { type FileIdParams, fileIdParamsSchema } from "../files/file.schemas.js";
-import { setPageHeaders } from "../files/pagination-links.js";
+import { pageRequestOf, setPageHeaders } from "../files/pagination-links.js";
 import { callerOf } from "../http/request-context.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
 import { BEARER_SECURITY } from "../shared/openapi.js";
@@ -46,12 +46,10 @@ export function registerActivityRoutes(
       },
     },
     async (request, reply) => {
-      const { page, per_page: perPage } = request.query;
       const listing = await cellar.activity.list({
         callerId: callerOf(request).userId,
         fileId: request.params.id,
-        ...(page === undefined ? {} : { page: Number(page) }),
-        ...(perPage === undefined ? {} : { perPage: Number(perPage) }),
+        ...pageRequestOf(request.query),
       });
       setPageHeaders(
         reply,

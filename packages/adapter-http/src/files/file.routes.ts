@@ -30,7 +30,7 @@ import {
 } from "./file.schemas.js";
 import { downloadAnswer } from "./file-download.js";
 import { receiveUploadForm } from "./file-upload.js";
-import { setPageHeaders } from "./pagination-links.js";
+import { pageRequestOf, setPageHeaders } from "./pagination-links.js";
 
 const TAGS = ["Files"];
 
@@ -69,13 +69,12 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
       },
     },
     async (request, reply) => {
-      const { page, per_page: perPage, trashed, shared, q, sort } = request.query;
+      const { trashed, shared, q, sort } = request.query;
       const listing = await cellar.files.list({
         callerId: callerOf(request).userId,
         trashed: trashed === "true",
         shared: shared === "true",
-        ...(page === undefined ? {} : { page: Number(page) }),
-        ...(perPage === undefined ? {} : { perPage: Number(perPage) }),
+        ...pageRequestOf(request.query),
         ...(q === undefined ? {} : { q }),
         ...(sort === undefined ? {} : { sort }),
       });

@@ -43,3 +43,14 @@ export function setPageHeaders(
   const link = paginationLinkHeader(listingUrl, page);
   if (link !== undefined) reply.header("link", link);
 }
+
+/** `page` and `per_page` of a listing's query (digits, checked by its schema), as core takes them. */
+export function pageRequestOf(query: { readonly page?: string; readonly per_page?: string }): {
+  page?: number;
+  perPage?: number;
+} {
+  return {
+    ...(query.page === undefined ? {} : { page: Number(query.page) }),
+    ...(query.per_page === undefined ? {} : { perPage: Number(query.per_page) }),
+  };
+}

@@ -1,5 +1,5 @@
 import type { Permission, Role, ShareResult } from "@cellar/core";
-import type { UserSummaryJson } from "../users/user.json.js";
+import { toPersonJson, type UserSummaryJson } from "../users/user.json.js";
 
 /** A person's role on a file, as the API shows it; see `permissionSchema`. */
 export interface PermissionJson {
@@ -25,10 +25,7 @@ export function toPermissionJson(permission: Permission): PermissionJson {
     file_id: permission.fileId,
     email: permission.email,
     role: permission.role,
-    user:
-      permission.user === null
-        ? null
-        : { id: permission.user.id, email: permission.user.email, name: permission.user.name },
+    user: toPersonJson(permission.user),
     created_at: permission.createdAt.toISOString(),
     updated_at: permission.updatedAt.toISOString(),
   };

@@ -1,5 +1,5 @@
 import type { ListedVersion } from "@cellar/core";
-import type { UserSummaryJson } from "../users/user.json.js";
+import { toPersonJson, type UserSummaryJson } from "../users/user.json.js";
 
 /** One version of a file's content, as the API shows it; see `versionSchema`. */
 export interface VersionJson {
@@ -20,10 +20,7 @@ export function toVersionJson(version: ListedVersion): VersionJson {
     size: version.size,
     sha256: version.sha256,
     created_at: version.createdAt.toISOString(),
-    author:
-      version.author === null
-        ? null
-        : { id: version.author.id, email: version.author.email, name: version.author.name },
+    author: toPersonJson(version.author),
     current: version.current,
     keep: version.keep,
   };

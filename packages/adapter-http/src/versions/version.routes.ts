@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { contentPrecondition, entityTag } from "../files/entity-tag.js";
 import { toFileJson } from "../files/file.json.js";
 import { type FileIdParams, fileIdParamsSchema, fileRef } from "../files/file.schemas.js";
-import { setPageHeaders } from "../files/pagination-links.js";
+import { pageRequestOf, setPageHeaders } from "../files/pagination-links.js";
 import { JSON_BODY_LIMIT_BYTES } from "../http/json-body-parser.js";
 import { callerOf } from "../http/request-context.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
@@ -56,12 +56,10 @@ export function registerVersionRoutes(
       },
     },
     async (request, reply) => {
-      const { page, per_page: perPage } = request.query;
       const listing = await cellar.versions.list({
         callerId: callerOf(request).userId,
         fileId: request.params.id,
-        ...(page === undefined ? {} : { page: Number(page) }),
-        ...(perPage === undefined ? {} : { perPage: Number(perPage) }),
+        ...pageRequestOf(request.query),
       });
       setPageHeaders(
         reply,

@@ -1,5 +1,5 @@
 import { VERSION_RETENTION_COUNT, VERSION_RETENTION_DAYS } from "@cellar/core";
-import { pageHeaders, pageQueryProperties } from "../files/file.schemas.js";
+import { fileIdParamsSchema, pageHeaders, pageQueryProperties } from "../files/file.schemas.js";
 import { USER_SUMMARY_SCHEMA_ID } from "../users/user.schemas.js";
 
 /** The `$id` of a version. */
@@ -48,7 +48,7 @@ export const versionParamsSchema = {
   additionalProperties: false,
   required: ["id", "n"],
   properties: {
-    id: { type: "string", minLength: 1, maxLength: 64, description: "The file's id, `file_…`." },
+    id: fileIdParamsSchema.properties.id,
     n: { type: "string", minLength: 1, maxLength: 16, description: "The version's number." },
   },
 } as const;

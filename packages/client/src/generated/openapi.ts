@@ -510,7 +510,7 @@ export interface components {
             /** @enum {string} */
             action: "uploaded" | "renamed" | "visibility_changed" | "trashed" | "restored" | "shared" | "role_changed" | "unshared" | "content_replaced" | "cells_edited" | "rows_appended" | "version_restored" | "commented";
             /**
-             * @description What the action says besides who and when: `uploaded` and `renamed` `{ name }` (the name it now has), `visibility_changed` `{ visibility }`, `shared` and `role_changed` `{ email, role }` (the role the person now holds), `unshared` `{ email }` (the actor is that person when they left); `trashed` and `restored` `{}`.
+             * @description What the action says besides who and when: `uploaded` and `renamed` `{ name }` (the name it now has), `visibility_changed` `{ visibility }`, `shared` and `role_changed` `{ email, role }` (the role the person now holds), `unshared` `{ email }` (the actor is that person when they left); `version_restored` `{ version, from }` (the new version, and the one whose content it has); `trashed` and `restored` `{}`.
              * @example {
              *       "email": "grace@example.com",
              *       "role": "editor"
