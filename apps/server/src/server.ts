@@ -42,14 +42,22 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** A free TCP port on `host`, so that `PORT=0` still gives links a real port. */
-async function freePort(host: string): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => probe.once("error", reject).listen(0, host, resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("Could not find a free port.");
-  return address.port;
+/**
+ * A free TCP port on `host`, held by a listening socket until `release()`, so that `PORT=0`
+ * still gives links a real port. It stays held while the app is built: a port given back at
+ * once can be taken meanwhile by another process's listener or by any outgoing connection's
+ * local end, and the server's own listen then fails with EADDRINUSE.
+ */
+async function reservePort(host: string): Promise<{ readonly port: number; release(): Promise<void> }> {
+  const holder = createServer();
+  await new Promise<void>((resolve, reject) => holder.once("error", reject).listen(0, host, resolve));
+  const address = holder.address();
+  const release = () => new Promise<void>((resolve) => holder.close(() => resolve()));
+  if (address === null || typeof address === "string") {
+    await release();
+    throw new Error("Could not find a free port.");
+  }
+  return { port: address.port, release };
 }
 
 function urlHost(host: string): string {
@@ -176,9 +184,11 @@ export async function startServer(
   });
   const storage = await openServerStorage(scope);
   let metricsServer: MetricsServer | undefined;
+  let reserved: Awaited<ReturnType<typeof reservePort>> | undefined;
   try {
     scope.register(Tokens.JwtSecret, { useValue: settings.jwtSecret ?? (await storage.sharedJwtSecret()) });
-    const port = settings.port === 0 ? await freePort(settings.host) : settings.port;
+    reserved = settings.port === 0 ? await reservePort(settings.host) : undefined;
+    const port = reserved?.port ?? settings.port;
     const publicUrl = settings.publicUrl ?? `http://${urlHost(settings.host)}:${port}`;
     scope.register(Tokens.PublicUrl, { useValue: publicUrl });
     const cellar = await scope.resolve(Tokens.Cellar);
@@ -196,6 +206,8 @@ export async function startServer(
       ...(metrics === undefined ? {} : { metrics: metrics.forApp }),
       ...(options.webAppFolder === undefined ? {} : { webAppFolder: options.webAppFolder }),
     });
+    await reserved?.release();
+    reserved = undefined;
     await app.listen({ host: settings.host, port });
     const url = `http://${urlHost(settings.host)}:${port}`;
     if (metrics !== undefined && settings.metricsPort !== undefined) {
@@ -244,6 +256,7 @@ export async function startServer(
     };
     return { app, cellar, url, publicUrl, metricsUrl: metricsServer?.url, settings, storage, runMaintenance, close };
   } catch (error) {
+    await reserved?.release();
     await metricsServer?.close();
     await storage.close();
     throw error;
