@@ -17,6 +17,7 @@ import { registerSheetRoutes } from "./sheets/sheet.routes.js";
 import { cellWindowSchema, sheetSchema } from "./sheets/sheet.schemas.js";
 import { registerUserRoutes } from "./users/user.routes.js";
 import { userSchema, userSummarySchema } from "./users/user.schemas.js";
+import { registerContentRoute } from "./versions/content.routes.js";
 import { registerVersionRoutes } from "./versions/version.routes.js";
 import { versionSchema } from "./versions/version.schemas.js";
 
@@ -115,6 +116,7 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   registerPermissionRoutes(app, { cellar });
   registerActivityRoutes(app, { cellar, publicBase });
   registerVersionRoutes(app, { cellar, publicBase });
+  app.register(async (content) => registerContentRoute(content, { cellar }));
   registerSheetRoutes(app, { cellar });
   registerUserRoutes(app, { cellar });
   registerSessionRoutes(app, { cellar });

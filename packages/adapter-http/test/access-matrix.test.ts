@@ -35,7 +35,9 @@ type Route =
   | "GET /files/:id/activity"
   | "GET /files/:id/versions"
   | "PATCH /files/:id/versions/:n {keep}"
-  | "POST /files/:id/versions/:n/restore";
+  | "POST /files/:id/versions/:n/restore"
+  | "GET /files/:id/versions/:n/download"
+  | "PUT /files/:id/content";
 
 const CALLERS: readonly Caller[] = ["owner", "editor", "commenter", "viewer", "stranger"];
 const STATES: readonly State[] = ["private active", "public active", "private trashed", "public trashed"];
@@ -131,6 +133,16 @@ const MATRIX: readonly (readonly [Route, State, Cells])[] = [
   ["POST /files/:id/versions/:n/restore", "public active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 403 }],
   ["POST /files/:id/versions/:n/restore", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
   ["POST /files/:id/versions/:n/restore", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["GET /files/:id/versions/:n/download", "private active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 404 }],
+  ["GET /files/:id/versions/:n/download", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
+  ["GET /files/:id/versions/:n/download", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["GET /files/:id/versions/:n/download", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["PUT /files/:id/content", "private active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 404 }],
+  ["PUT /files/:id/content", "public active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 403 }],
+  ["PUT /files/:id/content", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["PUT /files/:id/content", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
 ];
 
 /** Whether `GET /files?shared=true` lists the file to each caller: to the people it is shared with, while it is active. */
@@ -264,6 +276,19 @@ const ROUTES: Readonly<Record<Route, RouteSpec>> = {
       method: "POST",
       url: `/v1/files/${file.id}/versions/1/restore`,
       headers: { "if-match": "*" },
+    }),
+  },
+  "GET /files/:id/versions/:n/download": {
+    mutates: false,
+    request: ({ file }) => ({ method: "GET", url: `/v1/files/${file.id}/versions/1/download` }),
+  },
+  "PUT /files/:id/content": {
+    mutates: true,
+    request: ({ file }) => ({
+      method: "PUT",
+      url: `/v1/files/${file.id}/content`,
+      headers: { "if-match": "*", "content-type": "text/csv" },
+      payload: "a,b\n5,6\n",
     }),
   },
 };

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { FileJson } from "../src/files/file.json.js";
 import type { VersionJson } from "../src/versions/version.json.js";
@@ -120,5 +121,109 @@ describe("PATCH /v1/files/:id/versions/:n", () => {
       400,
       "validation_error",
     );
+  });
+});
+
+describe("PUT /v1/files/:id/content", () => {
+  const put = (
+    t: Awaited<ReturnType<typeof buildTestApp>>,
+    fileId: string,
+    headers: Record<string, string>,
+    payload: string | Buffer,
+  ) => t.inject({ method: "PUT", url: `/v1/files/${fileId}/content`, headers, payload });
+
+  it("makes the raw body, of any Content-Type, the next version when If-Match names the current content", async () => {
+    const { t, bob, file, second } = await aFileWithTwoVersions();
+    for (const contentType of ["text/csv", "application/octet-stream", "application/json"]) {
+      const current = (await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).sha256;
+      const body = `a,b\n${contentType},5\n`;
+      const answer = await put(
+        t,
+        file.id,
+        { ...bob.headers, "content-type": contentType, "if-match": `"${current}"` },
+        body,
+      );
+      expect(answer.statusCode).toBe(200);
+      const sha256 = createHash("sha256").update(body).digest("hex");
+      expect(answer.json<FileJson>()).toMatchObject({ name: "Budget.csv", size: body.length, sha256, role: "editor" });
+      expect(answer.headers.etag).toBe(`"${sha256}"`);
+    }
+    const latest = await t.inject({ method: "GET", url: `/v1/files/${file.id}/download`, headers: bob.headers });
+    expect(latest.body).toBe("a,b\napplication/json,5\n");
+    expect((await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).version).toBe(5);
+    expect(second.version).toBe(2);
+  });
+
+  it("refuses without If-Match (428), with a stale one (412), and keeps the content as it was", async () => {
+    const { t, bob, file, second } = await aFileWithTwoVersions();
+    const headers = { ...bob.headers, "content-type": "text/csv" };
+    expectError(await put(t, file.id, headers, "a\n1\n"), 428, "precondition_required");
+    expectError(
+      await put(t, file.id, { ...headers, "if-match": `"${file.sha256}"` }, "a\n1\n"),
+      412,
+      "precondition_failed",
+    );
+    const now = await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id });
+    expect(now).toMatchObject({ version: 2, sha256: second.sha256 });
+  });
+
+  it("checks the bytes as an upload: empty is 400, another type's bytes 415, too many 413; a viewer gets 403", async () => {
+    const { t, bob, carol, file } = await aFileWithTwoVersions();
+    const headers = { ...bob.headers, "content-type": "application/octet-stream", "if-match": "*" };
+    expectError(await put(t, file.id, headers, ""), 400, "validation_error");
+    expectError(
+      await put(t, file.id, headers, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0xff])),
+      415,
+      "unsupported_media_type",
+    );
+    expectError(await put(t, file.id, headers, "x".repeat(64 * 1024 + 1)), 413, "payload_too_large");
+    expectError(await put(t, file.id, { ...carol.headers, "if-match": "*" }, "a\n1\n"), 403, "forbidden");
+    expect((await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).version).toBe(2);
+  });
+});
+
+describe("GET /v1/files/:id/versions/:n/download", () => {
+  it("serves version n's bytes with the download's headers: its own ETag, Range and 304", async () => {
+    const { t, carol, file, second } = await aFileWithTwoVersions();
+    const url = `/v1/files/${file.id}/versions/1/download`;
+    const whole = await t.inject({ method: "GET", url, headers: carol.headers });
+    expect(whole.statusCode).toBe(200);
+    expect(whole.body).toBe("a,b\n1,2\n");
+    expect(whole.headers).toMatchObject({
+      etag: `"${file.sha256}"`,
+      "content-type": "text/csv",
+      "content-length": "8",
+      "accept-ranges": "bytes",
+      "cache-control": "private, no-cache",
+    });
+    expect(whole.headers["content-disposition"]).toContain('filename="Budget.csv"');
+    const part = await t.inject({ method: "GET", url, headers: { ...carol.headers, range: "bytes=4-" } });
+    expect(part.statusCode).toBe(206);
+    expect(part.body).toBe("1,2\n");
+    expect(part.headers["content-range"]).toBe("bytes 4-7/8");
+    const cached = await t.inject({
+      method: "GET",
+      url,
+      headers: { ...carol.headers, "if-none-match": `"${file.sha256}"` },
+    });
+    expect(cached.statusCode).toBe(304);
+    const outside = await t.inject({ method: "GET", url, headers: { ...carol.headers, range: "bytes=50-" } });
+    expectError(outside, 416, "range_not_satisfiable");
+    expect(outside.headers["content-range"]).toBe("bytes */8");
+    const current = await t.inject({
+      method: "GET",
+      url: `/v1/files/${file.id}/versions/2/download`,
+      headers: carol.headers,
+    });
+    expect(current.body).toBe("a,b\n3,4\n");
+    expect(current.headers.etag).toBe(`"${second.sha256}"`);
+  });
+
+  it("is 404 for a version that is not there and for someone the file is not shared with", async () => {
+    const { t, carol, file } = await aFileWithTwoVersions();
+    const eve = await t.signIn("eve@example.com");
+    const url = (n: number) => `/v1/files/${file.id}/versions/${n}/download`;
+    expectError(await t.inject({ method: "GET", url: url(3), headers: carol.headers }), 404, "not_found");
+    expectError(await t.inject({ method: "GET", url: url(1), headers: eve.headers }), 404, "not_found");
   });
 });

@@ -22,11 +22,12 @@ function isTextField(name: string): name is TextField {
 }
 
 /**
- * The client's bytes as core reads them. A stream that breaks (malformed multipart, the
- * client gone) is the client's fault, not a 500; one cut short by the size limit is too
- * large. Nothing is held: each chunk goes straight on to core.
+ * The client's bytes as core reads them: an upload's file part, or a new content's body.
+ * A stream that breaks (malformed multipart, the client gone) is the client's fault, not
+ * a 500; one cut short by the size limit is too large. Nothing is held: each chunk goes
+ * straight on to core.
  */
-async function* clientBytes(stream: Readable & { truncated?: boolean }): AsyncGenerator<Uint8Array> {
+export async function* clientBytes(stream: Readable & { truncated?: boolean }): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of stream) yield chunk as Uint8Array;
   } catch (cause) {

@@ -220,7 +220,13 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
     (request, reply) => {
       const { format } = request.query;
       return format === undefined
-        ? downloadAnswer(cellar, request, reply)
+        ? downloadAnswer(request, reply, (range) =>
+            cellar.files.openDownload({
+              callerId: callerOf(request).userId,
+              fileId: request.params.id,
+              ...(range === undefined ? {} : { range }),
+            }),
+          )
         : conversionAnswer(cellar, request, reply, format);
     },
   );

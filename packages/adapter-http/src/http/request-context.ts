@@ -13,8 +13,11 @@ declare module "fastify" {
      * `"anyone"` does not.
      */
     cellarAccess?: "bearer" | "anyone";
-    /** The body a /v1 route takes; a body of any other type is refused with 415. */
-    cellarBody?: "json" | "multipart";
+    /**
+     * The body a /v1 route takes; a body of any other type is refused with 415. `raw`
+     * takes bytes of any type, which the route checks itself.
+     */
+    cellarBody?: "json" | "multipart" | "raw";
   }
 }
 

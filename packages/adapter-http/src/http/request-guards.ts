@@ -61,7 +61,7 @@ export function addRequestGuards(app: FastifyInstance, options: RequestGuardOpti
     if (route !== undefined && route.cellarAccess !== "anyone" && request.cellarAuth === null) {
       throw new CellarError(ErrorCode.unauthorized, "A valid access token is required.");
     }
-    if (route?.cellarBody !== undefined) assertBodyType(request, route.cellarBody);
+    if (route?.cellarBody !== undefined && route.cellarBody !== "raw") assertBodyType(request, route.cellarBody);
   });
 }
 

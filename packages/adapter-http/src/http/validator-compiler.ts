@@ -4,6 +4,7 @@ import type { FastifySchemaCompiler, FastifySchemaValidationError } from "fastif
 import { WHOLE_NUMBER_PATTERN } from "../files/file.schemas.js";
 
 export const MULTIPART_FORM_DATA = "multipart/form-data";
+export const OCTET_STREAM = "application/octet-stream";
 
 /**
  * The validator of the /v1 routes: every error reported (so a client fixes all its
@@ -23,9 +24,11 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
     formats: { email: true },
   });
   return ({ schema, httpPart, contentType }) => {
-    // Upload forms are streamed and checked part by part by their handler; their
+    // Upload forms and raw content are streamed and checked by their handler; their
     // schema only documents them.
-    if (httpPart === "body" && contentType === MULTIPART_FORM_DATA) return () => true;
+    if (httpPart === "body" && (contentType === MULTIPART_FORM_DATA || contentType === OCTET_STREAM)) {
+      return () => true;
+    }
     return ajv.compile(schema as AnySchema);
   };
 }

@@ -2,7 +2,17 @@ import type { Cellar } from "@cellar/core";
 import type { FastifyInstance } from "fastify";
 import { contentPrecondition, entityTag } from "../files/entity-tag.js";
 import { toFileJson } from "../files/file.json.js";
-import { type FileIdParams, fileIdParamsSchema, fileRef } from "../files/file.schemas.js";
+import {
+  downloadContent,
+  downloadHeaders,
+  downloadRequestHeadersSchema,
+  type FileIdParams,
+  fileIdParamsSchema,
+  fileRef,
+  notModifiedHeaders,
+  partialDownloadHeaders,
+} from "../files/file.schemas.js";
+import { downloadAnswer } from "../files/file-download.js";
 import { pageRequestOf, setPageHeaders } from "../files/pagination-links.js";
 import { JSON_BODY_LIMIT_BYTES } from "../http/json-body-parser.js";
 import { callerOf } from "../http/request-context.js";
@@ -27,7 +37,10 @@ const TAGS = ["Versions"];
 /** A version's number from the path: digits as a number, anything else as it is, for core to refuse. */
 const numberOf = (n: string): number | string => (/^[1-9][0-9]{0,15}$/.test(n) ? Number(n) : n);
 
-/** A file's versions: `GET /files/:id/versions`, `PATCH /files/:id/versions/:n`, `POST …/:n/restore`. */
+/**
+ * A file's versions: `GET /files/:id/versions`, `GET …/:n/download`, `PATCH
+ * /files/:id/versions/:n`, `POST …/:n/restore`.
+ */
 export function registerVersionRoutes(
   app: FastifyInstance,
   { cellar, publicBase }: { readonly cellar: Cellar; readonly publicBase: string },
@@ -68,6 +81,45 @@ export function registerVersionRoutes(
       );
       return listing.items.map(toVersionJson);
     },
+  );
+
+  app.get<{ Params: VersionParams }>(
+    "/files/:id/versions/:n/download",
+    {
+      schema: {
+        operationId: "downloadVersion",
+        summary: "Download one version of a file",
+        description:
+          "Version n's bytes, for anyone who may see the file, with the download's headers: its own `ETag`, one byte range (`Range`) and revalidation (`If-None-Match`).",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        params: versionParamsSchema,
+        headers: downloadRequestHeadersSchema,
+        response: {
+          200: { description: "The version's bytes.", headers: downloadHeaders, content: downloadContent },
+          206: { description: "The requested range.", headers: partialDownloadHeaders, content: downloadContent },
+          304: {
+            description: "Not modified: the client's copy is current.",
+            headers: notModifiedHeaders,
+            type: "null",
+          },
+          ...errorResponses([400, 404, 409, 416, ...AUTHENTICATED], {
+            400: "validation_error: a version number that is not a whole number ≥ 1.",
+            404: "not_found: no such file, one the caller may not see, or no such version.",
+            409: "file_in_trash: your file is in the trash; restore it first.",
+          }),
+        },
+      },
+    },
+    (request, reply) =>
+      downloadAnswer(request, reply, (range) =>
+        cellar.versions.openDownload({
+          callerId: callerOf(request).userId,
+          fileId: request.params.id,
+          number: numberOf(request.params.n),
+          ...(range === undefined ? {} : { range }),
+        }),
+      ),
   );
 
   app.patch<{ Params: VersionParams; Body: KeepBody }>(

@@ -68,8 +68,12 @@ export interface Download {
   readonly contentType: string;
   /** The part of the file served, or null for all of it. */
   readonly range: ByteRange | null;
-  /** Bytes in the body: the range's length, or the file's size. */
+  /** Bytes in the body: the range's length, or the content's size. */
   readonly contentLength: number;
+  /** The SHA-256 of the whole content served (the file's, or one version's): its entity tag. */
+  readonly sha256: string;
+  /** The size of the whole content served, whatever the range. */
+  readonly size: number;
   /** Opens the byte stream; deferred so that a conditional request can skip it. */
   open(): Promise<AsyncIterable<Uint8Array>>;
 }
@@ -350,6 +354,8 @@ export function createFileService(deps: FileServiceDeps) {
         contentType: file.contentType,
         range,
         contentLength: range === null ? file.size : range.end - range.start + 1,
+        sha256: file.sha256,
+        size: file.size,
         open: () => blobs.read(range === null ? { key: file.blobKey } : { key: file.blobKey, range }),
       };
     },

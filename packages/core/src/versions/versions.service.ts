@@ -99,16 +99,17 @@ export function createVersionService(deps: VersionServiceDeps) {
     if (result.outcome === "version_gone") {
       throw new CellarError(ErrorCode.not_found, `The file has no version ${String(input.fromVersion)}.`);
     }
-    if (result.outcome === "precondition_failed") {
-      throw new CellarError(
-        ErrorCode.precondition_failed,
-        `The file changed since: it is now version ${result.file.version}, "${result.file.sha256}".`,
-      );
-    }
+    if (result.outcome === "precondition_failed") throw stale(result.file);
     // Trashed or purged meanwhile: say what it is now.
     await loadAuthorized("replace_content", input.callerId, file.id);
     throw new CellarError(ErrorCode.not_found, "No such file.");
   }
+
+  const stale = (file: FileRecord) =>
+    new CellarError(
+      ErrorCode.precondition_failed,
+      `The file changed since: it is now version ${file.version}, "${file.sha256}".`,
+    );
 
   /** Refuses a change of content that names no version it is based on. */
   function required(precondition: ContentPrecondition): Exclude<ContentPrecondition, undefined> {
@@ -135,6 +136,10 @@ export function createVersionService(deps: VersionServiceDeps) {
     }): Promise<FileMetadata> {
       const precondition = required(input.precondition);
       const authorized = await loadAuthorized("replace_content", input.callerId, input.fileId);
+      // Already stale: refused before a byte is stored (the transaction decides the rest).
+      if (precondition !== "any" && precondition.sha256 !== authorized.file.sha256) {
+        throw stale(authorized.file);
+      }
       const blobKey = newId(random, "blob");
       const stored = await storeCheckedBytes(blobs, {
         key: blobKey,
@@ -195,6 +200,8 @@ export function createVersionService(deps: VersionServiceDeps) {
         contentType: file.contentType,
         range,
         contentLength: range === null ? version.size : range.end - range.start + 1,
+        sha256: version.sha256,
+        size: version.size,
         open: () => blobs.read(range === null ? { key: version.blobKey } : { key: version.blobKey, range }),
       };
     },
