@@ -154,6 +154,40 @@ describe("PUT /v1/files/:id/content", () => {
     expect(second.version).toBe(2);
   });
 
+  it("changes what the cells read: a window after a change shows the new content, and after a restore the old", async () => {
+    const { t, bob, file, second } = await aFileWithTwoVersions();
+    const cells = async () =>
+      (await t.inject({ method: "GET", url: `/v1/files/${file.id}/values?range=A1:B3`, headers: bob.headers })).json<{
+        values: unknown[][];
+      }>().values;
+    expect(await cells()).toEqual([
+      ["a", "b"],
+      ["3", "4"],
+    ]);
+    const answer = await put(
+      t,
+      file.id,
+      { ...bob.headers, "content-type": "text/csv", "if-match": `"${second.sha256}"` },
+      "a,b\n5,6\n7,8\n",
+    );
+    expect(answer.statusCode).toBe(200);
+    expect(await cells()).toEqual([
+      ["a", "b"],
+      ["5", "6"],
+      ["7", "8"],
+    ]);
+    const restored = await t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/versions/1/restore`,
+      headers: { ...bob.headers, "if-match": "*" },
+    });
+    expect(restored.statusCode).toBe(200);
+    expect(await cells()).toEqual([
+      ["a", "b"],
+      ["1", "2"],
+    ]);
+  });
+
   it("refuses without If-Match (428), with a stale one (412), and keeps the content as it was", async () => {
     const { t, bob, file, second } = await aFileWithTwoVersions();
     const headers = { ...bob.headers, "content-type": "text/csv" };

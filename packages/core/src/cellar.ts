@@ -179,6 +179,8 @@ export function createCellar(deps: CellarDeps): Cellar {
     maxUploadBytes: config.maxUploadBytes,
     retentionDays: config.versionRetentionDays,
     retentionCount: config.versionRetentionCount,
+    // The new content is read through in the background, as an upload's is.
+    onContentChanged: (file) => sheets.analyseSoon(file),
   });
   return {
     config,

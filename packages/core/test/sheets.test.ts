@@ -107,6 +107,27 @@ describe("reading a spreadsheet's cells", () => {
     expect((await deps.files.findSheetIndex(file.id))?.version).toBe(2);
   });
 
+  it("reads a file again once its content has changed, never answering from the old content's index", async () => {
+    const counting = countingReader();
+    const { cellar, deps, owner, file, ask } = await withStoredFile(counting.reader);
+    await cellar.sheets.sheets(ask);
+    expect((await deps.files.findSheetIndex(file.id))?.blobKey).toBe(file.blobKey);
+    // Changed underneath, as another instance would: nothing here is told.
+    await deps.blobs.write({ key: "blob_new", source: bytesOf("x,y,z\n") });
+    const replaced = await deps.files.replaceContent({
+      id: file.id,
+      expectedSha256: null,
+      content: { blobKey: "blob_new", size: 6, sha256: "0".repeat(64) },
+      at: new Date(),
+      authorId: owner.id,
+      activity: [],
+    });
+    expect(replaced.outcome).toBe("replaced");
+    await cellar.sheets.values({ ...ask, range: "A1" });
+    expect(counting.calls.analyse).toBe(2);
+    expect((await deps.files.findSheetIndex(file.id))?.blobKey).toBe("blob_new");
+  });
+
   it("makes requests that arrive during a read-through wait for it instead of starting their own", async () => {
     const counting = countingReader();
     const { cellar, ask } = await withStoredFile(counting.reader);

@@ -85,6 +85,12 @@ export interface ReadableSheetIndex {
   readonly readable: true;
   /** The reader's format version: an index of another version is made again. */
   readonly version: number;
+  /**
+   * The content it describes (the blob it was made from). Set by Cellar when it saves the
+   * index, not by the reader: an index of other content (before a change of content) is
+   * made again, never misread.
+   */
+  readonly blobKey?: string;
   readonly sheets: readonly SheetSummary[];
   /** Per sheet, in the same order. */
   readonly checkpoints: readonly RowCheckpoints[];
@@ -105,6 +111,8 @@ export interface ReadableSheetIndex {
 export interface UnreadableSheetIndex {
   readonly readable: false;
   readonly version: number;
+  /** As `ReadableSheetIndex.blobKey`. */
+  readonly blobKey?: string;
   readonly reason: string;
 }
 

@@ -94,7 +94,7 @@ export function createSheetService(deps: SheetServiceDeps) {
       blobs.read(range === undefined ? { key } : { key, range });
 
   async function analyse(file: FileRecord, reader: SpreadsheetReader): Promise<SheetIndex> {
-    const running = analysing.get(file.id);
+    const running = analysing.get(file.blobKey);
     if (running !== undefined) return running;
     const started = (async () => {
       if (file.kind === "sheet") throw new Error("unreachable: .sheet files are never analysed");
@@ -110,14 +110,15 @@ export function createSheetService(deps: SheetServiceDeps) {
         if (!(error instanceof SpreadsheetUnreadableError)) throw error;
         index = { readable: false, version: reader.version, reason: error.message };
       }
+      index = { ...index, blobKey: file.blobKey };
       await sheetIndexes.saveSheetIndex({ fileId: file.id, index });
       return index;
     })();
-    analysing.set(file.id, started);
+    analysing.set(file.blobKey, started);
     try {
       return await started;
     } finally {
-      analysing.delete(file.id);
+      analysing.delete(file.blobKey);
     }
   }
 
@@ -131,7 +132,9 @@ export function createSheetService(deps: SheetServiceDeps) {
     if (file.kind === "sheet") throw unreadable("a .sheet file is stored as it is, not read.");
     const reader = readerOrRefuse();
     let index = await sheetIndexes.findSheetIndex(file.id);
-    if (index === null || index.version !== reader.version) index = await analyse(file, reader);
+    if (index === null || index.version !== reader.version || index.blobKey !== file.blobKey) {
+      index = await analyse(file, reader);
+    }
     if (!index.readable) throw unreadable(index.reason);
     return index;
   }

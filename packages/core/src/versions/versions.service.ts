@@ -36,6 +36,8 @@ export interface VersionServiceDeps {
   readonly maxUploadBytes: number;
   readonly retentionDays: number;
   readonly retentionCount: number;
+  /** Called with the file once a change of content is committed. */
+  readonly onContentChanged?: (file: FileRecord) => void;
 }
 
 export type VersionService = ReturnType<typeof createVersionService>;
@@ -95,7 +97,10 @@ export function createVersionService(deps: VersionServiceDeps) {
         }),
       ],
     });
-    if (result.outcome === "replaced") return toMetadata(result.file, role);
+    if (result.outcome === "replaced") {
+      deps.onContentChanged?.(result.file);
+      return toMetadata(result.file, role);
+    }
     if (result.outcome === "version_gone") {
       throw new CellarError(ErrorCode.not_found, `The file has no version ${String(input.fromVersion)}.`);
     }
