@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import { join } from "node:path";
 import { createOutboxMailer, createSmtpMailer } from "@cellar/adapter-mail";
-import { createSpreadsheetReader } from "@cellar/adapter-sheets";
+import { createSpreadsheetReader, createSpreadsheetWriter } from "@cellar/adapter-sheets";
 import { type BlobStorage, createCellar } from "@cellar/core";
 import type { Logger } from "pino";
 import { container, type DependencyContainer, instanceCachingFactory } from "tsyringe";
@@ -84,6 +84,7 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         rateLimits: metadata.rateLimits,
         blobs,
         spreadsheets: createSpreadsheetReader(),
+        spreadsheetWriter: createSpreadsheetWriter(),
         mailer: c.resolve(Tokens.Mailer),
         config: {
           publicUrl: c.resolve(Tokens.PublicUrl),

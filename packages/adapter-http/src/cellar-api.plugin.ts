@@ -3,6 +3,7 @@ import fastifyMultipart from "@fastify/multipart";
 import type { FastifyPluginAsync } from "fastify";
 import { registerActivityRoutes } from "./activity/activity.routes.js";
 import { activityEntrySchema } from "./activity/activity.schemas.js";
+import { registerCellEditRoutes } from "./edits/cell-edit.routes.js";
 import { registerFileRoutes, registerUploadRoute } from "./files/file.routes.js";
 import { fileSchema } from "./files/file.schemas.js";
 import { handleCellarApiError } from "./http/error-handler.js";
@@ -118,6 +119,7 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   registerVersionRoutes(app, { cellar, publicBase });
   app.register(async (content) => registerContentRoute(content, { cellar }));
   registerSheetRoutes(app, { cellar });
+  registerCellEditRoutes(app, { cellar });
   registerUserRoutes(app, { cellar });
   registerSessionRoutes(app, { cellar });
 };

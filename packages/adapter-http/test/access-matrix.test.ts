@@ -37,7 +37,9 @@ type Route =
   | "PATCH /files/:id/versions/:n {keep}"
   | "POST /files/:id/versions/:n/restore"
   | "GET /files/:id/versions/:n/download"
-  | "PUT /files/:id/content";
+  | "PUT /files/:id/content"
+  | "PATCH /files/:id/values"
+  | "POST /files/:id/rows";
 
 const CALLERS: readonly Caller[] = ["owner", "editor", "commenter", "viewer", "stranger"];
 const STATES: readonly State[] = ["private active", "public active", "private trashed", "public trashed"];
@@ -143,6 +145,16 @@ const MATRIX: readonly (readonly [Route, State, Cells])[] = [
   ["PUT /files/:id/content", "public active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 403 }],
   ["PUT /files/:id/content", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
   ["PUT /files/:id/content", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["PATCH /files/:id/values", "private active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 404 }],
+  ["PATCH /files/:id/values", "public active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 403 }],
+  ["PATCH /files/:id/values", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["PATCH /files/:id/values", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["POST /files/:id/rows", "private active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 404 }],
+  ["POST /files/:id/rows", "public active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 403 }],
+  ["POST /files/:id/rows", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["POST /files/:id/rows", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
 ];
 
 /** Whether `GET /files?shared=true` lists the file to each caller: to the people it is shared with, while it is active. */
@@ -290,6 +302,19 @@ const ROUTES: Readonly<Record<Route, RouteSpec>> = {
       headers: { "if-match": "*", "content-type": "text/csv" },
       payload: "a,b\n5,6\n",
     }),
+  },
+  "PATCH /files/:id/values": {
+    mutates: true,
+    request: ({ file }) => ({
+      method: "PATCH",
+      url: `/v1/files/${file.id}/values`,
+      headers: { "if-match": "*" },
+      payload: { range: "A1", values: [["x"]] },
+    }),
+  },
+  "POST /files/:id/rows": {
+    mutates: true,
+    request: ({ file }) => ({ method: "POST", url: `/v1/files/${file.id}/rows`, payload: { values: [["x", 1]] } }),
   },
 };
 

@@ -68,6 +68,8 @@ describe("GET /openapi.json", () => {
         "GET /files/{id}/versions/{n}/download",
         "POST /files/{id}/versions/{n}/restore",
         "PUT /files/{id}/content",
+        "PATCH /files/{id}/values",
+        "POST /files/{id}/rows",
         "GET /users/me",
         "PATCH /users/me",
         "POST /sessions",

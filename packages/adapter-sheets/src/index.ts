@@ -1,4 +1,4 @@
-import { type SpreadsheetReader, SpreadsheetUnreadableError } from "@cellar/core";
+import { type SpreadsheetReader, SpreadsheetUnreadableError, type SpreadsheetWriter } from "@cellar/core";
 
 export {
   CSV_CHECKPOINT_EVERY,
@@ -51,6 +51,26 @@ export function createSpreadsheetReader(): SpreadsheetReader {
           ? parsers.workbookSheetToCsv(index, sheet, openRows)
           : parsers.csvToWorkbook(index, size, openFile);
       })();
+    },
+  };
+}
+
+/** Cellar's spreadsheet writer: cells written into CSV and XLSX files. */
+export function createSpreadsheetWriter(): SpreadsheetWriter {
+  return {
+    write({ kind, index, size, openFile, sheets }) {
+      let written: ReturnType<SpreadsheetWriter["write"]> | undefined;
+      const writing = load().then((parsers) => {
+        if (kind === "xlsx") throw new SpreadsheetUnreadableError("Cellar does not write a workbook's cells yet.");
+        written = parsers.writeCsv({ index, size, openFile, writes: sheets[0]?.writes ?? [] });
+        return written;
+      });
+      return {
+        content: (async function* () {
+          yield* (await writing).content;
+        })(),
+        index: () => written?.index() ?? null,
+      };
     },
   };
 }

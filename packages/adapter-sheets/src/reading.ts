@@ -1,4 +1,5 @@
 /** The reader's parsers, loaded on a server's first spreadsheet request (index.ts). */
 export { csvToWorkbook, workbookSheetToCsv } from "./convert/conversions.js";
 export { analyseCsv, csvWindow } from "./csv/csv-reader.js";
+export { writeCsv } from "./csv/csv-writer.js";
 export { analyseXlsx, xlsxWindow } from "./xlsx/xlsx-reader.js";

@@ -1,5 +1,5 @@
 import { cellarApi, cellarOpenApi } from "@cellar/adapter-http";
-import { createSpreadsheetReader } from "@cellar/adapter-sheets";
+import { createSpreadsheetReader, createSpreadsheetWriter } from "@cellar/adapter-sheets";
 import { createInMemoryCellar } from "@cellar/core";
 import Fastify from "fastify";
 
@@ -10,7 +10,11 @@ export async function servedOpenApiDocument(): Promise<Record<string, unknown>> 
   await app.register(cellarOpenApi, { publicUrl });
   await app.register(cellarApi, {
     prefix: "/v1",
-    cellar: createInMemoryCellar({ config: { publicUrl }, spreadsheets: createSpreadsheetReader() }),
+    cellar: createInMemoryCellar({
+      config: { publicUrl },
+      spreadsheets: createSpreadsheetReader(),
+      spreadsheetWriter: createSpreadsheetWriter(),
+    }),
     publicUrl,
   });
   await app.ready();

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cellarApi, cellarOpenApi } from "@cellar/adapter-http";
-import { createSpreadsheetReader } from "@cellar/adapter-sheets";
+import { createSpreadsheetReader, createSpreadsheetWriter } from "@cellar/adapter-sheets";
 import { createInMemoryCellar } from "@cellar/core";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -38,6 +38,7 @@ describe("the client against a real server", () => {
   const cellar = createInMemoryCellar({
     config: { publicUrl },
     spreadsheets: createSpreadsheetReader(),
+    spreadsheetWriter: createSpreadsheetWriter(),
     clock: steppingClock(),
   });
   const app = Fastify({ logger: false });
@@ -342,7 +343,11 @@ describe("the client against a real server", () => {
 
 describe("downloads", () => {
   const publicUrl = "http://127.0.0.1";
-  const cellar = createInMemoryCellar({ config: { publicUrl }, spreadsheets: createSpreadsheetReader() });
+  const cellar = createInMemoryCellar({
+    config: { publicUrl },
+    spreadsheets: createSpreadsheetReader(),
+    spreadsheetWriter: createSpreadsheetWriter(),
+  });
   const app = Fastify({ logger: false });
   let baseUrl = "";
   let token = "";

@@ -5,6 +5,8 @@ import { createJwtCodec } from "./auth/jwt.js";
 import type { MagicLinkRepository } from "./auth/magic-link-repository.port.js";
 import type { Mailer } from "./auth/mailer.port.js";
 import type { SessionRepository } from "./auth/session-repository.port.js";
+import { type CellEditsService, createCellEditsService } from "./edits/cell-edits.service.js";
+import type { SpreadsheetWriter } from "./edits/spreadsheet-writer.port.js";
 import type { BlobStore } from "./files/blob-store.port.js";
 import { createFileService, type FileService } from "./files/file.service.js";
 import type { FileRepository } from "./files/file-repository.port.js";
@@ -16,6 +18,7 @@ import { createRateLimiter, type RateLimiter } from "./rate-limit/rate-limiter.j
 import { type Clock, systemClock } from "./shared/clock.port.js";
 import { cryptoRandom, type RandomSource } from "./shared/random.port.js";
 import { createSheetService, type SheetService } from "./sheets/sheet.service.js";
+import { createSheetContents } from "./sheets/sheet-contents.js";
 import type { SheetIndexRepository } from "./sheets/sheet-index-repository.port.js";
 import type { SpreadsheetReader } from "./sheets/spreadsheet-reader.port.js";
 import { createUserService, type UserService } from "./users/user.service.js";
@@ -84,6 +87,11 @@ export interface CellarDeps {
    * sheet routes answer `unreadable_spreadsheet` for every file.
    */
   readonly spreadsheets?: SpreadsheetReader;
+  /**
+   * Writes cells into CSV and XLSX files (`@cellar/adapter-sheets`). Without one, cell
+   * edits and appends answer `unreadable_spreadsheet`; content is still replaced whole.
+   */
+  readonly spreadsheetWriter?: SpreadsheetWriter;
   readonly clock?: Clock;
   readonly random?: RandomSource;
   readonly config: CellarConfig;
@@ -98,6 +106,8 @@ export interface Cellar {
   /** A file's content over time: replacing it, its versions, restoring and keeping them. */
   readonly versions: VersionService;
   readonly sheets: SheetService;
+  /** Changing a spreadsheet's cells: ranges written, rows appended, each a new version. */
+  readonly edits: CellEditsService;
   readonly auth: AuthService;
   readonly users: UserService;
   readonly rateLimiter: RateLimiter;
@@ -144,11 +154,16 @@ export function createCellar(deps: CellarDeps): Cellar {
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? cryptoRandom;
   const jwt = createJwtCodec({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience });
+  const contents = createSheetContents({
+    sheetIndexes: deps.sheetIndexes,
+    blobs: deps.blobs,
+    ...(deps.spreadsheets === undefined ? {} : { reader: deps.spreadsheets }),
+  });
   const sheets = createSheetService({
     files: deps.files,
     sheetIndexes: deps.sheetIndexes,
     blobs: deps.blobs,
-    ...(deps.spreadsheets === undefined ? {} : { reader: deps.spreadsheets }),
+    contents,
   });
   const files = createFileService({
     files: deps.files,
@@ -199,6 +214,15 @@ export function createCellar(deps: CellarDeps): Cellar {
     activity,
     versions,
     sheets,
+    edits: createCellEditsService({
+      files: deps.files,
+      blobs: deps.blobs,
+      contents,
+      ...(deps.spreadsheetWriter === undefined ? {} : { writer: deps.spreadsheetWriter }),
+      clock,
+      random,
+      maxUploadBytes: config.maxUploadBytes,
+    }),
     auth: createAuthService({
       users: deps.users,
       sessions: deps.sessions,

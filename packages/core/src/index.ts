@@ -49,6 +49,15 @@ export {
   type ResolvedCellarConfig,
   resolveConfig,
 } from "./cellar.js";
+// Cell edits.
+export {
+  type AppendedRows,
+  type CellEditsService,
+  createCellEditsService,
+  type EditedCells,
+} from "./edits/cell-edits.service.js";
+export { MAX_EDIT_CELLS, parseCellWrites, type RequestedWrite, type ValueGrid } from "./edits/cell-writes.js";
+export type { CellWrite, SheetWrites, SpreadsheetWriter, WrittenContent } from "./edits/spreadsheet-writer.port.js";
 // Files.
 export {
   assertBlobKey,
@@ -191,6 +200,7 @@ export {
   type SheetDescription,
   type SheetService,
 } from "./sheets/sheet.service.js";
+export { createSheetContents, type SheetContents } from "./sheets/sheet-contents.js";
 export type {
   CellType,
   CellValue,

@@ -1,12 +1,16 @@
 import { cellarApi } from "@cellar/adapter-http";
-import { createSpreadsheetReader } from "@cellar/adapter-sheets";
+import { createSpreadsheetReader, createSpreadsheetWriter } from "@cellar/adapter-sheets";
 import { createInMemoryCellar } from "@cellar/core";
 import Fastify from "fastify";
 
 /** A real Cellar API (in-memory core, Fastify adapter) on a free port of 127.0.0.1. */
 export async function startCellarServer() {
   const publicUrl = "http://127.0.0.1";
-  const cellar = createInMemoryCellar({ config: { publicUrl }, spreadsheets: createSpreadsheetReader() });
+  const cellar = createInMemoryCellar({
+    config: { publicUrl },
+    spreadsheets: createSpreadsheetReader(),
+    spreadsheetWriter: createSpreadsheetWriter(),
+  });
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
   await app.register(cellarApi, { prefix: "/v1", cellar, publicUrl });
   const url = await app.listen({ host: "127.0.0.1", port: 0 });

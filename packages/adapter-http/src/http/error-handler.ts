@@ -104,10 +104,10 @@ export function toErrorReply(error: CellarError, request: FastifyRequest): Error
   if (error.code === ErrorCode.rate_limited || error.code === ErrorCode.unavailable) {
     headers["retry-after"] = String(error.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS);
   }
+  // What a client may act on: the fields of a validation error, the cells of a failed `expect`.
+  const detailed = error.code === ErrorCode.validation_error || error.code === ErrorCode.precondition_failed;
   const details: readonly FieldProblem[] | undefined =
-    error.code === ErrorCode.validation_error && error.details !== undefined && error.details.length > 0
-      ? error.details
-      : undefined;
+    detailed && error.details !== undefined && error.details.length > 0 ? error.details : undefined;
   return {
     status: ERROR_STATUS[error.code],
     body: { error: { code: error.code, message: error.message, ...(details === undefined ? {} : { details }) } },

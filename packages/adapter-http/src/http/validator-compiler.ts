@@ -19,6 +19,8 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
     coerceTypes: false,
     useDefaults: false,
     strict: true,
+    // A cell is one of several types: `type: ["string", "number", "boolean", "null"]`.
+    allowUnionTypes: true,
     // Addresses are checked (after trimming) by core, which owns the rule; the format
     // is there for the OpenAPI document.
     formats: { email: true },

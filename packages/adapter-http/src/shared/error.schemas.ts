@@ -20,7 +20,8 @@ export const errorSchema = {
         code: { type: "string", enum: Object.keys(ERROR_STATUS), examples: ["not_found"] },
         message: { type: "string", examples: ["No such file."] },
         details: {
-          description: "For `validation_error`: which fields were wrong and why.",
+          description:
+            "For `validation_error`: which fields were wrong and why. For `precondition_failed` of a cell edit's `expect`: each cell that no longer holds what was expected (`cell`), and what it holds now (`value`).",
           type: "array",
           items: {
             type: "object",
@@ -29,6 +30,11 @@ export const errorSchema = {
             properties: {
               field: { type: "string", examples: ["name"] },
               message: { type: "string", examples: ["must not be empty"] },
+              cell: { type: "string", description: "The cell that differs, with its sheet.", examples: ["Sheet1!B2"] },
+              value: {
+                description: "What the cell holds now, as `/values` gives it (null for empty).",
+                type: ["string", "number", "boolean", "null"],
+              },
             },
           },
         },
@@ -41,7 +47,12 @@ export interface ErrorJson {
   readonly error: {
     readonly code: string;
     readonly message: string;
-    readonly details?: readonly { readonly field: string; readonly message: string }[];
+    readonly details?: readonly {
+      readonly field: string;
+      readonly message: string;
+      readonly cell?: string;
+      readonly value?: string | number | boolean | null;
+    }[];
   };
 }
 
@@ -52,8 +63,8 @@ const ERROR_DESCRIPTIONS = {
   403: "forbidden: a file you may see, but your role on it does not allow that.",
   404: "not_found: no such file, or one the caller may not see.",
   409: "file_in_trash: the file is in the trash; restore it first.",
-  412: "precondition_failed: the file's content changed since the version the change is based on (If-Match).",
-  428: "precondition_required: a change of content must say what it is based on: If-Match with the file's ETag, or *.",
+  412: "precondition_failed: the file's content changed since the version the change is based on (If-Match), or a cell no longer holds what a cell edit's `expect` says (`details` names each).",
+  428: "precondition_required: a change of content must say what it is based on: If-Match with the file's ETag, or *; a cell edit may instead give an `expect` for every range.",
   413: "payload_too_large: the body or the uploaded file is too large.",
   415: "unsupported_media_type: the body has the wrong Content-Type, or the upload's type is not accepted.",
   416: "range_not_satisfiable: the requested range lies outside the file.",

@@ -1,4 +1,4 @@
-import { createSpreadsheetReader } from "@cellar/adapter-sheets";
+import { createSpreadsheetReader, createSpreadsheetWriter } from "@cellar/adapter-sheets";
 import { type CellarConfig, createInMemoryCellar, type FileRecord, type FileRepository } from "@cellar/core";
 import { createFakeClock } from "@cellar/core/testing";
 import Fastify, { type InjectOptions, type LightMyRequestResponse } from "fastify";
@@ -36,6 +36,7 @@ export async function buildTestApp(options: TestAppOptions = {}) {
   const cellar = createInMemoryCellar({
     clock,
     spreadsheets: createSpreadsheetReader(),
+    spreadsheetWriter: createSpreadsheetWriter(),
     config: { publicUrl: PUBLIC_URL, maxUploadBytes: 64 * 1024, ...options.config },
   });
   if (options.frozenFileReads === true) freezeFileReads(cellar.deps.files);

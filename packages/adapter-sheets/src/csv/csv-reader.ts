@@ -46,7 +46,7 @@ async function scan(
 }
 
 /** `scan`, a chunk at a time: it yields after each chunk, so a consumer can take the records it produced. */
-async function* scanning(
+export async function* scanning(
   chunks: AsyncIterable<Uint8Array>,
   scanner: CsvRecordScanner,
   wide: "le" | "be" | null,
@@ -84,7 +84,7 @@ async function* scanning(
   scanner.end();
 }
 
-function limitsFor(unitBytes: 1 | 2) {
+export function limitsFor(unitBytes: 1 | 2) {
   return { maxFields: CSV_LIMITS.maxColumns, maxRecordUnits: Math.floor(CSV_LIMITS.maxRowBytes / unitBytes) };
 }
 
@@ -126,7 +126,7 @@ function dialectOf(head: Uint8Array): Dialect {
   return { bomEncoding: bom?.encoding ?? null, bomBytes: bom?.bomBytes ?? 0, delimiter: detectDelimiter(sample) };
 }
 
-const wideness = (encoding: CsvEncoding | null) =>
+export const wideness = (encoding: CsvEncoding | null) =>
   encoding === "utf-16le" ? "le" : encoding === "utf-16be" ? "be" : null;
 
 /**

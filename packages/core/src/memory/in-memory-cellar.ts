@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Cellar, type CellarConfig, createCellar } from "../cellar.js";
+import type { SpreadsheetWriter } from "../edits/spreadsheet-writer.port.js";
 import type { Clock } from "../shared/clock.port.js";
 import { systemClock } from "../shared/clock.port.js";
 import type { RandomSource } from "../shared/random.port.js";
@@ -56,6 +57,8 @@ export interface InMemoryCellarOptions {
   readonly random?: RandomSource;
   /** The spreadsheet reader (`createSpreadsheetReader` of `@cellar/adapter-sheets`), for the sheet routes. */
   readonly spreadsheets?: SpreadsheetReader;
+  /** The spreadsheet writer (`createSpreadsheetWriter` of `@cellar/adapter-sheets`), for cell edits. */
+  readonly spreadsheetWriter?: SpreadsheetWriter;
 }
 
 /**
@@ -68,6 +71,7 @@ export function createInMemoryCellar(options: InMemoryCellarOptions = {}): Cella
     ...deps,
     ...(options.random === undefined ? {} : { random: options.random }),
     ...(options.spreadsheets === undefined ? {} : { spreadsheets: options.spreadsheets }),
+    ...(options.spreadsheetWriter === undefined ? {} : { spreadsheetWriter: options.spreadsheetWriter }),
     config: {
       publicUrl: "http://127.0.0.1:3000",
       jwtSecret: randomBytes(32),

@@ -28,14 +28,21 @@ export const ErrorCode = {
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-/** One field of a request that failed validation. */
+/**
+ * One field of a request that failed validation; for a cell edit's failed `expect`
+ * (`precondition_failed`), also the cell that differs and what it holds now.
+ */
 export interface FieldProblem {
   readonly field: string;
   readonly message: string;
+  /** The cell, in A1 notation with its sheet (`'Q1 Budget'!B2`). */
+  readonly cell?: string;
+  /** What the cell holds now, as `/values` gives it (null for empty). */
+  readonly value?: string | number | boolean | null;
 }
 
 export interface CellarErrorOptions {
-  /** For `validation_error`: which fields were wrong and why. */
+  /** For `validation_error`: which fields were wrong and why; for `precondition_failed`, which cells differ. */
   readonly details?: readonly FieldProblem[];
   /** For `rate_limited` and `unavailable`: when the client may try again. */
   readonly retryAfterSeconds?: number;

@@ -1,32 +1,27 @@
-import type { BlobStore } from "../files/blob-store.port.js";
 import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
 import { CONTENT_TYPES, type FileRecord } from "../files/file.entity.js";
 import { authorizeFileAction, type FileAction } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
-import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
+import { invalidField } from "../shared/errors.js";
 import { type A1Range, formatA1Range, parseA1Range } from "./a1-range.js";
-import type { CellType, CellValue, FrozenPanes, ReadableSheetIndex, SheetIndex, SheetSummary } from "./sheet-index.js";
-import type { SheetIndexRepository } from "./sheet-index-repository.port.js";
 import {
-  CELL_RENDERS,
-  type CellRender,
-  type OpenBytes,
-  type SpreadsheetReader,
-  SpreadsheetUnreadableError,
-} from "./spreadsheet-reader.port.js";
+  createSheetContents,
+  readOrUnreadable,
+  type SheetContents,
+  type SheetContentsDeps,
+  sheetOf,
+  unreadable,
+} from "./sheet-contents.js";
+import type { CellType, CellValue, FrozenPanes, ReadableSheetIndex, SheetSummary } from "./sheet-index.js";
+import { CELL_RENDERS, type CellRender } from "./spreadsheet-reader.port.js";
 
 /** The most cells one window may hold (after clipping to the sheet). */
 export const MAX_WINDOW_CELLS = 50_000;
 
-/** Uploads waiting to be read through in the background, at most. */
-const MAX_QUEUED = 100;
-
-export interface SheetServiceDeps {
+export interface SheetServiceDeps extends SheetContentsDeps {
   readonly files: FileRepository;
-  readonly sheetIndexes: SheetIndexRepository;
-  readonly blobs: BlobStore;
-  /** Without one, no file's cells can be read (`unreadable_spreadsheet`). */
-  readonly reader?: SpreadsheetReader;
+  /** The contents this service reads, shared with the cell edits; made from the other deps when absent. */
+  readonly contents?: SheetContents;
 }
 
 /**
@@ -66,10 +61,6 @@ export interface Conversion {
 
 export type SheetService = ReturnType<typeof createSheetService>;
 
-function unreadable(reason: string): CellarError {
-  return new CellarError(ErrorCode.unreadable_spreadsheet, `Cellar cannot read this file's cells: ${reason}`);
-}
-
 /**
  * What is inside a spreadsheet: its sheets, any window of its cells, conversion between
  * CSV and XLSX. Reading them is `read_cells`, converting is `download` (file-access.ts):
@@ -82,74 +73,12 @@ function unreadable(reason: string): CellarError {
  * instead of starting their own.
  */
 export function createSheetService(deps: SheetServiceDeps) {
-  const { files, sheetIndexes, blobs } = deps;
-  const analysing = new Map<string, Promise<SheetIndex>>();
-  // Uploads are read through one at a time, in the order they came, so a burst of them
-  // takes one core's share at most; past MAX_QUEUED, a file is read on first use.
-  let queued = 0;
-  let queue: Promise<void> = Promise.resolve();
-  const opener =
-    (key: string): OpenBytes =>
-    (range) =>
-      blobs.read(range === undefined ? { key } : { key, range });
-
-  async function analyse(file: FileRecord, reader: SpreadsheetReader): Promise<SheetIndex> {
-    const running = analysing.get(file.blobKey);
-    if (running !== undefined) return running;
-    const started = (async () => {
-      if (file.kind === "sheet") throw new Error("unreachable: .sheet files are never analysed");
-      let index: SheetIndex;
-      try {
-        index = await reader.analyse({
-          kind: file.kind,
-          size: file.size,
-          openFile: opener(file.blobKey),
-          writeRows: (rows) => blobs.write({ key: sheetRowsBlobKey(file.blobKey), source: rows }),
-        });
-      } catch (error) {
-        if (!(error instanceof SpreadsheetUnreadableError)) throw error;
-        index = { readable: false, version: reader.version, reason: error.message };
-      }
-      index = { ...index, blobKey: file.blobKey };
-      await sheetIndexes.saveSheetIndex({ fileId: file.id, index });
-      return index;
-    })();
-    analysing.set(file.blobKey, started);
-    try {
-      return await started;
-    } finally {
-      analysing.delete(file.blobKey);
-    }
-  }
-
-  /** The reader, or the 422 a server without one answers. */
-  function readerOrRefuse(): SpreadsheetReader {
-    if (deps.reader === undefined) throw unreadable("this server reads no spreadsheet's cells.");
-    return deps.reader;
-  }
-
-  async function readableIndex(file: FileRecord): Promise<ReadableSheetIndex> {
-    if (file.kind === "sheet") throw unreadable("a .sheet file is stored as it is, not read.");
-    const reader = readerOrRefuse();
-    let index = await sheetIndexes.findSheetIndex(file.id);
-    if (index === null || index.version !== reader.version || index.blobKey !== file.blobKey) {
-      index = await analyse(file, reader);
-    }
-    if (!index.readable) throw unreadable(index.reason);
-    return index;
-  }
+  const { files } = deps;
+  const contents = deps.contents ?? createSheetContents(deps);
+  const { opener, readerOrRefuse, readableIndex } = contents;
 
   async function load(action: FileAction, callerId: string, fileId: string): Promise<FileRecord> {
     return authorizeFileAction(action, await files.findWithRole({ id: fileId, userId: callerId }), callerId).file;
-  }
-
-  /** The sheet a range names, or the first; an unknown name is a validation error. */
-  function sheetOf(index: ReadableSheetIndex, name: string | null, field: string): SheetSummary {
-    const sheet = name === null ? index.sheets[0] : index.sheets.find((candidate) => candidate.name === name);
-    if (sheet === undefined) {
-      throw invalidField(field, name === null ? "the file has no sheet" : `no sheet is named ${JSON.stringify(name)}`);
-    }
-    return sheet;
   }
 
   return {
@@ -157,30 +86,13 @@ export function createSheetService(deps: SheetServiceDeps) {
      * The version of the reader's indexes, or null without a reader: what an answer of
      * these routes depends on besides the file's bytes (its entity tag, say).
      */
-    readerVersion: deps.reader?.version ?? null,
+    readerVersion: contents.readerVersion,
 
     /** The file, when the caller may read its cells; the error the routes answer otherwise. */
     authorize: (input: { callerId: string; fileId: string }) => load("read_cells", input.callerId, input.fileId),
 
-    /**
-     * Reads a newly uploaded file's cells in the background, so its first window need not
-     * wait. Failures are left for the first request to meet again.
-     */
-    analyseSoon(file: FileRecord): void {
-      const reader = deps.reader;
-      if (reader === undefined || file.kind === "sheet" || queued >= MAX_QUEUED) return;
-      queued++;
-      queue = queue.then(() =>
-        analyse(file, reader).then(
-          () => {
-            queued--;
-          },
-          () => {
-            queued--;
-          },
-        ),
-      );
-    },
+    /** Reads a new content's cells in the background, so its first window need not wait. */
+    analyseSoon: contents.analyseSoon,
 
     async sheets(input: {
       callerId: string;
@@ -322,13 +234,4 @@ export function clip(
   const lastColumn = Math.min(range.lastColumn ?? sheet.columnCount, sheet.columnCount);
   if (range.firstRow > lastRow || range.firstColumn > lastColumn) return null;
   return { firstRow: range.firstRow, lastRow, firstColumn: range.firstColumn, lastColumn };
-}
-
-async function readOrUnreadable<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof SpreadsheetUnreadableError) throw unreadable(error.message);
-    throw error;
-  }
 }

@@ -1,0 +1,237 @@
+import { describe, expect, it } from "vitest";
+import type { FileJson } from "../src/files/file.json.js";
+import { buildTestApp, expectError } from "./support/test-app.js";
+
+type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
+
+interface EditedJson {
+  readonly file: FileJson;
+  readonly updated_range: string | string[];
+  readonly updated_cells: number;
+}
+
+/** Ada's CSV, shared with Bob (editor) and Carol (viewer). */
+async function aSharedCsv(content = "name,qty\napples,3\npears,5\n") {
+  const t = await buildTestApp();
+  const ada = await t.signIn("ada@example.com");
+  const bob = await t.signIn("bob@example.com");
+  const carol = await t.signIn("carol@example.com");
+  const file = await t.uploadCsv(ada.headers, { name: "Stock.csv", content });
+  await t.share(ada.headers, file.id, { email: "bob@example.com", role: "editor", notify: false });
+  await t.share(ada.headers, file.id, { email: "carol@example.com", role: "viewer", notify: false });
+  return { t, ada, bob, carol, file };
+}
+
+const patchValues = (t: TestApp, fileId: string, headers: Record<string, string>, payload: unknown) =>
+  t.inject({ method: "PATCH", url: `/v1/files/${fileId}/values`, headers, payload: payload as object });
+
+async function bytesOf(t: TestApp, fileId: string, headers: Record<string, string>) {
+  return (await t.inject({ method: "GET", url: `/v1/files/${fileId}/download`, headers })).body;
+}
+
+describe("PATCH /v1/files/:id/values", () => {
+  it("writes a range as the next version, based on If-Match, and answers the file, the range and the count", async () => {
+    const { t, bob, file } = await aSharedCsv();
+    const answer = await patchValues(
+      t,
+      file.id,
+      { ...bob.headers, "if-match": `"${file.sha256}"` },
+      { range: "B2", values: [[4], ["=SUM(B2:B3)"]] },
+    );
+    expect(answer.statusCode).toBe(200);
+    const edited = answer.json<EditedJson>();
+    expect(edited).toMatchObject({
+      updated_range: "Sheet1!B2:B3",
+      updated_cells: 2,
+      file: { version: 2, role: "editor" },
+    });
+    expect(answer.headers.etag).toBe(`"${edited.file.sha256}"`);
+    expect(await bytesOf(t, file.id, bob.headers)).toBe("name,qty\napples,4\npears,=SUM(B2:B3)\n");
+  });
+
+  it("writes several ranges as one version, and grows the sheet as needed", async () => {
+    const { t, bob, file } = await aSharedCsv();
+    const answer = await patchValues(
+      t,
+      file.id,
+      { ...bob.headers, "if-match": "*" },
+      {
+        data: [
+          { range: "A2", values: [["green apples"]] },
+          { range: "C1:C2", values: [["note"], ["a, b"]] },
+          { range: "A5", values: [[true, null, 1.5]] },
+        ],
+      },
+    );
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json<EditedJson>()).toMatchObject({
+      updated_range: ["Sheet1!A2", "Sheet1!C1:C2", "Sheet1!A5:C5"],
+      updated_cells: 6,
+      file: { version: 2 },
+    });
+    expect(await bytesOf(t, file.id, bob.headers)).toBe('name,qty,note\ngreen apples,3,"a, b"\npears,5\n\nTRUE,,1.5\n');
+    const versions = await t.inject({ method: "GET", url: `/v1/files/${file.id}/versions`, headers: bob.headers });
+    expect(versions.json<unknown[]>()).toHaveLength(2);
+  });
+
+  it("needs If-Match or an expect for every range (428), and refuses a stale If-Match (412)", async () => {
+    const { t, bob, file } = await aSharedCsv();
+    expectError(
+      await patchValues(t, file.id, bob.headers, { range: "A1", values: [["x"]] }),
+      428,
+      "precondition_required",
+    );
+    expectError(
+      await patchValues(t, file.id, bob.headers, {
+        data: [
+          { range: "A1", values: [["x"]], expect: [["name"]] },
+          { range: "B1", values: [["y"]] },
+        ],
+      }),
+      428,
+      "precondition_required",
+    );
+    const first = await patchValues(
+      t,
+      file.id,
+      { ...bob.headers, "if-match": `"${file.sha256}"` },
+      { range: "A1", values: [["x"]] },
+    );
+    expect(first.statusCode).toBe(200);
+    expectError(
+      await patchValues(
+        t,
+        file.id,
+        { ...bob.headers, "if-match": `"${file.sha256}"` },
+        { range: "A1", values: [["y"]] },
+      ),
+      412,
+      "precondition_failed",
+    );
+    expect(await bytesOf(t, file.id, bob.headers)).toBe("x,qty\napples,3\npears,5\n");
+  });
+
+  it("applies an edit whose expected cells still hold, whatever else changed; names each cell that differs otherwise", async () => {
+    const { t, ada, bob, file } = await aSharedCsv();
+    // Ada changes B2; Bob, who read the file before, changes B3 expecting what he saw.
+    const adas = await patchValues(t, file.id, ada.headers, { range: "B2", values: [[30]], expect: [["3"]] });
+    expect(adas.statusCode).toBe(200);
+    const bobs = await patchValues(t, file.id, bob.headers, { range: "B3", values: [[50]], expect: [["5"]] });
+    expect(bobs.statusCode).toBe(200);
+    expect(bobs.json<EditedJson>().file.version).toBe(3);
+    expect(await bytesOf(t, file.id, bob.headers)).toBe("name,qty\napples,30\npears,50\n");
+    // Bob edits B2 too, still expecting 3: Ada's 30 is there now.
+    const conflict = await patchValues(t, file.id, bob.headers, {
+      range: "A2:B2",
+      values: [["plums", 4]],
+      expect: [["apples", "3"]],
+    });
+    expectError(conflict, 412, "precondition_failed");
+    expect(conflict.json<{ error: { details: unknown[] } }>().error.details).toEqual([
+      { field: "expect", message: 'Sheet1!B2 holds "30", not "3"', cell: "Sheet1!B2", value: "30" },
+    ]);
+    expect(await bytesOf(t, file.id, bob.headers)).toBe("name,qty\napples,30\npears,50\n");
+  });
+
+  it("expects null of empty cells, also past the sheet's end", async () => {
+    const { t, bob, file } = await aSharedCsv();
+    const answer = await patchValues(t, file.id, bob.headers, { range: "C4", values: [["new"]], expect: [[null]] });
+    expect(answer.statusCode).toBe(200);
+    expect(await bytesOf(t, file.id, bob.headers)).toBe("name,qty\napples,3\npears,5\n,,new\n");
+  });
+
+  it("refuses what is not a cell or a rectangle of the values' shape, ragged rows, other values and unknown sheets", async () => {
+    const { t, bob, file } = await aSharedCsv();
+    const headers = { ...bob.headers, "if-match": "*" };
+    for (const body of [
+      { range: "A1:B2", values: [["x"]] },
+      { range: "A:B", values: [["x", "y"]] },
+      { range: "A1", values: [["x", "y"], ["z"]] },
+      { range: "A1", values: [[{ formula: "=1" }]] },
+      { range: "A1", values: [] },
+      { range: "Other!A1", values: [["x"]] },
+      { range: "A1", values: [["x"]], expect: [["x", "y"]] },
+      { range: "A1", values: [["x"]], data: [{ range: "A1", values: [["x"]] }] },
+    ]) {
+      expectError(await patchValues(t, file.id, headers, body), 400, "validation_error");
+    }
+    const tooMany = Array.from({ length: 501 }, () => new Array(100).fill(1));
+    expectError(await patchValues(t, file.id, headers, { range: "A1", values: tooMany }), 400, "validation_error");
+    expect((await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).version).toBe(1);
+  });
+
+  it("is for editors: a viewer gets 403; a .sheet file gets 422", async () => {
+    const { t, ada, carol, file } = await aSharedCsv();
+    expectError(
+      await patchValues(t, file.id, { ...carol.headers, "if-match": "*" }, { range: "A1", values: [["x"]] }),
+      403,
+      "forbidden",
+    );
+    const upload = await t.upload(ada.headers, [{ name: "file", filename: "notes.sheet", content: "anything" }]);
+    const sheet = upload.json<FileJson>();
+    expectError(
+      await patchValues(t, sheet.id, { ...ada.headers, "if-match": "*" }, { range: "A1", values: [["x"]] }),
+      422,
+      "unreadable_spreadsheet",
+    );
+  });
+
+  it("reads back what it wrote through /values at once", async () => {
+    const { t, bob, file } = await aSharedCsv();
+    await patchValues(t, file.id, { ...bob.headers, "if-match": "*" }, { range: "A3", values: [["quinces", 8]] });
+    const values = await t.inject({
+      method: "GET",
+      url: `/v1/files/${file.id}/values?range=A1:B3`,
+      headers: bob.headers,
+    });
+    expect(values.json<{ values: unknown[][] }>().values).toEqual([
+      ["name", "qty"],
+      ["apples", "3"],
+      ["quinces", "8"],
+    ]);
+  });
+});
+
+describe("POST /v1/files/:id/rows", () => {
+  const append = (t: TestApp, fileId: string, headers: Record<string, string>, payload: unknown) =>
+    t.inject({ method: "POST", url: `/v1/files/${fileId}/rows`, headers, payload: payload as object });
+
+  it("adds rows after the last row with a value, without If-Match", async () => {
+    const { t, bob, file } = await aSharedCsv("name,qty\napples,3\n,\n");
+    const answer = await append(t, file.id, bob.headers, {
+      values: [
+        ["pears", 5],
+        ["plums", 7],
+      ],
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json()).toMatchObject({ updated_range: "Sheet1!A3:B4", file: { version: 2 } });
+    expect(await bytesOf(t, file.id, bob.headers)).toBe("name,qty\napples,3\npears,5\nplums,7\n");
+  });
+
+  it("lands every one of concurrent appends", async () => {
+    const { t, bob, ada, file } = await aSharedCsv();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, k) =>
+        append(t, file.id, k % 2 === 0 ? bob.headers : ada.headers, { values: [[`row ${k}`, k]] }),
+      ),
+    );
+    expect(answers.map((answer) => answer.statusCode)).toEqual(new Array(8).fill(200));
+    const lines = (await bytesOf(t, file.id, bob.headers)).trimEnd().split("\n");
+    expect(lines).toHaveLength(11);
+    expect(lines.slice(3).sort()).toEqual(Array.from({ length: 8 }, (_, k) => `row ${k},${k}`).sort());
+    expect((await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).version).toBe(9);
+  });
+
+  it("honours an If-Match given, and is for editors", async () => {
+    const { t, bob, carol, file } = await aSharedCsv();
+    await append(t, file.id, bob.headers, { values: [["x", 1]] });
+    expectError(
+      await append(t, file.id, { ...bob.headers, "if-match": `"${file.sha256}"` }, { values: [["y", 2]] }),
+      412,
+      "precondition_failed",
+    );
+    expectError(await append(t, file.id, carol.headers, { values: [["z", 3]] }), 403, "forbidden");
+    expectError(await append(t, file.id, bob.headers, { sheet: "Nope", values: [["z", 3]] }), 400, "validation_error");
+  });
+});

@@ -1,0 +1,369 @@
+import { newActivityEntry } from "../activity/activity.entity.js";
+import type { BlobStore } from "../files/blob-store.port.js";
+import { dropBlob, storeCheckedBytes } from "../files/checked-bytes.js";
+import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
+import { type FileMetadata, type FileRecord, toMetadata } from "../files/file.entity.js";
+import { type AuthorizedFile, authorizeFileAction } from "../files/file-access.js";
+import type { FileRepository } from "../files/file-repository.port.js";
+import type { Clock } from "../shared/clock.port.js";
+import { CellarError, ErrorCode, type FieldProblem, invalidField } from "../shared/errors.js";
+import { newId } from "../shared/ids.js";
+import type { RandomSource } from "../shared/random.port.js";
+import { formatA1Range, MAX_COLUMNS, MAX_ROW } from "../sheets/a1-range.js";
+import { readOrUnreadable, type SheetContents, sheetOf, unreadable } from "../sheets/sheet-contents.js";
+import type { CellValue, ReadableSheetIndex, SheetSummary } from "../sheets/sheet-index.js";
+import type { CellRectangle } from "../sheets/spreadsheet-reader.port.js";
+import type { ContentPrecondition } from "../versions/versions.service.js";
+import { cellCount, parseAppendedRows, parseCellWrites, type RequestedWrite, type ValueGrid } from "./cell-writes.js";
+import type { SheetWrites, SpreadsheetWriter } from "./spreadsheet-writer.port.js";
+
+/** The rows a workbook's sheet may reach (a CSV has no such bound but `MAX_ROW`). */
+const XLSX_MAX_ROWS = 1_048_576;
+
+/**
+ * How often an edit that names no file version (cell preconditions, or an append) is
+ * made again on the new content when another change committed first, before it gives up
+ * with 503. Changes on one instance never race (they queue per file); this bounds
+ * contention between instances.
+ */
+const MAX_ATTEMPTS = 20;
+
+export interface CellEditsDeps {
+  readonly files: FileRepository;
+  readonly blobs: BlobStore;
+  readonly contents: SheetContents;
+  /** Without one, no file's cells can be changed (`unreadable_spreadsheet`). */
+  readonly writer?: SpreadsheetWriter;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly maxUploadBytes: number;
+}
+
+export interface EditedCells {
+  readonly file: FileMetadata;
+  /** Each range written, with its sheet, in the order asked. */
+  readonly updatedRanges: string[];
+  readonly updatedCells: number;
+}
+
+export interface AppendedRows {
+  readonly file: FileMetadata;
+  /** Where the rows went, with its sheet. */
+  readonly updatedRange: string;
+}
+
+export type CellEditsService = ReturnType<typeof createCellEditsService>;
+
+/** A change another writer committed first: the edit is made again on the new content, when it may be. */
+class ContentMoved extends Error {}
+
+/**
+ * Changing a spreadsheet's cells: writing ranges (`editValues`) and appending rows
+ * (`appendRows`). Each request is one new version, made by the `SpreadsheetWriter` from the
+ * current content and committed only if that content is still current. An edit based on
+ * the whole file (`If-Match`) fails when it is not; one based on its cells (`expect`) is
+ * made again on the new content and applies while its cells still hold what it expects,
+ * so people editing different cells never conflict; an append always lands.
+ */
+export function createCellEditsService(deps: CellEditsDeps) {
+  const { files, blobs, contents, clock, random } = deps;
+  // One change at a time per file on this instance: they would only race each other.
+  const queues = new Map<string, Promise<unknown>>();
+
+  function serialised<T>(fileId: string, change: () => Promise<T>): Promise<T> {
+    const previous = queues.get(fileId) ?? Promise.resolve();
+    const next = previous.then(change, change);
+    const tail = next.catch(() => {});
+    queues.set(fileId, tail);
+    void tail.then(() => {
+      if (queues.get(fileId) === tail) queues.delete(fileId);
+    });
+    return next;
+  }
+
+  async function loadAuthorized(callerId: string, fileId: string): Promise<AuthorizedFile> {
+    return authorizeFileAction("edit_cells", await files.findWithRole({ id: fileId, userId: callerId }), callerId);
+  }
+
+  function writerOrRefuse(): SpreadsheetWriter {
+    if (deps.writer === undefined) throw unreadable("this server writes no spreadsheet's cells.");
+    return deps.writer;
+  }
+
+  /**
+   * Writes `sheets` into the file's current content and commits it as the next version
+   * when that content is still current; throws `ContentMoved` when another change came
+   * first.
+   */
+  async function commitWrites(input: {
+    callerId: string;
+    file: FileRecord;
+    index: ReadableSheetIndex;
+    sheets: SheetWrites[];
+    action: "cells_edited" | "rows_appended";
+    details: Record<string, string | number | string[]>;
+  }): Promise<FileRecord> {
+    const { file } = input;
+    const written = writerOrRefuse().write({
+      kind: file.kind as "csv" | "xlsx",
+      index: input.index,
+      size: file.size,
+      openFile: contents.opener(file.blobKey),
+      sheets: input.sheets,
+    });
+    const blobKey = newId(random, "blob");
+    const stored = await readOrUnreadable(() =>
+      storeCheckedBytes(blobs, {
+        key: blobKey,
+        kind: file.kind,
+        content: written.content,
+        maxBytes: deps.maxUploadBytes,
+      }),
+    );
+    const at = clock.now();
+    const result = await files.replaceContent({
+      id: file.id,
+      expectedSha256: file.sha256,
+      content: { blobKey, ...stored },
+      at,
+      authorId: input.callerId,
+      activity: [
+        newActivityEntry(random, {
+          fileId: file.id,
+          at,
+          actorId: input.callerId,
+          action: input.action,
+          details: { version: file.version + 1, ...input.details },
+        }),
+      ],
+    });
+    if (result.outcome !== "replaced") {
+      await dropBlob(blobs, blobKey);
+      if (result.outcome === "precondition_failed") throw new ContentMoved();
+      // Trashed or purged meanwhile: say what it is now.
+      await loadAuthorized(input.callerId, file.id);
+      throw new CellarError(ErrorCode.not_found, "No such file.");
+    }
+    const index = written.index();
+    if (index === null) contents.analyseSoon(result.file);
+    else await contents.saveIndex(result.file, index);
+    return result.file;
+  }
+
+  /**
+   * Runs `attempt` on the file's current content until it commits: once when the caller
+   * named the content it is based on (a change since is a 412), else again after each
+   * change another instance committed first.
+   */
+  async function untilCommitted<T>(
+    callerId: string,
+    fileId: string,
+    precondition: Exclude<ContentPrecondition, undefined> | "cells",
+    attempt: (authorized: AuthorizedFile, index: ReadableSheetIndex) => Promise<T>,
+  ): Promise<T> {
+    return serialised(fileId, async () => {
+      for (let attempts = 1; ; attempts++) {
+        const authorized = await loadAuthorized(callerId, fileId);
+        const { file } = authorized;
+        if (typeof precondition === "object" && precondition.sha256 !== file.sha256) throw stale(file);
+        if (file.kind === "sheet") throw unreadable("a .sheet file is stored as it is; replace its content whole.");
+        const index = await contents.readableIndex(file);
+        try {
+          return await attempt(authorized, index);
+        } catch (error) {
+          if (!(error instanceof ContentMoved)) throw error;
+          if (typeof precondition === "object") {
+            throw stale((await loadAuthorized(callerId, fileId)).file);
+          }
+          if (attempts >= MAX_ATTEMPTS) {
+            throw new CellarError(
+              ErrorCode.unavailable,
+              "The file is changing too fast to apply this change; try again shortly.",
+              { retryAfterSeconds: 1 },
+            );
+          }
+        }
+      }
+    });
+  }
+
+  /** The cells of `write` that do not hold what it expects, with what they hold now. */
+  async function conflicts(
+    file: FileRecord,
+    index: ReadableSheetIndex,
+    sheet: SheetSummary,
+    write: RequestedWrite & { expect: ValueGrid },
+  ): Promise<FieldProblem[]> {
+    const { rectangle, expect } = write;
+    const clipped = {
+      ...rectangle,
+      lastRow: Math.min(rectangle.lastRow, sheet.rowCount),
+      lastColumn: Math.min(rectangle.lastColumn, sheet.columnCount),
+    };
+    const inside = clipped.firstRow <= clipped.lastRow && clipped.firstColumn <= clipped.lastColumn;
+    const grid = inside
+      ? (
+          await readOrUnreadable(() =>
+            contents.readerOrRefuse().window({
+              kind: file.kind as "csv" | "xlsx",
+              index,
+              sheet: sheet.index,
+              rectangle: clipped,
+              size: file.size,
+              openFile: contents.opener(file.blobKey),
+              openRows: contents.opener(sheetRowsBlobKey(file.blobKey)),
+            }),
+          )
+        ).values
+      : [];
+    const problems: FieldProblem[] = [];
+    for (let r = 0; r < expect.length; r++) {
+      const expectedRow = expect[r] as readonly CellValue[];
+      for (let c = 0; c < expectedRow.length; c++) {
+        const now = grid[r]?.[c] ?? null;
+        const expected = expectedRow[c] ?? null;
+        if (now === expected) continue;
+        const cell = formatA1Range({
+          sheet: sheet.name,
+          firstRow: rectangle.firstRow + r,
+          lastRow: rectangle.firstRow + r,
+          firstColumn: rectangle.firstColumn + c,
+          lastColumn: rectangle.firstColumn + c,
+        });
+        problems.push({
+          field: write.field.replace(/range$/, "expect"),
+          message: `${cell} holds ${JSON.stringify(now)}, not ${JSON.stringify(expected)}`,
+          cell,
+          value: now,
+        });
+      }
+    }
+    return problems;
+  }
+
+  const stale = (file: FileRecord) =>
+    new CellarError(
+      ErrorCode.precondition_failed,
+      `The file changed since: it is now version ${file.version}, "${file.sha256}".`,
+    );
+
+  return {
+    /**
+     * Writes one range or several (`data`) as one new version. Based on the content
+     * `precondition` names (`If-Match`), or, when every range carries `expect`, on those
+     * cells alone: 412 with each differing cell when they no longer hold it.
+     */
+    async editValues(input: {
+      callerId: string;
+      fileId: string;
+      precondition: ContentPrecondition;
+      body: unknown;
+    }): Promise<EditedCells> {
+      const writes = parseCellWrites(input.body);
+      const byCells = writes.every((write) => write.expect !== undefined);
+      if (input.precondition === undefined && !byCells) {
+        throw new CellarError(
+          ErrorCode.precondition_required,
+          'A cell edit needs If-Match: "<sha256>" of the content it is based on, or an `expect` for every range.',
+        );
+      }
+      const precondition = input.precondition ?? "cells";
+      return untilCommitted(input.callerId, input.fileId, precondition, async (authorized, index) => {
+        const { file } = authorized;
+        const resolved = writes.map((write) => ({ write, sheet: sheetOf(index, write.sheet, write.field) }));
+        for (const { write } of resolved) checkBounds(file, write.rectangle, write.field);
+        if (precondition === "cells") {
+          const problems: FieldProblem[] = [];
+          for (const { write, sheet } of resolved) {
+            if (write.expect !== undefined) {
+              problems.push(...(await conflicts(file, index, sheet, { ...write, expect: write.expect })));
+            }
+          }
+          if (problems.length > 0) {
+            throw new CellarError(
+              ErrorCode.precondition_failed,
+              `${problems.length === 1 ? "A cell" : `${problems.length} cells`} changed since: ${problems
+                .slice(0, 5)
+                .map((problem) => problem.message)
+                .join("; ")}${problems.length > 5 ? "; …" : ""}.`,
+              { details: problems },
+            );
+          }
+        }
+        const updatedRanges = resolved.map(({ write, sheet }) =>
+          formatA1Range({ ...write.rectangle, sheet: sheet.name }),
+        );
+        const updatedCells = writes.reduce((sum, write) => sum + cellCount(write.rectangle), 0);
+        const committed = await commitWrites({
+          callerId: input.callerId,
+          file,
+          index,
+          sheets: groupBySheet(resolved.map(({ write, sheet }) => ({ sheet: sheet.index, write }))),
+          action: "cells_edited",
+          details: { ranges: updatedRanges, cells: updatedCells },
+        });
+        return { file: toMetadata(committed, authorized.role), updatedRanges, updatedCells };
+      });
+    },
+
+    /**
+     * Adds rows after the last row with a value of a sheet (the first by default). Needs no
+     * precondition (an `If-Match` given is honoured): appends never conflict, and
+     * concurrent ones all land, each after the others.
+     */
+    async appendRows(input: {
+      callerId: string;
+      fileId: string;
+      precondition: ContentPrecondition;
+      sheet?: unknown;
+      values: unknown;
+    }): Promise<AppendedRows> {
+      if (input.sheet !== undefined && (typeof input.sheet !== "string" || input.sheet === "")) {
+        throw invalidField("sheet", "must be a sheet's name");
+      }
+      const values = parseAppendedRows(input.values);
+      return untilCommitted(input.callerId, input.fileId, input.precondition ?? "any", async (authorized, index) => {
+        const { file } = authorized;
+        const sheet = sheetOf(index, (input.sheet as string | undefined) ?? null, "sheet");
+        const rectangle = {
+          firstRow: sheet.rowCount + 1,
+          lastRow: sheet.rowCount + values.length,
+          firstColumn: 1,
+          lastColumn: (values[0] as readonly CellValue[]).length,
+        };
+        checkBounds(file, rectangle, "values");
+        const updatedRange = formatA1Range({ ...rectangle, sheet: sheet.name });
+        const committed = await commitWrites({
+          callerId: input.callerId,
+          file,
+          index,
+          sheets: [{ sheet: sheet.index, writes: [{ rectangle, values }] }],
+          action: "rows_appended",
+          details: { range: updatedRange, rows: values.length },
+        });
+        return { file: toMetadata(committed, authorized.role), updatedRange };
+      });
+    },
+  };
+}
+
+/** Refuses a write past the last row or column its kind of file can hold. */
+function checkBounds(file: FileRecord, rectangle: CellRectangle, field: string): void {
+  const maxRow = file.kind === "xlsx" ? XLSX_MAX_ROWS : MAX_ROW;
+  if (rectangle.lastRow > maxRow) {
+    throw invalidField(field, `reaches row ${rectangle.lastRow}; a ${file.kind.toUpperCase()} sheet ends at ${maxRow}`);
+  }
+  if (rectangle.lastColumn > MAX_COLUMNS) {
+    throw invalidField(field, "reaches past column XFD, the last a sheet has");
+  }
+}
+
+function groupBySheet(writes: { sheet: number; write: RequestedWrite }[]): SheetWrites[] {
+  const bySheet = new Map<number, SheetWrites["writes"][number][]>();
+  for (const { sheet, write } of writes) {
+    const list = bySheet.get(sheet) ?? [];
+    list.push({ rectangle: write.rectangle, values: write.values });
+    bySheet.set(sheet, list);
+  }
+  return [...bySheet].map(([sheet, list]) => ({ sheet, writes: list }));
+}

@@ -1,0 +1,56 @@
+import type { FileKind } from "../files/file.entity.js";
+import type { CellValue, ReadableSheetIndex } from "../sheets/sheet-index.js";
+import type { CellRectangle, OpenBytes } from "../sheets/spreadsheet-reader.port.js";
+
+/** Values for one rectangle of a sheet, rows and columns counted from 1; exactly its shape. */
+export interface CellWrite {
+  readonly rectangle: CellRectangle;
+  readonly values: readonly (readonly CellValue[])[];
+}
+
+/** The writes of one sheet, by its position in the index. */
+export interface SheetWrites {
+  readonly sheet: number;
+  readonly writes: readonly CellWrite[];
+}
+
+/** A file's next content, as a writer makes it. */
+export interface WrittenContent {
+  /** The new bytes, streamed: read them once, to their end. */
+  readonly content: AsyncIterable<Uint8Array>;
+  /**
+   * Once `content` has been read to its end: the new content's index, when the writer
+   * could make it from the old one (a CSV's edited rows, shifted checkpoints), or null
+   * when the new content must be read through again.
+   */
+  index(): ReadableSheetIndex | null;
+}
+
+/**
+ * Writes cells into a stored spreadsheet, making its next content. The stored bytes never
+ * change: the new content is a new stream, which Cellar stores as the next version.
+ *
+ * Guarantees an implementation owes (checked by `spreadsheetWriterContract`):
+ * - every written cell reads back (through the `SpreadsheetReader`) as written: a string
+ *   as that text (never a formula, whatever it starts with), a number as that number, a
+ *   boolean as that boolean, null as an empty cell; every other cell reads as before;
+ * - the sheet grows as the writes need; the other sheets do not change;
+ * - a CSV keeps its encoding, byte-order mark, delimiter and line ending, and every
+ *   record no write touches stays byte-identical; numbers are written in JavaScript's
+ *   shortest round-trip form, booleans `TRUE`/`FALSE`, and a field is quoted when it holds
+ *   the delimiter, a quote, CR or LF. Text the CSV's encoding cannot hold is refused
+ *   (`validation_error`) before anything is written;
+ * - a workbook keeps every other part's content, each edited cell keeps its style, a
+ *   formula overwritten becomes the value, and it is marked for recalculation on open;
+ * - the stored bytes are streamed, never held whole.
+ */
+export interface SpreadsheetWriter {
+  write(input: {
+    kind: Exclude<FileKind, "sheet">;
+    index: ReadableSheetIndex;
+    /** The stored file's size in bytes. */
+    size: number;
+    openFile: OpenBytes;
+    sheets: readonly SheetWrites[];
+  }): WrittenContent;
+}
