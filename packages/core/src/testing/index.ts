@@ -35,6 +35,7 @@ export {
   type SpreadsheetReaderFixture,
   spreadsheetReaderContract,
 } from "./spreadsheet-reader.contract.js";
+export { type SpreadsheetWriterFixture, spreadsheetWriterContract } from "./spreadsheet-writer.contract.js";
 export { userRepositoryContract } from "./user-repository.contract.js";
 export { versionRepositoryContract } from "./version-repository.contract.js";
 

@@ -1,0 +1,204 @@
+import type { CellWrite, SpreadsheetWriter } from "../edits/spreadsheet-writer.port.js";
+import type { FileKind } from "../files/file.entity.js";
+import { isCellarError } from "../shared/errors.js";
+import type { ReadableSheetIndex } from "../sheets/sheet-index.js";
+import type { OpenBytes, SpreadsheetReader } from "../sheets/spreadsheet-reader.port.js";
+import { collect } from "./blob-store.contract.js";
+import { type Closable, type ContractSubject, type ContractTestApi, fresh } from "./contract-api.js";
+
+export interface SpreadsheetWriterFixture extends Closable {
+  readonly writer: SpreadsheetWriter;
+  /** The reader the written files are read back with. */
+  readonly reader: SpreadsheetReader;
+}
+
+function opener(bytes: Uint8Array): OpenBytes {
+  return async (range) => {
+    const part = range === undefined ? bytes : bytes.subarray(range.start, range.end + 1);
+    return (async function* () {
+      // Uneven chunks, as a store's stream may give them.
+      for (let at = 0; at < part.length; at += 777) yield part.subarray(at, at + 777);
+    })();
+  };
+}
+
+async function analyse(reader: SpreadsheetReader, kind: Exclude<FileKind, "sheet">, bytes: Uint8Array) {
+  let rows: Uint8Array = new Uint8Array(0);
+  const index = await reader.analyse({
+    kind,
+    size: bytes.length,
+    openFile: opener(bytes),
+    writeRows: async (source) => {
+      rows = await collect(source);
+      return { size: rows.length };
+    },
+  });
+  if (!index.readable) throw new Error(`the reader could not read the file: ${index.reason}`);
+  return { index, rows };
+}
+
+/** `writes` applied to the first sheet of `bytes` by `writer`: the new bytes, and the new index it made (or null). */
+async function written(
+  { writer, reader }: SpreadsheetWriterFixture,
+  kind: Exclude<FileKind, "sheet">,
+  bytes: Uint8Array,
+  writes: readonly CellWrite[],
+) {
+  const { index } = await analyse(reader, kind, bytes);
+  const result = writer.write({
+    kind,
+    index,
+    size: bytes.length,
+    openFile: opener(bytes),
+    sheets: [{ sheet: 0, writes }],
+  });
+  const content = await collect(result.content);
+  return { content, index: result.index() };
+}
+
+/** Every cell of the first sheet's extent, as the reader gives them. */
+async function cellsOf(reader: SpreadsheetReader, kind: Exclude<FileKind, "sheet">, bytes: Uint8Array) {
+  const { index, rows } = await analyse(reader, kind, bytes);
+  const sheet = index.sheets[0];
+  if (sheet === undefined || sheet.rowCount === 0) return [];
+  const grid = await reader.window({
+    kind,
+    index,
+    sheet: 0,
+    rectangle: { firstRow: 1, lastRow: sheet.rowCount, firstColumn: 1, lastColumn: sheet.columnCount },
+    size: bytes.length,
+    openFile: opener(bytes),
+    openRows: opener(rows),
+  });
+  return grid.values;
+}
+
+const cell = (row: number, column: number, value: CellWrite["values"][number][number]): CellWrite => ({
+  rectangle: { firstRow: row, lastRow: row, firstColumn: column, lastColumn: column },
+  values: [[value]],
+});
+
+/** An index as compared: without the content key Cellar adds. */
+const comparable = (index: ReadableSheetIndex) => {
+  const { blobKey: _, ...rest } = index;
+  return rest;
+};
+
+/**
+ * The behaviour every `SpreadsheetWriter` must show, read back with a `SpreadsheetReader`.
+ * The guarantees themselves are written beside the port.
+ */
+export function spreadsheetWriterContract(
+  t: ContractTestApi,
+  subject: ContractSubject<SpreadsheetWriterFixture>,
+): void {
+  const test = fresh(t, subject);
+  const { expect } = t;
+  const bytesOf = (content: string) => new Uint8Array(Buffer.from(content));
+  const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("utf8");
+
+  t.describe("SpreadsheetWriter contract", () => {
+    test("a CSV's written cells read back as written, a string as its text; every other cell as before", async (fixture) => {
+      const before = bytesOf("name,qty,note\napples,3,fresh\npears,5,\n");
+      const { content } = await written(fixture, "csv", before, [
+        cell(2, 2, 4.25),
+        cell(3, 3, "=SUM(B2:B3)"),
+        cell(2, 3, null),
+        cell(3, 1, true),
+      ]);
+      expect(await cellsOf(fixture.reader, "csv", content)).toEqual([
+        ["name", "qty", "note"],
+        ["apples", "4.25", null],
+        ["TRUE", "5", "=SUM(B2:B3)"],
+      ]);
+    });
+
+    test("a CSV grows as the writes need, rows and columns", async (fixture) => {
+      const { content } = await written(fixture, "csv", bytesOf("a,b\n1,2"), [
+        {
+          rectangle: { firstRow: 4, lastRow: 5, firstColumn: 2, lastColumn: 4 },
+          values: [
+            [1, 2, 3],
+            [4, null, 6],
+          ],
+        },
+      ]);
+      expect(text(content)).toBe("a,b\n1,2\n\n,1,2,3\n,4,,6\n");
+    });
+
+    test("a later write over an earlier one wins where they meet", async (fixture) => {
+      const { content } = await written(fixture, "csv", bytesOf("a,b\n"), [
+        { rectangle: { firstRow: 1, lastRow: 1, firstColumn: 1, lastColumn: 2 }, values: [["x", "y"]] },
+        cell(1, 2, "z"),
+      ]);
+      expect(text(content)).toBe("x,z\n");
+    });
+
+    test("a CSV keeps every record it does not touch byte for byte, and the fields of those it does", async (fixture) => {
+      const records = Array.from({ length: 3000 }, (_, k) => `"r${k}",  spaced ,"quo""ted",${k}\r\n`);
+      const before = bytesOf(records.join(""));
+      const { content } = await written(fixture, "csv", before, [cell(2500, 2, "new")]);
+      const expected = [...records];
+      expected[2499] = `"r2499",new,"quo""ted",2499\r\n`;
+      expect(text(content)).toBe(expected.join(""));
+    });
+
+    test("a CSV keeps its encoding, byte-order mark, delimiter and line ending", async (fixture) => {
+      const source = "name;city\r\nAda;Zürich\r\n";
+      const utf16 = new Uint8Array(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(source, "utf16le")]));
+      const { content } = await written(fixture, "csv", utf16, [cell(3, 1, "Grace"), cell(3, 2, "Köln; am Rhein")]);
+      expect(Buffer.from(content).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xfe]));
+      expect(Buffer.from(content).subarray(2).toString("utf16le")).toBe(
+        'name;city\r\nAda;Zürich\r\nGrace;"Köln; am Rhein"\r\n',
+      );
+      const bigEndian = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from("a\tb\n", "utf16le").swap16()]);
+      const wide = await written(fixture, "csv", new Uint8Array(bigEndian), [cell(1, 2, "ß")]);
+      expect(Buffer.from(wide.content)).toEqual(
+        Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from("a\tß\n", "utf16le").swap16()]),
+      );
+      const latin = new Uint8Array(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0d, 0x31, 0x0d])); // "café\r1\r", Windows-1252
+      const windows = await written(fixture, "csv", latin, [cell(2, 1, "€ 2")]);
+      expect(Buffer.from(windows.content)).toEqual(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0d, 0x80, 0x20, 0x32, 0x0d]));
+    });
+
+    test("a CSV quotes a field that holds the delimiter, a quote, CR or LF, and reads it back", async (fixture) => {
+      const values = ['say "hi"', "a,b", "two\nlines", "cr\rhere", "plain"];
+      const { content } = await written(fixture, "csv", bytesOf("x\n"), [
+        { rectangle: { firstRow: 2, lastRow: 2, firstColumn: 1, lastColumn: 5 }, values: [values] },
+      ]);
+      expect(text(content)).toBe('x\n"say ""hi""","a,b","two\nlines","cr\rhere",plain\n');
+      expect((await cellsOf(fixture.reader, "csv", content))[1]).toEqual(values);
+    });
+
+    test("numbers are written in their shortest round-trip form, booleans as TRUE and FALSE", async (fixture) => {
+      const { content } = await written(fixture, "csv", bytesOf("a\n"), [
+        {
+          rectangle: { firstRow: 1, lastRow: 1, firstColumn: 1, lastColumn: 5 },
+          values: [[0.1 + 0.2, 1e21, -0, false, 12]],
+        },
+      ]);
+      expect(text(content)).toBe("0.30000000000000004,1e+21,0,FALSE,12\n");
+    });
+
+    test("text a CSV's encoding cannot hold is refused before anything is written", async (fixture) => {
+      const latin = new Uint8Array(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+      let error: unknown;
+      try {
+        await written(fixture, "csv", latin, [cell(1, 1, "日本")]);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(isCellarError(error, "validation_error")).toBe(true);
+    });
+
+    test("a new index, when a writer makes one, is the one the reader makes of the new content", async (fixture) => {
+      const rows = Array.from({ length: 2500 }, (_, k) => `${k},=x${k},text ${k}\n`).join("");
+      for (const writes of [[cell(1200, 2, "changed, with a comma")], [cell(2501, 1, "appended")], [cell(5, 5, 1)]]) {
+        const before = bytesOf(`id,formula,label\n${rows}`);
+        const { content, index } = await written(fixture, "csv", before, writes);
+        if (index === null) continue;
+        expect(comparable(index)).toEqual(comparable((await analyse(fixture.reader, "csv", content)).index));
+      }
+    });
+  });
+}
