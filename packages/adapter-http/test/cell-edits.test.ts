@@ -11,8 +11,8 @@ interface EditedJson {
 }
 
 /** Ada's CSV, shared with Bob (editor) and Carol (viewer). */
-async function aSharedCsv(content = "name,qty\napples,3\npears,5\n") {
-  const t = await buildTestApp();
+async function aSharedCsv(content = "name,qty\napples,3\npears,5\n", maxUploadBytes?: number) {
+  const t = await buildTestApp(maxUploadBytes === undefined ? {} : { config: { maxUploadBytes } });
   const ada = await t.signIn("ada@example.com");
   const bob = await t.signIn("bob@example.com");
   const carol = await t.signIn("carol@example.com");
@@ -157,6 +157,27 @@ describe("PATCH /v1/files/:id/values", () => {
     }
     const tooMany = Array.from({ length: 501 }, () => new Array(100).fill(1));
     expectError(await patchValues(t, file.id, headers, { range: "A1", values: tooMany }), 400, "validation_error");
+    expect((await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).version).toBe(1);
+  });
+
+  it("takes 50,000 cells of text in one request, a body larger than other JSON bodies", async () => {
+    const { t, bob, file } = await aSharedCsv(undefined, 4 * 1024 * 1024);
+    const values = Array.from({ length: 5000 }, (_, r) =>
+      Array.from({ length: 10 }, (_, c) => `row ${r} column ${c}, some longer text`),
+    );
+    const answer = await patchValues(t, file.id, { ...bob.headers, "if-match": "*" }, { range: "A1", values });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json<EditedJson>()).toMatchObject({ updated_range: "Sheet1!A1:J5000", updated_cells: 50_000 });
+  });
+
+  it("refuses an edit whose new content would be over MAX_UPLOAD_BYTES (413), and keeps the file as it was", async () => {
+    const { t, bob, file } = await aSharedCsv();
+    const values = Array.from({ length: 100 }, () => ["x".repeat(1000)]);
+    expectError(
+      await patchValues(t, file.id, { ...bob.headers, "if-match": "*" }, { range: "A1", values }),
+      413,
+      "payload_too_large",
+    );
     expect((await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).version).toBe(1);
   });
 
