@@ -1,87 +1,17 @@
-/**
- * Cellar reading spreadsheets, measured: `scripts/pnpm bench:sheets` (it builds first).
- * It writes a 1,000,000-row CSV (about 100 MiB), a 10 MiB one and a 250,000-row XLSX,
- * starts the server on its embedded default, and adds the `sheet_*` and `convert_*` keys
- * to bench/results.json (run `pnpm bench` first: it writes the file anew):
- *
- * - `sheet_window_csv_ms`: median of sequential `GET /values` of rows 1,000,001–1,000,100
- *   × 10 columns of the big CSV, once it has been read through;
- * - `sheet_window_xlsx_ms`: the same for rows 200,001–200,100 of the XLSX;
- * - `sheet_window_xlsx_formatted_ms`: that window with `render=formatted` (each cell as
- *   its number format shows it: a date column, General numbers, text, booleans);
- * - `sheet_analysis_mib_s`: how fast the reader reads the big CSV through (in this
- *   process, from the file on disk, the median of three);
- * - `convert_xlsx_to_csv_mib_s`: the XLSX's bytes over the time of its CSV download;
- * - `sheet_rss_mib`: the server's peak RSS over all of it, and `sheet_rss_10m_mib` /
- *   `sheet_rss_100m_mib` during the upload and reading of each CSV, beside
- *   `sheet_idle_rss_mib`, the same server at rest.
- *
- *   BENCH_SHEET_ROWS=1000100 BENCH_XLSX_ROWS=250000 scripts/pnpm bench:sheets
- */
-
-import { once } from "node:events";
-import { createReadStream, createWriteStream, statSync } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { join } from "node:path";
 import { createSpreadsheetReader } from "@cellar/adapter-sheets";
-import ExcelJS from "exceljs";
-import { fetchOnFreshConnection, json, settle, signIn } from "./cellar-client.js";
+import { fetchOnFreshConnection, settle, signIn } from "./cellar-client.js";
 import { median, sequentialMedian } from "./load.js";
 import { rssMiB } from "./processes.js";
 import { BIG_UPLOADS, knob, type Results, report, scaffold } from "./scaffold.js";
-import { peakRssDuring, upload } from "./transfer.js";
+import { uploadAndRead, writeCsv, writeXlsx } from "./spreadsheet-files.js";
+import { peakRssDuring } from "./transfer.js";
 
 const CSV_ROWS = knob("BENCH_SHEET_ROWS", 1_000_100);
 const XLSX_ROWS = knob("BENCH_XLSX_ROWS", 250_000);
 const bench = scaffold("cellar-bench-sheets-");
 const { work } = bench;
-
-/** Ten columns of mixed text: ids, names, amounts, dates, booleans, quoted text with commas. */
-async function writeCsv(path: string, rows: number): Promise<void> {
-  const out = createWriteStream(path);
-  out.write("id,name,amount,due,paid,city,code,note,qty,price\n");
-  for (let i = 1; i <= rows; i++) {
-    const line = `${i},Name ${i},${(i * 1.37).toFixed(2)},2026-01-${String((i % 28) + 1).padStart(2, "0")},${i % 2 === 0},"City, ${i % 97}",C${i % 1000},"note ""${i}""",${i % 50},${(i % 777) / 10}\n`;
-    if (!out.write(line)) await once(out, "drain");
-  }
-  out.end();
-  await once(out, "finish");
-}
-
-/** A workbook as spreadsheet software writes one: shared strings, numbers, dates, booleans. */
-async function writeXlsx(path: string, rows: number): Promise<void> {
-  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: true, useStyles: true });
-  const sheet = book.addWorksheet("Data");
-  sheet.addRow(["id", "name", "amount", "due", "paid", "city", "code", "note", "qty", "price"]).commit();
-  for (let i = 1; i <= rows; i++) {
-    const row = sheet.addRow([
-      i,
-      `Name ${i % 5000}`,
-      i * 1.37,
-      new Date(Date.UTC(2026, 0, (i % 28) + 1)),
-      i % 2 === 0,
-      `City ${i % 97}`,
-      `C${i % 1000}`,
-      `note ${i % 300}`,
-      i % 50,
-      (i % 777) / 10,
-    ]);
-    row.getCell(4).numFmt = "yyyy-mm-dd";
-    row.commit();
-  }
-  sheet.commit();
-  await book.commit();
-}
-
-/** Uploads `path` and waits until its sheets are answered: the file has been read through. */
-async function uploadAndRead(url: string, jwt: string, path: string, name: string): Promise<string> {
-  await upload(`${url}/v1/files`, path, statSync(path).size, jwt, name);
-  const listed = await json<{ id: string; name: string }[]>(`${url}/v1/files?per_page=100`, { jwt });
-  const id = listed.body.find((file) => `${file.name}` === name)?.id;
-  if (id === undefined) throw new Error(`${name} was not listed after its upload`);
-  const sheets = await json<unknown>(`${url}/v1/files/${id}/sheets`, { jwt });
-  if (sheets.status !== 200) throw new Error(`sheets of ${name} answered ${sheets.status}`);
-  return id;
-}
 
 async function timedDownload(url: string, jwt: string): Promise<number> {
   const started = performance.now();

@@ -86,12 +86,19 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
         await prepareShard(shard);
         handle = await open(temp, "wx", 0o600);
         let size = 0;
-        // One chunk in memory at a time: the next is pulled only once this one is written.
-        // (A write stream on the handle would close it before the sync below.)
+        // Two chunks in memory at most: one being written while the next is pulled (read,
+        // hashed, checked), so the source and the disk work at once; pulling only after
+        // each write had finished made a copy through here take twice as long as a plain
+        // stream copy. (A write stream on the handle would close it before the sync below.)
+        let writing: Promise<void> | undefined;
         for await (const chunk of source) {
-          await writeAll(handle, chunk);
+          await writing;
+          writing = writeAll(handle, chunk);
+          // Awaited before the next write, or below; until then its failure waits there.
+          writing.catch(() => {});
           size += chunk.byteLength;
         }
+        await writing;
         const createdAt = clock.now();
         await handle.utimes(createdAt, createdAt);
         await handle.sync();

@@ -60,26 +60,26 @@ const asRead = (value: CellValue): CellValue =>
 function expectedGrid(cells: CellValue[][], writes: CellWrite[]): CellValue[][] {
   const rows = cells.map((row) => [...row]);
   for (const { rectangle, values } of writes) {
-    values.forEach((line, r) =>
-      line.forEach((value, c) => {
+    for (const [r, line] of values.entries()) {
+      for (const [c, value] of line.entries()) {
         const row = rectangle.firstRow + r - 1;
         while (rows.length <= row) rows.push([]);
         const target = rows[row] as CellValue[];
         while (target.length <= rectangle.firstColumn + c - 1) target.push(null);
         target[rectangle.firstColumn + c - 1] = asRead(value);
-      }),
-    );
+      }
+    }
   }
   let lastRow = -1;
   let lastColumn = -1;
-  rows.forEach((row, r) =>
-    row.forEach((value, c) => {
+  for (const [r, row] of rows.entries()) {
+    for (const [c, value] of row.entries()) {
       if (value !== null) {
         lastRow = Math.max(lastRow, r);
         lastColumn = Math.max(lastColumn, c);
       }
-    }),
-  );
+    }
+  }
   return rows
     .slice(0, lastRow + 1)
     .map((row) =>

@@ -16,6 +16,12 @@ import { type CsvRecord, CsvRecordScanner } from "./csv-records.js";
 
 const CRLF = "\r\n";
 
+/**
+ * Rewritten records go out in chunks of about this size: one per record made a 1,000-record
+ * rewrite cost a thousand writes to storage, most of a small edit's time.
+ */
+const OUTPUT_CHUNK_BYTES = 64 * 1024;
+
 /** A written field: its bytes as the file has them, and what the reader's index counts of it. */
 interface WrittenField {
   readonly bytes: Uint8Array;
@@ -219,15 +225,18 @@ export function writeCsv(input: {
     if (start < size) {
       try {
         for await (const _ of scanning(await openFile({ start, end: size - 1 }), scanner, wide, 0)) {
-          yield* out;
-          out = [];
+          if (byteLength(out) >= OUTPUT_CHUNK_BYTES) {
+            yield Buffer.concat(out);
+            out = [];
+          }
         }
       } catch (error) {
         if (!(error instanceof EditsDone)) throw error;
         resumeAt = error.resumeAt;
       }
     }
-    yield* out;
+    if (out.length > 0) yield Buffer.concat(out);
+    out = [];
     if (resumeAt !== null) {
       regionEnd = { row, resumeAt };
       if (resumeAt < size) yield* await openFile({ start: resumeAt, end: size - 1 });
@@ -237,7 +246,7 @@ export function writeCsv(input: {
     // Rows past the file's last record.
     const newLine = lineEnd ?? encode(CRLF);
     if (!ended) {
-      yield newLine;
+      out.push(newLine);
       position += newLine.length;
     }
     for (row++; row <= lastRow; row++) {
@@ -246,9 +255,14 @@ export function writeCsv(input: {
       const edits = rows.get(row);
       if (edits === undefined) pieces.push(newLine);
       else if (rebuilt(edits, null, pieces, newLine)) lastValuedInRegion = row;
-      yield* pieces;
+      out.push(...pieces);
       position += byteLength(pieces);
+      if (byteLength(out) >= OUTPUT_CHUNK_BYTES) {
+        yield Buffer.concat(out);
+        out = [];
+      }
     }
+    if (out.length > 0) yield Buffer.concat(out);
     finished = true;
   }
 

@@ -17,7 +17,9 @@ export interface StoredBlob {
  * Guarantees an implementation owes (checked by `blobStoreContract`):
  * - `write` consumes `source` as a stream (never whole in memory) and returns the byte
  *   count; the blob becomes visible under `key` only once complete. If `source` throws
- *   or the write fails, the error propagates and nothing is left under `key`;
+ *   or the write fails, the error propagates and nothing is left under `key`. A chunk
+ *   is the store's once `source` has yielded it (it may still be writing one while it
+ *   pulls the next): a source never changes a yielded chunk's bytes;
  * - `read` streams the blob, or only the inclusive `range` of it; it throws a
  *   `BlobNotFoundError` when no blob has that key;
  * - `delete` is idempotent: deleting a missing key resolves quietly;

@@ -1,0 +1,167 @@
+/**
+ * Cellar changing spreadsheets' cells, measured: `scripts/pnpm bench:edits` (it builds
+ * first). It writes a 10,000-row CSV, a 100,000-row one, a 10 MiB one and a
+ * 1,000,000-row one (about 100 MiB), starts the server on its embedded default, and adds
+ * the `edit_*`, `append_*` and `version_*` keys to bench/results.json:
+ *
+ * - `edit_csv_small_ms`: median of 50 one-cell `PATCH /values` (each with the `expect` the
+ *   web app sends) on the 10,000-row CSV, one after another;
+ * - `edit_csv_1m_vs_copy`: a one-cell edit of the 1,000,000-row CSV (If-Match), against
+ *   copying its bytes once on the same disk (read and written as streams), medians of three;
+ * - `edit_rss_mib`: the server's peak RSS during those edits, beside `edit_idle_rss_mib`;
+ * - `append_rows_per_s`: one-row `POST /rows` to the 100,000-row CSV, one after another;
+ * - `version_storage_ratio`: the bytes stored after 100 one-cell edits of the 10 MiB CSV,
+ *   over 10 MiB: every version is kept whole.
+ *
+ *   BENCH_EDIT_ROWS=1000100 scripts/pnpm bench:edits
+ */
+
+import { createReadStream, createWriteStream, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { json, settle, signIn } from "./cellar-client.js";
+import { median } from "./load.js";
+import { rssMiB } from "./processes.js";
+import { BIG_UPLOADS, knob, type Results, report, scaffold } from "./scaffold.js";
+import { uploadAndRead, writeCsv } from "./spreadsheet-files.js";
+import { peakRssDuring } from "./transfer.js";
+
+const BIG_ROWS = knob("BENCH_EDIT_ROWS", 1_000_100);
+const bench = scaffold("cellar-bench-edits-");
+const { work } = bench;
+
+interface Edited {
+  readonly file: { readonly sha256: string; readonly version: number };
+}
+
+/** One PATCH or POST with a JSON body; throws unless it answers 200. */
+async function send<T>(url: string, jwt: string, method: string, body: unknown, ifMatch?: string): Promise<T> {
+  const response = await fetch(url, {
+    method,
+    headers: {
+      authorization: `Bearer ${jwt}`,
+      "content-type": "application/json",
+      ...(ifMatch === undefined ? {} : { "if-match": ifMatch }),
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${method} ${url}: ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** Bytes of every file under `dir`. */
+function bytesUnder(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return total;
+}
+
+async function main() {
+  const results: Results = {};
+  const small = join(work, "small.csv");
+  const hundredK = join(work, "hundred-k.csv");
+  const big = join(work, "big.csv");
+  console.log("writing the test files…");
+  await writeCsv(small, 10_000);
+  await writeCsv(hundredK, 100_000);
+  await writeCsv(big, BIG_ROWS);
+  const bigBytes = statSync(big).size;
+
+  const dataDir = join(work, "data");
+  const cellar = await bench.startCellar({ dataDir, env: BIG_UPLOADS });
+  await settle(1000);
+  results.edit_idle_rss_mib = rssMiB(cellar.child.pid);
+  const alice = await signIn(cellar, "alice@example.com");
+  const files = `${cellar.url}/v1/files`;
+
+  // One cell after another, each expecting what the last one wrote.
+  const smallId = await uploadAndRead(cellar.url, alice.jwt, small, "small.csv");
+  let expected: string | null =
+    (await json<{ values: (string | null)[][] }>(`${files}/${smallId}/values?range=C5000`, { jwt: alice.jwt })).body
+      .values[0]?.[0] ?? null;
+  const samples: number[] = [];
+  for (let round = 0; round < 60; round++) {
+    const value = `${round}.5`;
+    const started = performance.now();
+    await send<Edited>(`${files}/${smallId}/values`, alice.jwt, "PATCH", {
+      range: "C5000",
+      values: [[value]],
+      expect: [[expected]],
+    });
+    if (round >= 10) samples.push(performance.now() - started);
+    expected = value;
+  }
+  results.edit_csv_small_ms = median(samples);
+
+  const appendId = await uploadAndRead(cellar.url, alice.jwt, hundredK, "hundred-k.csv");
+  const appends = 100;
+  const appendStarted = performance.now();
+  for (let round = 0; round < appends; round++) {
+    await send(`${files}/${appendId}/rows`, alice.jwt, "POST", { values: [[round, `appended ${round}`, 1.5]] });
+  }
+  results.append_rows_per_s = appends / ((performance.now() - appendStarted) / 1000);
+
+  // 100 edits of a 10 MiB CSV: what they store.
+  const tenMiB = join(work, "ten.csv");
+  await writeCsv(tenMiB, Math.round((10 * 1024 ** 2) / (statSync(small).size / 10_000)));
+  const tenBytes = statSync(tenMiB).size;
+  const blobsBefore = bytesUnder(join(dataDir, "blobs"));
+  const tenId = await uploadAndRead(cellar.url, alice.jwt, tenMiB, "ten.csv");
+  for (let round = 0; round < 100; round++) {
+    await send(`${files}/${tenId}/values`, alice.jwt, "PATCH", { range: "B5000", values: [[`edit ${round}`]] }, "*");
+  }
+  results.version_storage_ratio = (bytesUnder(join(dataDir, "blobs")) - blobsBefore) / tenBytes;
+
+  const bigId = await uploadAndRead(cellar.url, alice.jwt, big, "big.csv");
+  const editSeconds: number[] = [];
+  const edits = await peakRssDuring(cellar.child.pid, async () => {
+    for (let round = 0; round < 3; round++) {
+      const started = performance.now();
+      await send(
+        `${files}/${bigId}/values`,
+        alice.jwt,
+        "PATCH",
+        { range: "H500000", values: [[`big edit ${round}`]] },
+        "*",
+      );
+      editSeconds.push((performance.now() - started) / 1000);
+    }
+  });
+  results.edit_rss_mib = edits.peakMiB;
+  const copySeconds: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    const copy = join(work, "copy.csv");
+    const started = performance.now();
+    await pipeline(createReadStream(big, { highWaterMark: 256 * 1024 }), createWriteStream(copy));
+    copySeconds.push((performance.now() - started) / 1000);
+    rmSync(copy);
+  }
+  results.edit_csv_1m_vs_copy = median(editSeconds) / median(copySeconds);
+  await bench.stop(cellar);
+
+  await report({
+    title: "Cellar changing cells",
+    results,
+    rows: [
+      { key: "edit_csv_small_ms", target: "≤ 20", note: "one cell with expect, 10,000-row CSV, median of 50" },
+      {
+        key: "edit_csv_1m_vs_copy",
+        target: "≤ 1.5",
+        note: `edits ${editSeconds.map((s) => s.toFixed(2)).join(", ")} s; copies ${copySeconds.map((s) => s.toFixed(2)).join(", ")} s of ${(bigBytes / 1024 ** 2).toFixed(0)} MiB`,
+      },
+      { key: "append_rows_per_s", target: "≥ 50", note: `${appends} one-row appends to a 100,000-row CSV` },
+      { key: "edit_idle_rss_mib", note: "the server at rest" },
+      {
+        key: "edit_rss_mib",
+        target: `≤ ${((results.edit_idle_rss_mib ?? 0) + 96).toFixed(0)} (idle + 96)`,
+        note: "peak during the 1,000,000-row edits",
+      },
+      { key: "version_storage_ratio", note: "bytes stored by 100 one-cell edits of a 10 MiB CSV, over 10 MiB" },
+    ],
+  });
+}
+
+await bench.run(main);
