@@ -58,7 +58,8 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
 
 const FOOTER =
   "Environment: CELLAR_SERVER, CELLAR_TOKEN (a session token, instead of `cellar login`), NO_COLOR.\n" +
-  "Exit status: 0 ok, 1 error, 2 usage, 4 signed out or token refused, 130 interrupted.";
+  "Exit status: 0 ok, 1 error, 2 usage, 3 conflict (the file changed since it was read: nothing written),\n" +
+  "4 signed out or token refused, 130 interrupted.";
 
 /** How an option reads in the help: `-q, --quiet`, `--per-page <n>`, `--no-progress`. */
 function flagsOf(option: OptionSpec): string {
@@ -74,6 +75,15 @@ function columns(rows: readonly (readonly [string, string])[]): string {
 
 const usageOf = (command: CommandSpec) => [command.name, ...command.args].join(" ");
 
+/**
+ * The global options a command keeps: those whose name it does not give an option of its
+ * own (`download --version <n>` is the version of a file, not cellar's).
+ */
+function globalOptionsOf(command: CommandSpec | undefined): readonly OptionSpec[] {
+  const own = new Set((command?.options ?? []).map((option) => option.name));
+  return GLOBAL_OPTIONS.filter((option) => !own.has(option.name));
+}
+
 /** `cellar --help`, or one command's help. */
 export function helpText(commands: readonly CommandSpec[], command?: CommandSpec): string {
   const globals = `Options:\n${columns(GLOBAL_OPTIONS.map((option) => [flagsOf(option), option.description]))}`;
@@ -88,11 +98,12 @@ export function helpText(commands: readonly CommandSpec[], command?: CommandSpec
     ].join("\n\n");
   }
   const own = (command.options ?? []).map((option) => [flagsOf(option), option.description] as const);
+  const kept = globalOptionsOf(command).map((option) => [flagsOf(option), option.description] as const);
   return [
     `${command.description}.`,
     `Usage: cellar ${usageOf(command)} [options]`,
     ...(own.length > 0 ? [`Options of ${command.name}:\n${columns(own)}`] : []),
-    globals.replace("Options:", "Options of every command:"),
+    `Options of every command:\n${columns(kept)}`,
     FOOTER,
     "",
   ].join("\n\n");
@@ -122,7 +133,7 @@ export function parseCommandLine(commands: readonly CommandSpec[], args: readonl
     throw new CliError(`There is no command ${word}: cellar --help lists them.`, EXIT.usage);
   }
   const rest = word === undefined ? [...args] : [...args.slice(0, at), ...args.slice(at + 1)];
-  const specs = [...GLOBAL_OPTIONS, ...(command?.options ?? [])];
+  const specs = [...globalOptionsOf(command), ...(command?.options ?? [])];
   const { parseArgs } = process.getBuiltinModule("node:util");
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {

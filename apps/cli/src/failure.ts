@@ -26,6 +26,10 @@ export function unreachable(server: string, error: unknown): CliError | undefine
   return undefined;
 }
 
+/** What to do after a conflict (exit status 3): said after the server's own message. */
+export const CONFLICT_ADVICE =
+  "Nothing was written: run the command again to work from the file as it is now (cellar versions <id> lists its versions), or give --force (put, set, restore --version) to write over the change.";
+
 /** What to say, and which status to exit with, for whatever a command threw. */
 export function failure(error: unknown, io: Pick<CliIo, "signal">): { message: string; exitCode: number } {
   if (io.signal.aborted) return { message: "Interrupted.", exitCode: EXIT.interrupted };
@@ -33,6 +37,10 @@ export function failure(error: unknown, io: Pick<CliIo, "signal">): { message: s
   if (error instanceof CellarApiError) {
     if (error.status === 401) {
       return { message: `${error.message} Sign in again: cellar login.`, exitCode: EXIT.signedOut };
+    }
+    if (error.code === "precondition_failed") {
+      // The message names the version now, or (a cell edit's `expect`) the cells that differ.
+      return { message: `${error.message} ${CONFLICT_ADVICE} (${error.code})`, exitCode: EXIT.conflict };
     }
     // The API's message often says the details already (`name: must be 1-255 characters`).
     const details = error.details

@@ -1,9 +1,11 @@
 import { type CommandSpec, helpText, parseCommandLine } from "./command-line.js";
 import { accountCommands } from "./commands/account.js";
+import { editCommands } from "./commands/edits.js";
 import { fileCommands } from "./commands/files.js";
 import { peopleCommands } from "./commands/people.js";
 import { sheetCommands } from "./commands/sheets.js";
 import { transferCommands } from "./commands/transfers.js";
+import { versionCommands } from "./commands/versions.js";
 import { contextOf } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { failure } from "./failure.js";
@@ -17,7 +19,9 @@ const COMMANDS: readonly CommandSpec[] = [
   ...fileCommands,
   ...peopleCommands,
   ...transferCommands,
+  ...versionCommands,
   ...sheetCommands,
+  ...editCommands,
 ];
 
 /** Runs `cellar` with these arguments (without `node` and the script) and returns its exit status. */

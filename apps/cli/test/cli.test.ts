@@ -1,9 +1,13 @@
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
+import { CellarApiError } from "@cellar/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXIT } from "../src/exit-codes.js";
+import { failure } from "../src/failure.js";
 import { run } from "../src/index.js";
 import { startCellarServer } from "./support/cellar-server.js";
 import { cellar, scratchHome } from "./support/run-cli.js";
@@ -314,7 +318,8 @@ describe("files", () => {
     const help = await cellar(["--help"], { home });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain(
-      "Exit status: 0 ok, 1 error, 2 usage, 4 signed out or token refused, 130 interrupted.",
+      "Exit status: 0 ok, 1 error, 2 usage, 3 conflict (the file changed since it was read: nothing written),\n" +
+        "4 signed out or token refused, 130 interrupted.",
     );
   });
 });
@@ -649,5 +654,301 @@ describe("downloads", () => {
       (await cellar(["cells", book, "B9", "--formatted", "--types", "--json"], { home })).stdout,
     );
     expect(typed).toEqual({ range: "Formats!B9", values: [["31-Jan-26"]], types: [["date"]] });
+  });
+});
+
+describe("versions and cell edits", () => {
+  const email = "hal@example.com";
+  let home = "";
+  const original = "item,amount\nrent,1200\nfood,300\n";
+  const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
+  const upload = async (path: string, content: string) => {
+    writeFileSync(join(home, path), content);
+    const answer = await cellar(["upload", path, "-q"], { home });
+    expect(answer.code).toBe(0);
+    return answer.stdout.trim();
+  };
+  const ndjson = (text: string) =>
+    text
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  beforeAll(async () => {
+    home = await signedInHome(email);
+  });
+
+  it("put replaces a file's content with a local file, and versions lists every version", async () => {
+    const id = await upload("budget.csv", original);
+    const changed = "item,amount\nrent,1250\nfood,300\n";
+    writeFileSync(join(home, "changed.csv"), changed);
+    expect(await cellar(["put", id, "changed.csv"], { home })).toMatchObject({
+      code: 0,
+      stdout: `budget.csv (${id}) is now version 2, ${changed.length} B.\n`,
+      stderr: "",
+    });
+    expect((await cellar(["download", id, "-o", "-"], { home })).stdout).toBe(changed);
+
+    const table = (await cellar(["versions", id], { home })).stdout.trim().split("\n");
+    expect(table[0]).toMatch(/^VERSION +SIZE +AUTHOR +CREATED +STATUS$/);
+    expect(table).toHaveLength(3);
+    expect(table[1]).toMatch(
+      new RegExp(`^2 +${changed.length} B +${email} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +current$`),
+    );
+    expect(table[2]).toMatch(new RegExp(`^1 +${original.length} B +${email} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d$`));
+    expect((await cellar(["versions", id, "-q"], { home })).stdout).toBe("2\n1\n");
+    const listed = ndjson((await cellar(["versions", id, "--json"], { home })).stdout);
+    expect(listed.map(({ version, sha256, current }) => [version, sha256, current])).toEqual([
+      [2, sha256(changed), true],
+      [1, sha256(original), false],
+    ]);
+    const paged = await cellar(["versions", id, "--per-page", "1"], { home });
+    expect(paged.stderr).toBe("1 of 2 versions shown: --all lists every one.\n");
+    expect((await cellar(["versions", id, "--per-page", "1", "--all", "-q"], { home })).stdout).toBe("2\n1\n");
+
+    // --json answers the file; --force replaces whatever is there.
+    writeFileSync(join(home, "third.csv"), "item,amount\n");
+    const forced = await cellar(["put", id, "third.csv", "--force", "--json"], { home });
+    expect(JSON.parse(forced.stdout)).toMatchObject({ id, version: 3, sha256: sha256("item,amount\n") });
+    expect(await cellar(["put", id, "missing.csv"], { home })).toMatchObject({
+      code: 1,
+      stderr: "cellar: Cannot read missing.csv.\n",
+    });
+    const refused = await cellar(["put", "file_nosuchfileanywhere0000", "third.csv"], { home });
+    expect(refused).toMatchObject({ code: 1, stderr: "cellar: No such file. (not_found)\n" });
+    expect((await cellar(["put", id], { home })).code).toBe(2);
+  });
+
+  it("download --version writes that version's bytes, as download writes a file", async () => {
+    const id = await upload("ledger.csv", original);
+    writeFileSync(join(home, "ledger-2.csv"), "item,amount\n");
+    expect((await cellar(["put", id, "ledger-2.csv", "-q"], { home })).stdout).toBe(`${id}\n`);
+    expect((await cellar(["download", id, "--version", "1", "-o", "-"], { home })).stdout).toBe(original);
+    expect((await cellar(["download", id, "--version", "2", "-o", "-"], { home })).stdout).toBe("item,amount\n");
+    const folder = join(home, "versions-out");
+    mkdirSync(folder);
+    const saved = await cellar(["download", id, "--version", "1", "-o", "v1.csv", "--json"], { home, cwd: folder });
+    expect(JSON.parse(saved.stdout)).toEqual({
+      id,
+      version: 1,
+      path: join(folder, "v1.csv"),
+      size: original.length,
+      etag: `"${sha256(original)}"`,
+    });
+    expect(readFileSync(join(folder, "v1.csv"), "utf8")).toBe(original);
+    // Under its offered name, and not over a file already there.
+    expect((await cellar(["download", id, "--version", "1", "-q"], { home, cwd: folder })).stdout).toBe(
+      `${join(folder, "ledger.csv")}\n`,
+    );
+    expect((await cellar(["download", id, "--version", "2"], { home, cwd: folder })).stderr).toContain(
+      "exists: --force replaces it.",
+    );
+    expect(await cellar(["download", id, "--version", "9", "-o", "-"], { home })).toMatchObject({ code: 1 });
+    expect((await cellar(["download", id, "--version", "0"], { home })).code).toBe(2);
+    expect((await cellar(["download", id, "--version", "1", "--format", "xlsx"], { home })).code).toBe(2);
+    // The command's --version is the file's; cellar's own is --version without a command.
+    const help = await cellar(["download", "--help"], { home });
+    expect(help.stdout).toContain("--version <n>");
+    expect(help.stdout).not.toContain("-V, --version");
+    expect((await cellar(["--version"], { home })).stdout).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it("restore --version makes an earlier version the content again; restore still empties the trash", async () => {
+    const id = await upload("plan.csv", original);
+    writeFileSync(join(home, "plan-2.csv"), "item,amount\nrent,1\n");
+    await cellar(["put", id, "plan-2.csv"], { home });
+    expect(await cellar(["restore", id, "--version", "1"], { home })).toMatchObject({
+      code: 0,
+      stdout: `plan.csv (${id}) is now version 3, with the content of version 1.\n`,
+    });
+    const versions = ndjson((await cellar(["versions", id, "--json"], { home })).stdout);
+    expect(versions.map(({ version, sha256 }) => [version, sha256])).toEqual([
+      [3, sha256(original)],
+      [2, sha256("item,amount\nrent,1\n")],
+      [1, sha256(original)],
+    ]);
+    const forced = await cellar(["restore", id, "--version", "2", "--force", "--json"], { home });
+    expect(JSON.parse(forced.stdout)).toMatchObject({ id, version: 4 });
+    expect((await cellar(["restore", id, "--version", "99"], { home })).code).toBe(1);
+    expect((await cellar(["restore", id, id, "--version", "1"], { home })).code).toBe(2);
+    expect((await cellar(["restore", id, "--force"], { home })).code).toBe(2);
+    expect((await cellar(["restore", "--help"], { home })).stdout).toContain("--version <n>");
+
+    await cellar(["rm", id], { home });
+    expect((await cellar(["restore", id], { home })).stdout).toBe(`plan.csv (${id}) is restored.\n`);
+    expect((await cellar(["info", id, "--json"], { home })).stdout).toContain('"state":"active"');
+  });
+
+  it("set writes one cell, or several across a row, as text unless --json-values", async () => {
+    const id = await upload("sums.csv", original);
+    expect(await cellar(["set", id, "B2", "1300"], { home })).toMatchObject({
+      code: 0,
+      stdout: `Wrote Sheet1!B2 (1 cell) of sums.csv (${id}): version 2.\n`,
+    });
+    const row = JSON.parse((await cellar(["set", id, "A4", "tax", "-", "99", "--json"], { home })).stdout);
+    expect(row).toMatchObject({ updated_range: "Sheet1!A4:C4", updated_cells: 3, file: { id, version: 3 } });
+    // A value that starts with a dash, after --.
+    expect((await cellar(["set", id, "B3", "-q", "--", "-5"], { home })).stdout).toBe(`${id}\n`);
+    expect((await cellar(["cells", id, "A1:C4"], { home })).stdout).toBe(
+      "item,amount,\nrent,1300,\nfood,-5,\ntax,-,99\n",
+    );
+
+    // Typed values are written typed: a boolean as a CSV writes one, null as an empty cell;
+    // as text, they stay the words typed.
+    const typedSet = await cellar(["set", id, "A5", "--json-values", "42", "true", "null", '"x"'], { home });
+    expect(typedSet).toMatchObject({ code: 0, stderr: "" });
+    expect((await cellar(["set", id, "A6", "42", "true", "null", '"x"'], { home })).code).toBe(0);
+    expect((await cellar(["cells", id, "A5:D6"], { home })).stdout).toBe('42,TRUE,,x\n42,true,null,"""x"""\n');
+    expect((await cellar(["set", id, "B3", "--json-values", "text"], { home })).code).toBe(2);
+    expect((await cellar(["set", id, "B3", "--json-values", "[1]"], { home })).code).toBe(2);
+    expect((await cellar(["set", id, "B3"], { home })).code).toBe(2);
+    const badRange = await cellar(["set", id, "not a range", "x"], { home });
+    expect(badRange.code).toBe(1);
+    expect(badRange.stderr).toContain("(validation_error)");
+  });
+
+  it("append --from adds the rows of a local CSV after the last row, to the first sheet or --sheet", async () => {
+    const id = await upload("log.csv", original);
+    writeFileSync(join(home, "rows.csv"), '\uFEFF"tax, local",5\n\nfees,\n');
+    expect(await cellar(["append", id, "--from", "rows.csv"], { home })).toMatchObject({
+      code: 0,
+      stdout: `Appended 2 rows to log.csv (${id}) at Sheet1!A4:B5: version 2.\n`,
+    });
+    expect((await cellar(["cells", id, "A1:B5"], { home })).stdout).toBe(
+      'item,amount\nrent,1200\nfood,300\n"tax, local",5\nfees,\n',
+    );
+    const fromStdin = await cellar(["append", id, "--from", "-", "--sheet", "Sheet1", "--json"], {
+      home,
+      stdin: "misc,1\n",
+    });
+    expect(JSON.parse(fromStdin.stdout)).toMatchObject({ updated_range: "Sheet1!A6:B6", file: { id, version: 3 } });
+    const typed = JSON.parse((await cellar(["cells", id, "A5:B6", "--json"], { home })).stdout);
+    expect(typed.values).toEqual([
+      ["fees", null],
+      ["misc", "1"],
+    ]);
+
+    writeFileSync(join(home, "ragged.csv"), "a,b\nc\n");
+    const ragged = await cellar(["append", id, "--from", "ragged.csv"], { home });
+    expect(ragged.code).toBe(1);
+    expect(ragged.stderr).toMatch(/^cellar: ragged\.csv: .*(length|columns)/i);
+    writeFileSync(join(home, "empty.csv"), "\n");
+    expect(await cellar(["append", id, "--from", "empty.csv"], { home })).toMatchObject({
+      code: 1,
+      stderr: "cellar: empty.csv has no rows to append.\n",
+    });
+    expect(await cellar(["append", id, "--from", "nowhere.csv"], { home })).toMatchObject({
+      code: 1,
+      stderr: "cellar: Cannot read nowhere.csv.\n",
+    });
+    expect((await cellar(["append", id], { home })).code).toBe(2);
+    const noSheet = await cellar(["append", id, "--from", "rows.csv", "--sheet", "Nope"], { home });
+    expect(noSheet.code).toBe(1);
+    expect(noSheet.stderr).toContain("(validation_error)");
+    expect((await cellar(["versions", id, "-q"], { home })).stdout).toBe("3\n2\n1\n");
+  });
+
+  /**
+   * A `fetch` through which someone else (the owner, signed in elsewhere) changes the
+   * file's content right after the command first reads the file once `armed`: the race
+   * `If-Match` is for.
+   */
+  async function changedMeanwhile(id: string) {
+    const token = await server.tokenFor(email);
+    let changes = 0;
+    let armed = false;
+    const meddling: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      const response = await fetch(request);
+      if (armed && request.method === "GET" && new URL(request.url).pathname === `/v1/files/${id}`) {
+        armed = false;
+        changes++;
+        const put = await fetch(`${server.url}/v1/files/${id}/content`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${token}`, "if-match": "*", "content-type": "application/octet-stream" },
+          body: `item,amount\nchange,${changes}\n`,
+        });
+        expect(put.status).toBe(200);
+      }
+      return response;
+    };
+    return {
+      /** The `fetch` for the next command, which will find the file changed after reading it. */
+      armed: () => {
+        armed = true;
+        return meddling;
+      },
+      changes: () => changes,
+    };
+  }
+
+  it("exits 3, writing nothing, when the file changed between reading and writing it; --force writes over", async () => {
+    const id = await upload("race.csv", original);
+    const meddler = await changedMeanwhile(id);
+    const set = await cellar(["set", id, "B2", "1"], { home, fetch: meddler.armed() });
+    expect(set.code).toBe(3);
+    expect(set.stderr).toMatch(
+      /^cellar: The file changed since: it is now version 2, .*--force.*\(precondition_failed\)\n$/,
+    );
+
+    writeFileSync(join(home, "mine.csv"), "item,amount\nmine,1\n");
+    const put = await cellar(["put", id, "mine.csv"], { home, fetch: meddler.armed() });
+    expect(put).toMatchObject({ code: EXIT.conflict, stdout: "" });
+    expect(put.stderr).toContain("The file changed since");
+    // A body too large to be sent before the refusal: the answer may be lost with the
+    // connection, and the command still says why.
+    writeFileSync(join(home, "big.csv"), `a,b\n${"1,2\n".repeat(2 * 1024 * 1024)}`);
+    const big = await cellar(["put", id, "big.csv"], { home, fetch: meddler.armed() });
+    expect(big.code).toBe(3);
+    expect(big.stderr).toMatch(/^cellar: The file changed since.*--force/);
+
+    const restore = await cellar(["restore", id, "--version", "1"], { home, fetch: meddler.armed() });
+    expect(restore.code).toBe(3);
+    expect(meddler.changes()).toBe(4);
+    // Nothing of ours was written: every version is the meddler's, after the upload.
+    const versions = ndjson((await cellar(["versions", id, "--json"], { home })).stdout);
+    expect(versions.map(({ sha256 }) => sha256)).toEqual([
+      sha256("item,amount\nchange,4\n"),
+      sha256("item,amount\nchange,3\n"),
+      sha256("item,amount\nchange,2\n"),
+      sha256("item,amount\nchange,1\n"),
+      sha256(original),
+    ]);
+
+    // --force reads nothing first, and writes over whatever is there.
+    expect((await cellar(["set", id, "B2", "1", "--force", "-q"], { home, fetch: meddler.armed() })).code).toBe(0);
+    expect((await cellar(["put", id, "mine.csv", "--force", "-q"], { home, fetch: meddler.armed() })).code).toBe(0);
+    expect(meddler.changes()).toBe(4);
+    expect((await cellar(["download", id, "-o", "-"], { home })).stdout).toBe("item,amount\nmine,1\n");
+  });
+
+  it("maps the API's precondition_failed to exit status 3 with what to do", () => {
+    const said = failure(
+      new CellarApiError(412, "precondition_failed", 'The file changed since: it is now version 4, "ab".'),
+      { signal: new AbortController().signal },
+    );
+    expect(said.exitCode).toBe(EXIT.conflict);
+    expect(said.exitCode).toBe(3);
+    expect(said.message).toMatch(/^The file changed since: it is now version 4, "ab"\. Nothing was written: .*--force/);
+    expect(said.message.endsWith("(precondition_failed)")).toBe(true);
+    // Other refusals keep status 1.
+    expect(
+      failure(new CellarApiError(409, "file_in_trash", "In the trash."), { signal: new AbortController().signal }),
+    ).toMatchObject({ exitCode: 1 });
+  });
+
+  it("lists the new commands in the help", async () => {
+    const help = (await cellar(["--help"], { home })).stdout;
+    for (const usage of [
+      "put <id> <path>",
+      "versions <id>",
+      "set <id> <range> <values...>",
+      "append <id>",
+      "restore <ids...>",
+    ]) {
+      expect(help).toContain(`  ${usage}  `);
+    }
+    expect((await cellar(["set", "--help"], { home })).stdout).toContain("--json-values");
+    expect((await cellar(["append", "--help"], { home })).stdout).toContain("--from <csv>");
   });
 });

@@ -1,9 +1,10 @@
 import createClient, { type Client } from "openapi-fetch";
-import { type Download, type DownloadOptions, download } from "./download.js";
+import { ifMatchOf, type ReplaceContentOptions, replaceContent } from "./content.js";
+import { type Download, type DownloadOptions, download, type VersionDownloadOptions } from "./download.js";
 import { apiError, unwrap } from "./errors.js";
 import type { components, operations, paths } from "./generated/openapi.js";
 import { retryingFetch } from "./retrying-fetch.js";
-import { type CellarFile, type UploadOptions, type UploadSource, upload } from "./upload.js";
+import { type BodySource, type CellarFile, type UploadOptions, type UploadSource, upload } from "./upload.js";
 
 export interface CellarClientOptions {
   /** Where the server is, without `/v1`: `https://files.example.org`. */
@@ -105,6 +106,39 @@ export interface ActivityListOptions {
   readonly perPage?: number;
 }
 
+/** One version of a file's content, as `GET /files/{id}/versions` lists it. */
+export type FileVersion = components["schemas"]["Version"];
+
+/** How `versions` pages. */
+export interface VersionListOptions {
+  /** Versions fetched a request, 1–100 (default 100). */
+  readonly perPage?: number;
+}
+
+/** A value as a cell edit writes it: text stays text (never a formula), null empties the cell. */
+export type CellInput = string | number | boolean | null;
+
+/** A cell edit: one range (`range`, `values`, and `expect`), or several in `data`, written as one version. */
+export type ValuesEdit = operations["editValues"]["requestBody"]["content"]["application/json"];
+
+/** What a cell edit answers: the file at its new version, the range (or ranges) written, and how many cells. */
+export type EditedValues = operations["editValues"]["responses"][200]["content"]["application/json"];
+
+/** Rows to append, to the first sheet unless `sheet` names another. */
+export type RowsAppend = operations["appendRows"]["requestBody"]["content"]["application/json"];
+
+/** What appending answers: the file at its new version, and where the rows went. */
+export type AppendedRows = operations["appendRows"]["responses"][200]["content"]["application/json"];
+
+/** What a change of content is based on (`If-Match`). */
+export interface ContentCondition {
+  /**
+   * The file's `sha256` (or `ETag`) as last read: a change made since by someone else is
+   * refused (412, `precondition_failed`) rather than lost. `*`: whatever is there now.
+   */
+  readonly ifMatch: string;
+}
+
 export interface CellarClient {
   /** Every /v1 route, typed from the server's OpenAPI document (openapi-fetch). */
   readonly api: Client<paths>;
@@ -138,6 +172,28 @@ export interface CellarClient {
   removePermission(fileId: string, permissionId: string): Promise<void>;
   /** What happened to a file, newest first, page after page, as one sequence. */
   activity(fileId: string, options?: ActivityListOptions): AsyncIterable<ActivityEntry>;
+  /**
+   * Replaces a file's content with new bytes as they stream (never whole in memory when
+   * given a stream or a blob): its next version, same name and type, based on the content
+   * `ifMatch` names. Not retried: a stream is sent once.
+   */
+  replaceContent(fileId: string, source: BodySource, options: ReplaceContentOptions): Promise<CellarFile>;
+  /** The versions of a file's content, newest first, page after page, as one sequence. */
+  versions(fileId: string, options?: VersionListOptions): AsyncIterable<FileVersion>;
+  /** Downloads one version's bytes as a stream, resuming as `download` does. */
+  downloadVersion(fileId: string, version: number, options?: VersionDownloadOptions): Promise<Download>;
+  /** Makes an earlier version the content again, as a new version, based on the content `ifMatch` names. */
+  restoreVersion(fileId: string, version: number, condition: ContentCondition): Promise<CellarFile>;
+  /** Keeps a version from retention (`true`), or lets retention have it again (`false`). */
+  keepVersion(fileId: string, version: number, keep: boolean): Promise<FileVersion>;
+  /**
+   * Writes cells as one new version: based on the content `ifMatch` names, or, with no
+   * `ifMatch`, on the cells each range's `expect` says they hold (412 naming every cell
+   * that differs, in `CellarApiError.details`).
+   */
+  editValues(fileId: string, edit: ValuesEdit, condition?: Partial<ContentCondition>): Promise<EditedValues>;
+  /** Adds rows after the last row with a value of a sheet, as one new version: appends never conflict. */
+  appendRows(fileId: string, rows: RowsAppend, condition?: Partial<ContentCondition>): Promise<AppendedRows>;
 }
 
 type PageAnswer<T> = { data?: T[]; error?: unknown; response: Response };
@@ -169,6 +225,8 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
       ...(options.token === undefined ? {} : { headers: { authorization: `Bearer ${options.token}` } }),
     }));
   const target = { apiUrl, token: options.token, fetch };
+  const ifMatchHeader = (condition: Partial<ContentCondition> | undefined) =>
+    condition?.ifMatch === undefined ? {} : { header: { "if-match": ifMatchOf(condition.ifMatch) } };
   // Downloads honour Retry-After as every other request without a body does.
   const downloadFetch = retryingFetch(fetch, options.retries);
   return {
@@ -233,6 +291,48 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
       everyPage((page) =>
         api().GET("/files/{id}/activity", {
           params: { path: { id: fileId }, query: { page: String(page), per_page: String(perPage) } },
+        }),
+      ),
+    replaceContent: (fileId, source, replaceOptions) =>
+      replaceContent({ ...target, platformFetch: options.fetch === undefined }, fileId, source, replaceOptions),
+    versions: (fileId, { perPage = 100 } = {}) =>
+      everyPage((page) =>
+        api().GET("/files/{id}/versions", {
+          params: { path: { id: fileId }, query: { page: String(page), per_page: String(perPage) } },
+        }),
+      ),
+    downloadVersion: (fileId, version, downloadOptions) =>
+      download(
+        { ...target, fetch: downloadFetch, resumeAttempts: options.retries?.max ?? 2 },
+        fileId,
+        downloadOptions,
+        version,
+      ),
+    restoreVersion: (fileId, version, condition) =>
+      unwrap(
+        api().POST("/files/{id}/versions/{n}/restore", {
+          params: { path: { id: fileId, n: String(version) }, ...ifMatchHeader(condition) },
+        }),
+      ),
+    keepVersion: (fileId, version, keep) =>
+      unwrap(
+        api().PATCH("/files/{id}/versions/{n}", {
+          params: { path: { id: fileId, n: String(version) } },
+          body: { keep },
+        }),
+      ),
+    editValues: (fileId, edit, condition) =>
+      unwrap(
+        api().PATCH("/files/{id}/values", {
+          params: { path: { id: fileId }, ...ifMatchHeader(condition) },
+          body: edit,
+        }),
+      ),
+    appendRows: (fileId, rows, condition) =>
+      unwrap(
+        api().POST("/files/{id}/rows", {
+          params: { path: { id: fileId }, ...ifMatchHeader(condition) },
+          body: rows,
         }),
       ),
   };

@@ -17,6 +17,9 @@ export interface DownloadOptions {
   readonly signal?: AbortSignal;
 }
 
+/** How `downloadVersion` downloads: as `download`, without a conversion (a version is sent as stored). */
+export type VersionDownloadOptions = Omit<DownloadOptions, "format" | "sheet">;
+
 /** A download under way: what the server said of the file, and its bytes as they arrive. */
 export interface Download {
   /** The name the server offers (`Content-Disposition`): the display name and its extension. */
@@ -76,11 +79,24 @@ function contentRange(response: Response): { first: number; size: number } | und
   return match === null ? undefined : { first: Number(match[1]), size: Number(match[2]) };
 }
 
-export async function download(source: DownloadSource, id: string, options: DownloadOptions = {}): Promise<Download> {
+/**
+ * Downloads a file's content (`GET /files/{id}/download`), or, given `version`, that
+ * version's bytes (`GET /files/{id}/versions/{n}/download`), with the same resumes.
+ */
+export async function download(
+  source: DownloadSource,
+  id: string,
+  options: DownloadOptions = {},
+  version?: number,
+): Promise<Download> {
+  if (version !== undefined && (options.format !== undefined || options.sheet !== undefined)) {
+    throw new TypeError("A version is downloaded as stored: no format or sheet.");
+  }
   const query = new URLSearchParams();
   if (options.format !== undefined) query.set("format", options.format);
   if (options.sheet !== undefined) query.set("sheet", options.sheet);
-  const url = `${source.apiUrl}/files/${encodeURIComponent(id)}/download${query.size > 0 ? `?${query}` : ""}`;
+  const path = version === undefined ? "download" : `versions/${encodeURIComponent(String(version))}/download`;
+  const url = `${source.apiUrl}/files/${encodeURIComponent(id)}/${path}${query.size > 0 ? `?${query}` : ""}`;
   const resumable = options.format === undefined;
 
   const request = (from: number) => {

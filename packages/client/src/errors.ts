@@ -1,3 +1,15 @@
+/**
+ * One thing an error answer names: for `validation_error`, a field that was wrong and
+ * why; for a cell edit's `precondition_failed`, a cell (`cell`) that no longer holds what
+ * was expected, and what it holds now (`value`).
+ */
+export interface ApiErrorDetail {
+  readonly field: string;
+  readonly message: string;
+  readonly cell?: string;
+  readonly value?: string | number | boolean | null;
+}
+
 /** An error answer of the API, as a typed error: `code` is the API's stable code. */
 export class CellarApiError extends Error {
   override readonly name = "CellarApiError";
@@ -8,8 +20,8 @@ export class CellarApiError extends Error {
     /** The API's error code (`not_found`, `rate_limited`, …); `http_<status>` when the body was not the API's. */
     readonly code: string,
     message: string,
-    /** For `validation_error`: which fields were wrong and why. */
-    readonly details: readonly { field: string; message: string }[] = [],
+    /** For `validation_error`: which fields were wrong and why; for a cell edit's `precondition_failed`, which cells differ. */
+    readonly details: readonly ApiErrorDetail[] = [],
     /** For 429 and 503: the seconds the server asked to wait (`Retry-After`). */
     readonly retryAfterSeconds?: number,
   ) {
@@ -33,7 +45,7 @@ export async function apiError(response: Response, body?: unknown): Promise<Cell
     response.status,
     typeof error?.code === "string" ? error.code : `http_${response.status}`,
     typeof error?.message === "string" ? error.message : `The server answered ${response.status}.`,
-    Array.isArray(error?.details) ? (error.details as { field: string; message: string }[]) : [],
+    Array.isArray(error?.details) ? (error.details as ApiErrorDetail[]) : [],
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
   );
 }

@@ -1,24 +1,33 @@
 export {
   type ActivityEntry,
   type ActivityListOptions,
+  type AppendedRows,
   type CellarClient,
   type CellarClientOptions,
+  type CellInput,
   type CellRender,
   type CellWindow,
+  type ContentCondition,
   createCellarClient,
+  type EditedValues,
   FILE_SORT_ORDERS,
   type FileListOptions,
   type FileSortOrder,
+  type FileVersion,
   PERMISSION_ROLES,
   type Permission,
   type PermissionRole,
+  type RowsAppend,
   type SharedPermission,
   type ShareOptions,
+  type ValuesEdit,
   type ValuesOptions,
+  type VersionListOptions,
 } from "./client.js";
-export { type Download, type DownloadOptions, offeredFileName } from "./download.js";
-export { apiError, CellarApiError, unwrap } from "./errors.js";
+export { ifMatchOf, type ReplaceContentOptions } from "./content.js";
+export { type Download, type DownloadOptions, offeredFileName, type VersionDownloadOptions } from "./download.js";
+export { type ApiErrorDetail, apiError, CellarApiError, unwrap } from "./errors.js";
 export { formatBytes } from "./format.js";
 export type { components, operations, paths } from "./generated/openapi.js";
 export { retryingFetch } from "./retrying-fetch.js";
-export type { CellarFile, UploadOptions, UploadSource } from "./upload.js";
+export type { BodySource, CellarFile, UploadOptions, UploadSource } from "./upload.js";

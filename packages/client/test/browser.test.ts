@@ -102,6 +102,52 @@ describe("the client in a browser", () => {
     expect(stored.sha256).toBe(answer.file.sha256);
   });
 
+  it("replaces a file's content with a Blob by XMLHttpRequest, with If-Match and progress", async () => {
+    const size = 3 * 1024 * 1024;
+    const answer = await page.evaluate(
+      async ({ baseUrl, token, size }) => {
+        const { CellarApiError, createCellarClient } = (
+          window as unknown as { cellar: typeof import("../src/index.js") }
+        ).cellar;
+        const client = createCellarClient({ baseUrl, token });
+        const file = await client.upload({ fileName: "first.sheet", content: new Blob(["first"]) });
+        performance.clearResourceTimings();
+        const bytes = new Uint8Array(size);
+        for (let at = 0; at < size; at++) bytes[at] = (at * 13) % 256;
+        const progress: number[] = [];
+        const replaced = await client.replaceContent(
+          file.id,
+          { content: new Blob([bytes]) },
+          { ifMatch: file.sha256, onProgress: (sent: number) => progress.push(sent) },
+        );
+        const stale = await client
+          .replaceContent(file.id, { content: new Blob(["late"]) }, { ifMatch: file.sha256 })
+          .catch((error: unknown) => error);
+        const requests = performance
+          .getEntriesByType("resource")
+          .map((entry) => (entry as PerformanceResourceTiming).initiatorType);
+        return {
+          file,
+          replaced,
+          progress,
+          requests,
+          stale: {
+            isCellarApiError: stale instanceof CellarApiError,
+            status: (stale as { status: number }).status,
+            code: (stale as { code: string }).code,
+          },
+        };
+      },
+      { baseUrl, token, size },
+    );
+    expect(answer.replaced).toMatchObject({ id: answer.file.id, version: 2, size, name: "first.sheet" });
+    expect(answer.requests).toContain("xmlhttprequest");
+    expect(answer.progress.at(-1)).toBe(size);
+    expect(answer.stale).toEqual({ isCellarApiError: true, status: 412, code: "precondition_failed" });
+    const stored = await cellar.files.get({ callerId: answer.file.owner_id, fileId: answer.file.id });
+    expect(stored.sha256).toBe(answer.replaced.sha256);
+  });
+
   it("reports the API's refusals in the browser as CellarApiError", async () => {
     const refused = await page.evaluate(
       async ({ baseUrl, token }) => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,7 +11,7 @@ import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatedTypes } from "../scripts/generated-types.js";
 import { CellarApiError, createCellarClient, FILE_SORT_ORDERS, PERMISSION_ROLES, unwrap } from "../src/index.js";
-import { uploadFile } from "../src/node/index.js";
+import { replaceContentFromFile, uploadFile } from "../src/node/index.js";
 
 describe("the generated types", () => {
   it("match the OpenAPI document the server serves (run `scripts/pnpm --filter @cellar/client generate`)", async () => {
@@ -338,6 +339,258 @@ describe("the client against a real server", () => {
     const stranger = await signedIn("quin@example.com");
     const hidden = stranger.activity(file.id)[Symbol.asyncIterator]().next();
     await expect(hidden).rejects.toMatchObject({ status: 404, code: "not_found" });
+  });
+});
+
+describe("versions and cell edits against a real server", () => {
+  const publicUrl = "http://127.0.0.1";
+  const cellar = createInMemoryCellar({
+    config: { publicUrl },
+    spreadsheets: createSpreadsheetReader(),
+    spreadsheetWriter: createSpreadsheetWriter(),
+    clock: steppingClock(),
+  });
+  const app = Fastify({ logger: false });
+  let baseUrl = "";
+
+  beforeAll(async () => {
+    await app.register(cellarApi, { prefix: "/v1", cellar, publicUrl });
+    baseUrl = await app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  afterAll(() => app.close());
+
+  async function tokenOf(email: string) {
+    const anonymous = createCellarClient({ baseUrl });
+    await unwrap(anonymous.api.POST("/sessions", { body: { email } }));
+    const token = new URL(cellar.deps.mailer.sent.at(-1)?.link ?? "http://x/").searchParams.get("token") ?? "";
+    return (await unwrap(anonymous.api.POST("/sessions/verify", { body: { token } }))).jwt;
+  }
+
+  const encoded = (text: string) => new TextEncoder().encode(text);
+  const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+  async function received(body: AsyncIterable<Uint8Array>) {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of body) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  }
+
+  async function listed<T>(items: AsyncIterable<T>): Promise<T[]> {
+    const all: T[] = [];
+    for await (const item of items) all.push(item);
+    return all;
+  }
+
+  it("replaces a file's content from a stream with If-Match, and refuses a stale one as precondition_failed", async () => {
+    const client = createCellarClient({ baseUrl, token: await tokenOf("rae@example.com") });
+    const original = encoded("id,amount\n1,10\n");
+    const file = await client.upload({ fileName: "ledger.csv", content: original }, { name: "Ledger" });
+    expect(file).toMatchObject({ version: 1, sha256: sha256(original) });
+
+    const rows = Array.from({ length: 30 }, (_, i) => encoded(`${i},${i * 10}\n`.repeat(1000)));
+    const replacement = Buffer.concat([encoded("id,amount\n"), ...rows]);
+    const progress: number[] = [];
+    const replaced = await client.replaceContent(
+      file.id,
+      {
+        size: replacement.length,
+        content: (async function* () {
+          yield encoded("id,amount\n");
+          yield* rows;
+        })(),
+      },
+      {
+        ifMatch: file.sha256,
+        onProgress: (sent, total) => {
+          expect(total).toBe(replacement.length);
+          progress.push(sent);
+        },
+      },
+    );
+    expect(replaced).toMatchObject({
+      id: file.id,
+      name: "Ledger",
+      version: 2,
+      size: replacement.length,
+      sha256: sha256(replacement),
+    });
+    expect(progress.at(-1)).toBe(replacement.length);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect((await received((await client.download(file.id)).body)).equals(replacement)).toBe(true);
+
+    // Based on version 1, which is no longer the content: refused, and nothing stored.
+    const stale = await client
+      .replaceContent(file.id, { content: encoded("id,amount\n2,20\n") }, { ifMatch: file.sha256 })
+      .catch((error: unknown) => error);
+    expect(stale).toBeInstanceOf(CellarApiError);
+    expect(stale).toMatchObject({ status: 412, code: "precondition_failed" });
+    // An ETag as the download gives it, and `*`, are taken as they are.
+    const byEtag = await client.replaceContent(
+      file.id,
+      { content: new Blob([encoded("id,amount\n3,30\n")]) },
+      { ifMatch: `"${replaced.sha256}"` },
+    );
+    expect(byEtag.version).toBe(3);
+    const anyContent = await client.replaceContent(
+      file.id,
+      { content: encoded("id,amount\n4,40\n") },
+      { ifMatch: "*" },
+    );
+    expect(anyContent.version).toBe(4);
+    await expect(
+      client.replaceContent(file.id, { content: encoded("\u0000\u0001binary") }, { ifMatch: "*" }),
+    ).rejects.toMatchObject({ status: 415, code: "unsupported_media_type" });
+  });
+
+  it("replaces a file's content from disk in Node (replaceContentFromFile), byte for byte, with progress", async () => {
+    const token = await tokenOf("sol@example.com");
+    const client = createCellarClient({ baseUrl, token });
+    const file = await client.upload({ fileName: "big.csv", content: encoded("a,b\n") });
+    const folder = mkdtempSync(join(tmpdir(), "cellar-client-"));
+    // 2.5 MiB: more than the two 1 MiB buffers, and not a whole number of them.
+    const bytes = Buffer.from(`a,b\n${"12345,67890\n".repeat(Math.ceil((2.5 * 1024 * 1024) / 12))}`);
+    const path = join(folder, "next.csv");
+    writeFileSync(path, bytes);
+    const progress: number[] = [];
+    const replaced = await replaceContentFromFile({ baseUrl, token }, file.id, path, {
+      ifMatch: file.sha256,
+      onProgress: (sent, total) => {
+        expect(total).toBe(bytes.length);
+        progress.push(sent);
+      },
+    });
+    expect(replaced).toMatchObject({ id: file.id, version: 2, size: bytes.length, sha256: sha256(bytes) });
+    expect(progress.at(-1)).toBe(bytes.length);
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    expect((await received((await client.download(file.id)).body)).equals(bytes)).toBe(true);
+    // Refusals, of a small file: a large one refused before the server reads it may lose
+    // the answer with the connection the server closes.
+    const small = join(folder, "small.csv");
+    writeFileSync(small, "a,b\n");
+    await expect(
+      replaceContentFromFile({ baseUrl, token }, file.id, small, { ifMatch: file.sha256 }),
+    ).rejects.toMatchObject({ status: 412, code: "precondition_failed" });
+    await expect(replaceContentFromFile({ baseUrl }, file.id, small, { ifMatch: "*" })).rejects.toMatchObject({
+      status: 401,
+      code: "unauthorized",
+    });
+    await expect(
+      replaceContentFromFile({ baseUrl, token }, "file_nosuchfileanywhere0000", small, { ifMatch: "*" }),
+    ).rejects.toMatchObject({ status: 404, code: "not_found" });
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(
+      replaceContentFromFile({ baseUrl, token }, file.id, small, { ifMatch: "*", signal: aborted.signal }),
+    ).rejects.toThrow();
+    // Nothing of the refusals was stored.
+    expect((await unwrap(client.api.GET("/files/{id}", { params: { path: { id: file.id } } }))).version).toBe(2);
+  });
+
+  it("lists the versions newest first, downloads one, keeps one and restores one as a new version", async () => {
+    const client = createCellarClient({ baseUrl, token: await tokenOf("tam@example.com") });
+    const first = encoded("n\n1\n");
+    const second = encoded("n\n2\n");
+    const file = await client.upload({ fileName: "n.csv", content: first });
+    const v2 = await client.replaceContent(file.id, { content: second }, { ifMatch: file.sha256 });
+    const v3 = await client.replaceContent(file.id, { content: encoded("n\n3\n") }, { ifMatch: v2.sha256 });
+
+    const versions = await listed(client.versions(file.id, { perPage: 2 }));
+    expect(versions.map(({ version, current, keep }) => [version, current, keep])).toEqual([
+      [3, true, false],
+      [2, false, false],
+      [1, false, false],
+    ]);
+    expect(versions[2]).toMatchObject({ size: first.length, sha256: sha256(first) });
+    expect(versions[0]?.author).toMatchObject({ email: "tam@example.com" });
+
+    const old = await client.downloadVersion(file.id, 1);
+    expect(old.etag).toBe(`"${sha256(first)}"`);
+    expect((await received(old.body)).equals(Buffer.from(first))).toBe(true);
+    // Resumed from a byte, as any download.
+    const rest = await client.downloadVersion(file.id, 2, { from: 2, etag: `"${sha256(second)}"` });
+    expect((await received(rest.body)).equals(Buffer.from(second.subarray(2)))).toBe(true);
+
+    expect(await client.keepVersion(file.id, 1, true)).toMatchObject({ version: 1, keep: true });
+    expect((await listed(client.versions(file.id))).find(({ version }) => version === 1)?.keep).toBe(true);
+
+    const restored = await client.restoreVersion(file.id, 1, { ifMatch: v3.sha256 });
+    expect(restored).toMatchObject({ id: file.id, version: 4, sha256: sha256(first) });
+    await expect(client.restoreVersion(file.id, 2, { ifMatch: v3.sha256 })).rejects.toMatchObject({
+      status: 412,
+      code: "precondition_failed",
+    });
+    await expect(client.downloadVersion(file.id, 99)).rejects.toMatchObject({ status: 404, code: "not_found" });
+    await expect(client.keepVersion(file.id, 99, true)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("writes cells with If-Match or expect, and names each cell that changed since on a 412", async () => {
+    const client = createCellarClient({ baseUrl, token: await tokenOf("uma@example.com") });
+    const file = await client.upload({ fileName: "budget.csv", content: encoded("item,amount\nrent,1200\n") });
+    const edited = await client.editValues(file.id, { range: "B2", values: [[1300]] }, { ifMatch: file.sha256 });
+    expect(edited).toMatchObject({ updated_range: "Sheet1!B2", updated_cells: 1, file: { id: file.id, version: 2 } });
+    // A CSV's cells are its text.
+    expect((await client.values(file.id, "A1:B2")).values).toEqual([
+      ["item", "amount"],
+      ["rent", "1300"],
+    ]);
+
+    // By the cells themselves: B2 holds 1300 now, not 1200.
+    const conflict = await client
+      .editValues(file.id, { range: "B2", values: [[1400]], expect: [["1200"]] })
+      .catch((error: unknown) => error);
+    expect(conflict).toBeInstanceOf(CellarApiError);
+    expect(conflict).toMatchObject({ status: 412, code: "precondition_failed" });
+    expect((conflict as CellarApiError).details).toEqual([
+      expect.objectContaining({ cell: "Sheet1!B2", value: "1300" }),
+    ]);
+    const several = await client.editValues(file.id, {
+      data: [
+        { range: "A3:B3", values: [["food", "300"]], expect: [[null, null]] },
+        { range: "B2", values: [["1250"]], expect: [["1300"]] },
+      ],
+    });
+    expect(several).toMatchObject({ updated_range: ["Sheet1!A3:B3", "Sheet1!B2"], updated_cells: 3 });
+    expect((await client.values(file.id, "A2:B3")).values).toEqual([
+      ["rent", "1250"],
+      ["food", "300"],
+    ]);
+    // Neither If-Match nor expect: refused.
+    await expect(client.editValues(file.id, { range: "B2", values: [[1]] })).rejects.toMatchObject({
+      status: 428,
+    });
+    await expect(
+      client.editValues(file.id, { range: "B2", values: [[1]] }, { ifMatch: file.sha256 }),
+    ).rejects.toMatchObject({ status: 412, code: "precondition_failed" });
+  });
+
+  it("appends rows after the last row with a value, to the first sheet or a named one", async () => {
+    const client = createCellarClient({ baseUrl, token: await tokenOf("vic@example.com") });
+    const file = await client.upload({ fileName: "log.csv", content: encoded("when,what\nmon,a\n") });
+    const appended = await client.appendRows(file.id, {
+      values: [
+        ["tue", "b"],
+        ["wed", null],
+      ],
+    });
+    expect(appended).toMatchObject({ updated_range: "Sheet1!A3:B4", file: { id: file.id, version: 2 } });
+    const named = await client.appendRows(
+      file.id,
+      { sheet: "Sheet1", values: [["thu", "d"]] },
+      { ifMatch: appended.file.sha256 },
+    );
+    expect(named.updated_range).toBe("Sheet1!A5:B5");
+    expect((await client.values(file.id, "A3:B5")).values).toEqual([
+      ["tue", "b"],
+      ["wed", null],
+      ["thu", "d"],
+    ]);
+    await expect(client.appendRows(file.id, { sheet: "Nope", values: [["x"]] })).rejects.toMatchObject({
+      status: 400,
+      code: "validation_error",
+    });
+    await expect(
+      client.appendRows(file.id, { values: [["fri", "e"]] }, { ifMatch: appended.file.sha256 }),
+    ).rejects.toMatchObject({ status: 412, code: "precondition_failed" });
   });
 });
 

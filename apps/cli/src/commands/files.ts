@@ -3,6 +3,7 @@ import type { CommandSpec } from "../command-line.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
 import { shortTime } from "../output.js";
+import type { Session } from "../session.js";
 
 /** A positive whole number option (`--per-page 50`): anything else is a usage error. */
 export function positiveInteger(option: string, value: string | boolean | undefined): number {
@@ -64,6 +65,20 @@ function nothingListed(listing: Listing, search: string | undefined): string {
     trash: "The trash is empty.",
     shared: "No file is shared with you.",
   }[listing];
+}
+
+/** The file as it is now: a change of content is based on its `sha256`. */
+export function currentFile(session: Session, id: string): Promise<CellarFile> {
+  return unwrap(session.client.api.GET("/files/{id}", { params: { path: { id } } }));
+}
+
+/**
+ * What a change of content is based on (its `If-Match`): the content now, read just
+ * before, so that a change someone makes meanwhile is refused (exit status 3), not lost;
+ * with --force, whatever the content is (`*`).
+ */
+export async function basedOn(session: Session, id: string, force: boolean): Promise<string> {
+  return force ? "*" : (await currentFile(session, id)).sha256;
 }
 
 /** What a one-file change prints: the file as JSON, its id with --quiet, else a sentence. */
@@ -188,8 +203,33 @@ export const fileCommands: readonly CommandSpec[] = [
   {
     name: "restore",
     args: ["<ids...>"],
-    description: "take files back out of the trash",
-    async run(context, { args: ids }) {
+    description: "take files back out of the trash; with --version n, make version n a file's content again",
+    options: [
+      {
+        name: "version",
+        value: "<n>",
+        description:
+          "instead: version n's content becomes the file's next version (one file; cellar versions lists them); exit status 3 when the file changed since it was read",
+      },
+      { name: "force", description: "with --version: even over a change made meanwhile" },
+    ],
+    async run(context, { args: ids, options }) {
+      if (options.version !== undefined) {
+        const version = positiveInteger("--version", options.version);
+        if (ids.length !== 1) throw new CliError("--version restores a version of one file: give one id.", EXIT.usage);
+        const id = ids[0] as string;
+        const session = await context.signedIn();
+        const ifMatch = await basedOn(session, id, options.force === true);
+        const file = await session.client.restoreVersion(id, version, { ifMatch });
+        return printChanged(
+          context,
+          file,
+          `${file.name} (${file.id}) is now version ${file.version}, with the content of version ${version}.`,
+        );
+      }
+      if (options.force !== undefined) {
+        throw new CliError("--force goes with --version: a file comes out of the trash as it is.", EXIT.usage);
+      }
       const session = await context.signedIn();
       for (const id of ids) {
         const file = await unwrap(session.client.api.POST("/files/{id}/restore", { params: { path: { id } } }));

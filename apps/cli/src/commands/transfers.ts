@@ -9,6 +9,7 @@ import type { CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
 import { failure, unreachable } from "../failure.js";
 import { transferBars } from "../progress.js";
+import { positiveInteger } from "./files.js";
 
 /** Uploads going at once: enough to keep a fast link busy with small files, few enough to show. */
 const UPLOADS_AT_ONCE = 3;
@@ -91,12 +92,15 @@ interface DownloadCommandOptions {
   format?: "csv" | "xlsx";
   sheet?: string;
   force?: boolean;
+  /** An earlier version of the content, as stored. */
+  version?: number;
 }
 
 /** Where an interrupted download keeps its bytes, and the version they are of. */
 async function partPaths(folder: string, id: string, options: DownloadCommandOptions) {
   const { createHash } = await import("node:crypto");
   const variant = [
+    options.version === undefined ? "" : `v${options.version}`,
     options.format ?? "",
     options.sheet === undefined ? "" : createHash("sha256").update(options.sheet).digest("hex").slice(0, 12),
   ]
@@ -158,14 +162,21 @@ async function downloadOne(context: CommandContext, id: string, options: Downloa
   if (options.sheet !== undefined && options.format !== "csv") {
     throw new CliError("--sheet picks the sheet a workbook converts from: use it with --format csv.", EXIT.usage);
   }
+  if (options.version !== undefined && options.format !== undefined) {
+    throw new CliError("--version downloads a version as it was stored: no --format.", EXIT.usage);
+  }
   const session = await context.signedIn();
   const { output, io } = context;
   const conversion = options.format === undefined ? {} : { format: options.format };
   const sheet = options.sheet === undefined ? {} : { sheet: options.sheet };
+  const wanted = options.version;
+  /** The file's content (or its conversion), or with --version that version's. */
+  const start = (resume: { from?: number; etag?: string | undefined } = {}) =>
+    wanted === undefined
+      ? session.client.download(id, { ...conversion, ...sheet, ...resume, signal: io.signal })
+      : session.client.downloadVersion(id, wanted, { ...resume, signal: io.signal });
 
-  if (options.output === "-") {
-    return downloadToStdout(context, await session.client.download(id, { ...conversion, ...sheet, signal: io.signal }));
-  }
+  if (options.output === "-") return downloadToStdout(context, await start());
 
   const target = options.output === undefined ? undefined : resolve(io.cwd, options.output);
   const targetIsFolder =
@@ -199,12 +210,7 @@ async function downloadOne(context: CommandContext, id: string, options: Downloa
 
     let download: Download;
     try {
-      download = await session.client.download(id, {
-        ...conversion,
-        ...sheet,
-        ...(from > 0 ? { from, etag } : {}),
-        signal: io.signal,
-      });
+      download = await start(from > 0 ? { from, etag } : {});
     } catch (error) {
       // The part is of another version, or longer than the file: it cannot be continued.
       const stale =
@@ -212,7 +218,7 @@ async function downloadOne(context: CommandContext, id: string, options: Downloa
       if (!stale) throw error;
       output.note("The file changed since the last attempt: downloading it again from the start.");
       from = 0;
-      download = await session.client.download(id, { ...conversion, ...sheet, signal: io.signal });
+      download = await start();
     }
     if (download.from === 0) from = 0;
 
@@ -265,8 +271,15 @@ async function downloadOne(context: CommandContext, id: string, options: Downloa
     }
     await rename(part, destination);
     await rm(version, { force: true });
-    if (output.options.json) output.json({ id, path: destination, size: received, etag: download.etag ?? null });
-    else if (output.options.quiet) output.result(destination);
+    if (output.options.json) {
+      output.json({
+        id,
+        ...(wanted === undefined ? {} : { version: wanted }),
+        path: destination,
+        size: received,
+        etag: download.etag ?? null,
+      });
+    } else if (output.options.quiet) output.result(destination);
     else
       output.result(`${destination}  ${formatBytes(received)}${from > 0 ? ` (resumed at ${formatBytes(from)})` : ""}`);
   } finally {
@@ -292,7 +305,8 @@ export const transferCommands: readonly CommandSpec[] = [
   {
     name: "download",
     args: ["<id>"],
-    description: "download a file (or convert it); an interrupted download resumes when run again",
+    description:
+      "download a file (or convert it, or an earlier version); an interrupted download resumes when run again",
     options: [
       {
         name: "output",
@@ -307,6 +321,11 @@ export const transferCommands: readonly CommandSpec[] = [
         description: "with --format csv, the workbook's sheet to convert (default: the first)",
       },
       { name: "force", description: "replace a file that is already there" },
+      {
+        name: "version",
+        value: "<n>",
+        description: "that version of the content, as stored (cellar versions lists them)",
+      },
     ],
     async run(context, { args: [id = ""], options }) {
       const format = options.format;
@@ -318,6 +337,7 @@ export const transferCommands: readonly CommandSpec[] = [
         ...(format === undefined ? {} : { format }),
         ...(typeof options.sheet === "string" ? { sheet: options.sheet } : {}),
         ...(options.force === true ? { force: true } : {}),
+        ...(options.version === undefined ? {} : { version: positiveInteger("--version", options.version) }),
       });
     },
   },

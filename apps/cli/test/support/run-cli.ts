@@ -38,7 +38,15 @@ export interface CliRun {
  */
 export async function cellar(
   args: readonly string[],
-  options: { home: string; stdin?: string; env?: Record<string, string>; cwd?: string; signal?: AbortSignal },
+  options: {
+    home: string;
+    stdin?: string;
+    env?: Record<string, string>;
+    cwd?: string;
+    signal?: AbortSignal;
+    /** The `fetch` the command's API requests go through (not its uploads, which use node:http). */
+    fetch?: typeof globalThis.fetch;
+  },
 ): Promise<CliRun> {
   const stdin = new PassThrough();
   stdin.end(options.stdin ?? "");
@@ -59,6 +67,7 @@ export async function cellar(
     env: { HOME: options.home, PATH: process.env.PATH ?? "", ...options.env },
     cwd: options.cwd ?? options.home,
     signal: options.signal ?? new AbortController().signal,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   return { code, stdout: out, stderr: err };
 }

@@ -184,6 +184,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files/{id}/versions/{n}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download one version of a file
+         * @description Version n's bytes, for anyone who may see the file, with the download's headers: its own `ETag`, one byte range (`Range`) and revalidation (`If-None-Match`).
+         */
+        get: operations["downloadVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/{id}/versions/{n}": {
         parameters: {
             query?: never;
@@ -261,6 +281,30 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Write cells
+         * @description Editors and the owner. Writes one range, or several (`data`), as one new version of a CSV or workbook; every other cell stays as it was and the sheet grows as needed. Based either on the whole content (`If-Match`, the file's ETag) or on the cells themselves (an `expect` for every range): people editing different cells never conflict.
+         */
+        patch: operations["editValues"];
+        trace?: never;
+    };
+    "/files/{id}/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Append rows
+         * @description Editors and the owner. Adds the rows just after the last row with a value of a sheet (the first by default), as one new version. Needs no `If-Match`: appends never conflict, and concurrent ones all land.
+         */
+        post: operations["appendRows"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -329,6 +373,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a file's content
+         * @description Editors and the owner. The body is the new bytes, of any `Content-Type`, streamed and checked against the file's type as an upload is. The content becomes the file's next version; its name and type stay. Needs `If-Match` with the ETag of the content it is based on (or `*`).
+         */
+        put: operations["replaceContent"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -346,12 +410,19 @@ export interface components {
                 code: "validation_error" | "unauthorized" | "invalid_token" | "forbidden" | "not_found" | "file_in_trash" | "limit_reached" | "precondition_required" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "unreadable_spreadsheet" | "range_not_satisfiable" | "request_timeout" | "rate_limited" | "internal_error" | "mail_unavailable" | "unavailable";
                 /** @example No such file. */
                 message: string;
-                /** @description For `validation_error`: which fields were wrong and why. */
+                /** @description For `validation_error`: which fields were wrong and why. For `precondition_failed` of a cell edit's `expect`: each cell that no longer holds what was expected (`cell`), and what it holds now (`value`). */
                 details?: {
                     /** @example name */
                     field: string;
                     /** @example must not be empty */
                     message: string;
+                    /**
+                     * @description The cell that differs, with its sheet.
+                     * @example Sheet1!B2
+                     */
+                    cell?: string;
+                    /** @description What the cell holds now, as `/values` gives it (null for empty). */
+                    value?: string | number | boolean | null;
                 }[];
             };
         };
@@ -2590,6 +2661,199 @@ export interface operations {
             };
         };
     };
+    downloadVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range: `bytes=a-b`, `bytes=a-` or `bytes=-n`. Several ranges, or a malformed header, are ignored (the whole file is sent). */
+                Range?: string;
+                /** @description The ETag the client holds (`"<sha256>"`, a list, or `*`): when it matches, 304 without a body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+                /** @description The version's number. */
+                n: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version's bytes. */
+            200: {
+                headers: {
+                    "Content-Length"?: number;
+                    /** @description `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name>`. */
+                    "Content-Disposition"?: string;
+                    /** @description The SHA-256 of the bytes, quoted: `"<sha256>"`. */
+                    ETag?: string;
+                    "Accept-Ranges"?: "bytes";
+                    "Cache-Control"?: "private, no-cache";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The requested range. */
+            206: {
+                headers: {
+                    "Content-Length"?: number;
+                    /** @description `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name>`. */
+                    "Content-Disposition"?: string;
+                    /** @description The SHA-256 of the bytes, quoted: `"<sha256>"`. */
+                    ETag?: string;
+                    "Accept-Ranges"?: "bytes";
+                    "Cache-Control"?: "private, no-cache";
+                    /** @description `bytes <first>-<last>/<size>`. */
+                    "Content-Range"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Not modified: the client's copy is current. */
+            304: {
+                headers: {
+                    /** @description The SHA-256 of the bytes, quoted: `"<sha256>"`. */
+                    ETag?: string;
+                    "Cache-Control"?: "private, no-cache";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error: a version number that is not a whole number ≥ 1. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file, one the caller may not see, or no such version. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description file_in_trash: your file is in the trash; restore it first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description range_not_satisfiable: the requested range lies outside the file. */
+            416: {
+                headers: {
+                    /** @description bytes *\/<size of the file> */
+                    "Content-Range"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     keepVersion: {
         parameters: {
             query?: never;
@@ -2859,7 +3123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description precondition_failed: the file's content changed since the version the change is based on (If-Match). */
+            /** @description precondition_failed: the file's content changed since the version the change is based on (If-Match), or a cell no longer holds what a cell edit's `expect` says (`details` names each). */
             412: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2872,7 +3136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description precondition_required: a change of content must say what it is based on: If-Match with the file's ETag, or *. */
+            /** @description precondition_required: a change of content must say what it is based on: If-Match with the file's ETag, or *; a cell edit may instead give an `expect` for every range. */
             428: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3181,6 +3445,461 @@ export interface operations {
                 };
             };
             /** @description unreadable_spreadsheet: Cellar cannot read this file's cells (a .sheet file, a damaged or hostile workbook); its bytes still download. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    editValues: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The file's ETag (`"<sha256>"`) of the content the edit is based on, or `*`. Required unless every range carries `expect`. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description One range (`range`, `values`, `expect`), or several in `data`, written as one version. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Where the values go, in A1 notation with an optional sheet (`'Q1 Budget'!B2`): one cell, the top-left corner of the values, or a rectangle of exactly their shape.
+                     * @example B2
+                     * @example Sheet1!B2:C3
+                     */
+                    range?: string;
+                    /** @description The cells, row by row, every row as long as the first; at most 50000 in a request. */
+                    values?: (string | number | boolean | null)[][];
+                    /** @description What the edit assumes the cells hold now, as `GET /values` gives them (null for empty), in the shape of `values`: the edit applies while every one still does, whatever else changed; else 412 naming each cell that differs. Instead of `If-Match`. */
+                    expect?: (string | number | boolean | null)[][];
+                    /** @description Several ranges written as one version, in order (a later one over an earlier where they meet). */
+                    data?: {
+                        /**
+                         * @description Where the values go, in A1 notation with an optional sheet (`'Q1 Budget'!B2`): one cell, the top-left corner of the values, or a rectangle of exactly their shape.
+                         * @example B2
+                         * @example Sheet1!B2:C3
+                         */
+                        range: string;
+                        /** @description The cells, row by row, every row as long as the first; at most 50000 in a request. */
+                        values: (string | number | boolean | null)[][];
+                        /** @description What the edit assumes the cells hold now, as `GET /values` gives them (null for empty), in the shape of `values`: the edit applies while every one still does, whatever else changed; else 412 naming each cell that differs. Instead of `If-Match`. */
+                        expect?: (string | number | boolean | null)[][];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The cells written, and the file at its new version. */
+            200: {
+                headers: {
+                    /** @description The SHA-256 of the file's current content, quoted (`"<sha256>"`), as the download's `ETag`: it names the content, not this JSON, which changes on its own (a rename) without it. */
+                    ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        file: components["schemas"]["File"];
+                        /**
+                         * @description The range written, with its sheet; with `data`, each range written, in order.
+                         * @example Sheet1!B2:C3
+                         */
+                        updated_range: string | string[];
+                        /** @description How many cells were written. */
+                        updated_cells: number;
+                    };
+                };
+            };
+            /** @description validation_error: a range that is not one cell or a rectangle of the values' shape, rows of unequal length, a value that is not a string, number, boolean or null, more than 50,000 cells, an unknown sheet, text a CSV's encoding cannot hold, or a bad `If-Match`. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: a file you may see, but your role on it does not allow that. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file, or one the caller may not see. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description file_in_trash: the file is in the trash; restore it first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_failed: the content changed since the `If-Match` given, or a cell no longer holds what `expect` says; `details` names each such cell and its value now. */
+            412: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body or the uploaded file is too large. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body has the wrong Content-Type, or the upload's type is not accepted. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unreadable_spreadsheet: a .sheet file, or one whose cells Cellar cannot read (its content can still be replaced whole). */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_required: a change of content must say what it is based on: If-Match with the file's ETag, or *; a cell edit may instead give an `expect` for every range. */
+            428: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    appendRows: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: the file's ETag of the content the append is based on, or `*`. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The sheet's name; the first sheet by default. */
+                    sheet?: string;
+                    /** @description The rows to add, every row as long as the first; at most 50000 cells. */
+                    values: (string | number | boolean | null)[][];
+                };
+            };
+        };
+        responses: {
+            /** @description Where the rows went, and the file at its new version. */
+            200: {
+                headers: {
+                    /** @description The SHA-256 of the file's current content, quoted (`"<sha256>"`), as the download's `ETag`: it names the content, not this JSON, which changes on its own (a rename) without it. */
+                    ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        file: components["schemas"]["File"];
+                        /**
+                         * @description Where the rows went, with its sheet: just after the last row with a value.
+                         * @example Sheet1!A101:C102
+                         */
+                        updated_range: string;
+                    };
+                };
+            };
+            /** @description validation_error: rows of unequal length, a value that is not a string, number, boolean or null, more than 50,000 cells, an unknown sheet, or text a CSV's encoding cannot hold. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: a file you may see, but your role on it does not allow that. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file, or one the caller may not see. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description file_in_trash: the file is in the trash; restore it first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_failed: an `If-Match` was given, and the content changed since. */
+            412: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body or the uploaded file is too large. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body has the wrong Content-Type, or the upload's type is not accepted. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unreadable_spreadsheet: a .sheet file, or one whose cells Cellar cannot read. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3737,6 +4456,204 @@ export interface operations {
                 };
             };
             /** @description rate_limited: too many failed sign-ins from this client address, or too many requests. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceContent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The file's ETag (`"<sha256>"`, as `GET /files/:id` answers it) of the content this change is based on, or `*` for whatever is there now. Required. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The file, at its new version. */
+            200: {
+                headers: {
+                    /** @description The SHA-256 of the file's current content, quoted (`"<sha256>"`), as the download's `ETag`: it names the content, not this JSON, which changes on its own (a rename) without it. */
+                    ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["File"];
+                };
+            };
+            /** @description validation_error: an empty body, one that ended early, or an `If-Match` that is not one strong entity tag or `*`. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: a file you may see, but your role on it does not allow that. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file, or one the caller may not see. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description file_in_trash: the file is in the trash; restore it first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_failed: the file's content changed since the version the change is based on (If-Match), or a cell no longer holds what a cell edit's `expect` says (`details` names each). */
+            412: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: more bytes than the server accepts (MAX_UPLOAD_BYTES). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: bytes that are not of the file's type (a CSV's must be text, an XLSX's a workbook). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_required: a change of content must say what it is based on: If-Match with the file's ETag, or *; a cell edit may instead give an `expect` for every range. */
+            428: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; wait for Retry-After seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */

@@ -1,1 +1,6 @@
-export { type UploadFileOptions, type UploadFileTarget, uploadFile } from "./upload-file.js";
+export {
+  replaceContentFromFile,
+  type UploadFileOptions,
+  type UploadFileTarget,
+  uploadFile,
+} from "./upload-file.js";

@@ -8,11 +8,13 @@
  * upload took 1.6× curl's time (docs/performance.md, `cli_upload_ratio`). Here two
  * buffers are read into in turn, each written to the socket only once the write before
  * it has been taken, so no piece is allocated and none is overwritten while the socket
- * still holds it; progress counts what the socket has taken.
+ * still holds it; progress counts what the socket has taken. A file's new content
+ * (`replaceContentFromFile`) goes the same way.
  */
 import { open } from "node:fs/promises";
 import type { ClientRequest, IncomingMessage } from "node:http";
 import { basename } from "node:path";
+import { ifMatchOf, type ReplaceContentOptions } from "../content.js";
 import { apiError } from "../errors.js";
 import { type CellarFile, multipartFraming, type UploadOptions } from "../upload.js";
 
@@ -45,27 +47,46 @@ function answerOf(request: ClientRequest): Promise<{ response: IncomingMessage; 
   });
 }
 
-/** Uploads the file at `path` as it is on disk now. */
-export async function uploadFile(
+/** What `sendFile` sends, besides the file's bytes. */
+interface FileRequest {
+  readonly method: "POST" | "PUT";
+  /** The route, after `/v1`: `/files`. */
+  readonly route: string;
+  readonly contentType: string;
+  /** Bytes before and after the file's (a multipart form's framing). */
+  readonly head?: Uint8Array;
+  readonly tail?: Uint8Array;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The status of success: what any other status below 400 is not. */
+  readonly status: 200 | 201;
+  /** What the server refused when it closed the connection mid-body, for the error that says so. */
+  readonly refused: string;
+}
+
+/** Sends the file at `path` as it is on disk now as the body of `request`, and answers the file the API answered. */
+async function sendFile(
   target: UploadFileTarget,
   path: string,
-  options: UploadFileOptions = {},
+  fileRequest: FileRequest,
+  options: { onProgress?: ((sent: number, total: number) => void) | undefined; signal?: AbortSignal | undefined },
 ): Promise<CellarFile> {
   options.signal?.throwIfAborted();
+  const head = fileRequest.head ?? new Uint8Array(0);
+  const tail = fileRequest.tail ?? new Uint8Array(0);
   const file = await open(path);
   try {
     const size = (await file.stat()).size;
-    const framing = multipartFraming(options.fileName ?? basename(path), options);
-    const url = new URL(`${target.baseUrl.replace(/\/+$/, "")}/v1/files`);
+    const url = new URL(`${target.baseUrl.replace(/\/+$/, "")}/v1${fileRequest.route}`);
     // Taken as Node's own module, not imported: an import of node:http loads fetch's
     // undici with it (10–16 ms of a command's start), and node:https (TLS) is loaded only
     // for an https server.
     const { request: send } = process.getBuiltinModule(url.protocol === "https:" ? "node:https" : "node:http");
     const request = send(url, {
-      method: "POST",
+      method: fileRequest.method,
       headers: {
-        "content-type": framing.contentType,
-        "content-length": framing.head.length + size + framing.tail.length,
+        ...fileRequest.headers,
+        "content-type": fileRequest.contentType,
+        "content-length": head.length + size + tail.length,
         ...(target.token === undefined ? {} : { authorization: `Bearer ${target.token}` }),
       },
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -85,7 +106,7 @@ export async function uploadFile(
       new Promise<void>((resolve, reject) => request.write(chunk, (error) => (error ? reject(error) : resolve())));
 
     const sending = (async () => {
-      await written(framing.head);
+      if (head.length > 0) await written(head);
       const buffers = [Buffer.allocUnsafeSlow(PIECE_BYTES), Buffer.allocUnsafeSlow(PIECE_BYTES)];
       let read = 0;
       let sent = 0;
@@ -102,18 +123,24 @@ export async function uploadFile(
           sent += bytesRead;
           options.onProgress?.(sent, size);
         });
+        // A write that fails (the server closed the connection) is awaited on the next
+        // turn: until then it is not an unhandled rejection.
+        previous.catch(() => {});
       }
       await previous;
-      if (!answered) request.end(framing.tail);
+      if (!answered) {
+        if (tail.length > 0) request.end(tail);
+        else request.end();
+      }
     })();
     sending.catch((error: unknown) => request.destroy(error as Error));
 
     const { response, text } = await answer.catch((error: NodeJS.ErrnoException) => {
-      // The server stopped reading and closed the connection: it refused the upload
-      // (too large, or not a spreadsheet) and its answer was lost with the connection.
+      // The server stopped reading and closed the connection: it refused the body, and
+      // its answer was lost with the connection.
       if (error.code === "EPIPE" || error.code === "ECONNRESET") {
         throw new Error(
-          "The server closed the connection before the whole file was sent: it refused the upload (a file too large or not a .csv, .xlsx or .sheet, a name or visibility it does not accept), and its answer was lost with the connection.",
+          `The server closed the connection before the whole file was sent: it refused ${fileRequest.refused}, and its answer was lost with the connection.`,
           { cause: error },
         );
       }
@@ -129,7 +156,7 @@ export async function uploadFile(
       if (typeof retryAfter === "string") headers.set("retry-after", retryAfter);
       throw await apiError(new Response(text, { status, headers }));
     }
-    if (status !== 201) {
+    if (status !== fileRequest.status) {
       // A redirect (http to https, another host) or a server that is not Cellar's.
       const location = response.headers.location;
       throw new Error(
@@ -140,9 +167,60 @@ export async function uploadFile(
     try {
       return JSON.parse(text) as CellarFile;
     } catch {
-      throw new Error(`The server answered 201 but not with a file: is ${target.baseUrl} the Cellar server's address?`);
+      throw new Error(
+        `The server answered ${status} but not with a file: is ${target.baseUrl} the Cellar server's address?`,
+      );
     }
   } finally {
     await file.close();
   }
+}
+
+/** Uploads the file at `path` as it is on disk now. */
+export function uploadFile(
+  target: UploadFileTarget,
+  path: string,
+  options: UploadFileOptions = {},
+): Promise<CellarFile> {
+  const framing = multipartFraming(options.fileName ?? basename(path), options);
+  return sendFile(
+    target,
+    path,
+    {
+      method: "POST",
+      route: "/files",
+      contentType: framing.contentType,
+      head: framing.head,
+      tail: framing.tail,
+      status: 201,
+      refused: "the upload (a file too large or not a .csv, .xlsx or .sheet, a name or visibility it does not accept)",
+    },
+    options,
+  );
+}
+
+/**
+ * Replaces the content of the file `fileId` with the file at `path` as it is on disk now
+ * (`PUT /files/{id}/content`), as cheaply as `uploadFile` sends one: the file's next
+ * version, same name and type, based on the content `ifMatch` names.
+ */
+export function replaceContentFromFile(
+  target: UploadFileTarget,
+  fileId: string,
+  path: string,
+  options: ReplaceContentOptions,
+): Promise<CellarFile> {
+  return sendFile(
+    target,
+    path,
+    {
+      method: "PUT",
+      route: `/files/${encodeURIComponent(fileId)}/content`,
+      contentType: "application/octet-stream",
+      headers: { "if-match": ifMatchOf(options.ifMatch) },
+      status: 200,
+      refused: "the new content (a file too large, bytes not of the file's type, or a content changed since If-Match)",
+    },
+    options,
+  );
 }

@@ -1,0 +1,112 @@
+import { createReadStream } from "node:fs";
+import { resolve } from "node:path";
+import type { CellInput } from "@cellar/client";
+import type { CommandSpec } from "../command-line.js";
+import type { CommandContext } from "../context.js";
+import { CliError, EXIT } from "../exit-codes.js";
+import { basedOn } from "./files.js";
+
+/** `--json-values`: a VALUE read as JSON, which must be a string, a number, a boolean or null. */
+function jsonValue(text: string): CellInput {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new CliError(
+      `${JSON.stringify(text)} is not JSON: with --json-values, text is quoted ('"text"'), as are the other values: 42, true, null.`,
+      EXIT.usage,
+    );
+  }
+  if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+    return value;
+  }
+  throw new CliError(`${text} is not a cell's value: a string, a number, true, false or null.`, EXIT.usage);
+}
+
+/**
+ * The rows of a CSV file (or of stdin, for `-`), read with csv-parse: every field as its
+ * text, an empty one as null (an empty cell). Blank lines are skipped; rows of unequal
+ * length are refused, as the server would refuse them.
+ */
+async function csvRows(context: CommandContext, from: string): Promise<CellInput[][]> {
+  // Loaded only here: every other command starts without it.
+  const { parse } = await import("csv-parse");
+  const input: NodeJS.ReadableStream =
+    from === "-" ? context.io.stdin : createReadStream(resolve(context.io.cwd, from));
+  const rows: CellInput[][] = [];
+  try {
+    const records = input.pipe(parse({ bom: true, skip_empty_lines: true }));
+    input.on("error", (error: Error) => records.destroy(error));
+    for await (const record of records as AsyncIterable<string[]>) {
+      rows.push(record.map((field) => (field === "" ? null : field)));
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "EISDIR") {
+      throw new CliError(`Cannot read ${from}.`);
+    }
+    throw new CliError(`${from}: ${(error as Error).message}`);
+  }
+  if (rows.length === 0) throw new CliError(`${from} has no rows to append.`);
+  return rows;
+}
+
+export const editCommands: readonly CommandSpec[] = [
+  {
+    name: "set",
+    args: ["<id>", "<range>", "<values...>"],
+    description:
+      "write values into cells, from the range's first across its row, as the next version (B2 a b c: B2:D2)",
+    options: [
+      {
+        name: "json-values",
+        description:
+          'read each value as JSON: 42 and true are a number and a boolean, null empties the cell, "text" is text (default: every value is text; a value starting with - goes after --)',
+      },
+      { name: "force", description: "write even over a change made meanwhile" },
+    ],
+    async run(context, { args: [id = "", range = "", ...texts], options }) {
+      const values = options["json-values"] === true ? texts.map(jsonValue) : texts;
+      const session = await context.signedIn();
+      const ifMatch = await basedOn(session, id, options.force === true);
+      const edited = await session.client.editValues(id, { range, values: [values] }, { ifMatch });
+      const { output } = context;
+      if (output.options.json) return output.json(edited);
+      if (output.options.quiet) return output.result(edited.file.id);
+      const written = Array.isArray(edited.updated_range) ? edited.updated_range.join(", ") : edited.updated_range;
+      output.result(
+        `Wrote ${written} (${edited.updated_cells} ${edited.updated_cells === 1 ? "cell" : "cells"}) of ${edited.file.name} (${edited.file.id}): version ${edited.file.version}.`,
+      );
+    },
+  },
+  {
+    name: "append",
+    args: ["<id>"],
+    description:
+      "append the rows of a local CSV file (a header too) after the last row with a value, as the next version",
+    options: [
+      {
+        name: "from",
+        value: "<csv>",
+        description: "the CSV file (- for stdin): each field is written as text, an empty one as an empty cell",
+      },
+      { name: "sheet", value: "<name>", description: "the sheet to append to (default: the first)" },
+    ],
+    async run(context, { args: [id = ""], options }) {
+      if (typeof options.from !== "string") {
+        throw new CliError("append needs --from <csv>: the rows to append.", EXIT.usage);
+      }
+      const values = await csvRows(context, options.from);
+      const session = await context.signedIn();
+      const appended = await session.client.appendRows(id, {
+        ...(typeof options.sheet === "string" ? { sheet: options.sheet } : {}),
+        values,
+      });
+      const { output } = context;
+      if (output.options.json) return output.json(appended);
+      if (output.options.quiet) return output.result(appended.file.id);
+      output.result(
+        `Appended ${values.length} ${values.length === 1 ? "row" : "rows"} to ${appended.file.name} (${appended.file.id}) at ${appended.updated_range}: version ${appended.file.version}.`,
+      );
+    },
+  },
+];
