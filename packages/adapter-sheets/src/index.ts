@@ -61,8 +61,10 @@ export function createSpreadsheetWriter(): SpreadsheetWriter {
     write({ kind, index, size, openFile, sheets }) {
       let written: ReturnType<SpreadsheetWriter["write"]> | undefined;
       const writing = load().then((parsers) => {
-        if (kind === "xlsx") throw new SpreadsheetUnreadableError("Cellar does not write a workbook's cells yet.");
-        written = parsers.writeCsv({ index, size, openFile, writes: sheets[0]?.writes ?? [] });
+        written =
+          kind === "xlsx"
+            ? parsers.writeXlsx({ size, openFile, sheets })
+            : parsers.writeCsv({ index, size, openFile, writes: sheets[0]?.writes ?? [] });
         return written;
       });
       return {

@@ -39,7 +39,7 @@ function resolvePart(from: string, target: string): string {
   return parts.join("/");
 }
 
-function relationshipsPartOf(part: string): string {
+export function relationshipsPartOf(part: string): string {
   const slash = part.lastIndexOf("/");
   return `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
 }
@@ -61,8 +61,18 @@ async function readRelationships(zip: ZipArchive, of: string): Promise<Map<strin
   return relationships;
 }
 
-/** Reads what every sheet needs: the sheet list, the date system, the styles' number kinds, the shared strings. */
-export async function readWorkbook(zip: ZipArchive): Promise<Workbook> {
+/** Where a workbook's parts are: its workbook part, that part's relationships, and its worksheets in order. */
+export interface SheetList {
+  /** The workbook part, e.g. `xl/workbook.xml`. */
+  readonly officeDocument: string;
+  /** The workbook part's relationships: id to type and part. */
+  readonly related: ReadonlyMap<string, { readonly type: string; readonly part: string }>;
+  readonly sheets: readonly WorkbookSheet[];
+  readonly date1904: boolean;
+}
+
+/** The workbook part and its worksheets, in the order the workbook lists them (chart and dialog sheets left out). */
+export async function readSheetList(zip: ZipArchive): Promise<SheetList> {
   const root = await readRelationships(zip, "");
   const officeDocument = [...root.values()].find((r) => r.type.endsWith("/officeDocument"))?.part ?? "xl/workbook.xml";
   if (!zip.has(officeDocument)) throw unreadable(`the workbook part ${officeDocument} is missing.`);
@@ -87,6 +97,12 @@ export async function readWorkbook(zip: ZipArchive): Promise<Workbook> {
     close() {},
     text() {},
   });
+  return { officeDocument, related, sheets, date1904 };
+}
+
+/** Reads what every sheet needs: the sheet list, the date system, the styles' number kinds, the shared strings. */
+export async function readWorkbook(zip: ZipArchive): Promise<Workbook> {
+  const { related, sheets, date1904 } = await readSheetList(zip);
   const stylesPart = [...related.values()].find((r) => r.type.endsWith("/styles"))?.part;
   const strings = [...related.values()].find((r) => r.type.endsWith("/sharedStrings"))?.part;
   const styles = stylesPart !== undefined && zip.has(stylesPart) ? await readStyles(zip, stylesPart) : [];

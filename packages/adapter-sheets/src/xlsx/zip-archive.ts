@@ -33,6 +33,8 @@ class StoredBytesReader extends yauzl.RandomAccessReader {
 /** A workbook's ZIP archive, its entries listed from the central directory. */
 export interface ZipArchive {
   has(name: string): boolean;
+  /** Every part's name as the archive spells it, and when it was last changed, in the archive's order. */
+  entries(): readonly { readonly name: string; readonly modified: Date }[];
   /** The inflated bytes of a part; a part that would inflate past the limits is refused first. */
   open(name: string): Promise<AsyncIterable<Uint8Array>>;
   close(): void;
@@ -75,6 +77,7 @@ export async function openZipArchive(openFile: OpenBytes, size: number): Promise
   }
   return {
     has: (name) => entries.has(name.toLowerCase()),
+    entries: () => [...entries.values()].map((entry) => ({ name: entry.fileName, modified: entry.getLastModDate() })),
     async open(name) {
       const entry = entries.get(name.toLowerCase());
       if (entry === undefined) throw unreadable(`the part ${name} is missing.`);

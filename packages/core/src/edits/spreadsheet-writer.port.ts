@@ -40,8 +40,10 @@ export interface WrittenContent {
  *   shortest round-trip form, booleans `TRUE`/`FALSE`, and a field is quoted when it holds
  *   the delimiter, a quote, CR or LF. Text the CSV's encoding cannot hold is refused
  *   (`validation_error`) before anything is written;
- * - a workbook keeps every other part's content, each edited cell keeps its style, a
- *   formula overwritten becomes the value, and it is marked for recalculation on open;
+ * - a workbook keeps every other part's content (its calculation chain, a cache, may be
+ *   left out), each edited cell keeps its style, a formula overwritten becomes the value,
+ *   and it is marked for recalculation on open; a shared formula other cells use is not
+ *   written over (`validation_error`);
  * - the stored bytes are streamed, never held whole.
  */
 export interface SpreadsheetWriter {

@@ -5,6 +5,7 @@ import type { ReadableSheetIndex } from "../sheets/sheet-index.js";
 import type { OpenBytes, SpreadsheetReader } from "../sheets/spreadsheet-reader.port.js";
 import { collect } from "./blob-store.contract.js";
 import { type Closable, type ContractSubject, type ContractTestApi, fresh } from "./contract-api.js";
+import { contractWorkbook } from "./spreadsheet-reader.contract.js";
 
 export interface SpreadsheetWriterFixture extends Closable {
   readonly writer: SpreadsheetWriter;
@@ -56,8 +57,13 @@ async function written(
   return { content, index: result.index() };
 }
 
-/** Every cell of the first sheet's extent, as the reader gives them. */
-async function cellsOf(reader: SpreadsheetReader, kind: Exclude<FileKind, "sheet">, bytes: Uint8Array) {
+/** Every cell of the first sheet's extent, as the reader gives them (raw, or as formatted). */
+async function cellsOf(
+  reader: SpreadsheetReader,
+  kind: Exclude<FileKind, "sheet">,
+  bytes: Uint8Array,
+  render: "raw" | "formatted" = "raw",
+) {
   const { index, rows } = await analyse(reader, kind, bytes);
   const sheet = index.sheets[0];
   if (sheet === undefined || sheet.rowCount === 0) return [];
@@ -66,6 +72,7 @@ async function cellsOf(reader: SpreadsheetReader, kind: Exclude<FileKind, "sheet
     index,
     sheet: 0,
     rectangle: { firstRow: 1, lastRow: sheet.rowCount, firstColumn: 1, lastColumn: sheet.columnCount },
+    render,
     size: bytes.length,
     openFile: opener(bytes),
     openRows: opener(rows),
@@ -189,6 +196,26 @@ export function spreadsheetWriterContract(
         error = caught;
       }
       expect(isCellarError(error, "validation_error")).toBe(true);
+    });
+
+    test("a workbook's written cells read back as written, each keeping its style; every other cell as before", async (fixture) => {
+      const before = contractWorkbook({
+        formats: ["0.00%"],
+        sheet:
+          '<sheetData><row r="1"><c r="A1" s="1"><v>0.5</v></c><c r="B1" t="inlineStr"><is><t>keep</t></is></c><c r="C1"><f>A1*2</f><v>1</v></c></row></sheetData>',
+      });
+      const { content } = await written(fixture, "xlsx", before, [
+        cell(1, 1, 0.25),
+        cell(1, 3, "=SUM(A1:A2)"),
+        cell(2, 2, true),
+        cell(3, 4, "grown"),
+      ]);
+      expect(await cellsOf(fixture.reader, "xlsx", content)).toEqual([
+        [0.25, "keep", "=SUM(A1:A2)", null],
+        [null, true, null, null],
+        [null, null, null, "grown"],
+      ]);
+      expect((await cellsOf(fixture.reader, "xlsx", content, "formatted"))[0]?.[0]).toBe("25.00%");
     });
 
     test("a new index, when a writer makes one, is the one the reader makes of the new content", async (fixture) => {

@@ -1,0 +1,338 @@
+import { type CellValue, type CellWrite, columnLetters, invalidField, SpreadsheetUnreadableError } from "@cellar/core";
+import { xmlText } from "../convert/conversions.js";
+import { MAX_XML_RUN } from "../limits.js";
+
+/** The rows a workbook's sheet has at most. */
+const MAX_ROWS = 1_048_576;
+
+/** A written row: each written column (from 1) and its value, later writes over earlier ones. */
+type RowWrites = Map<number, CellValue>;
+
+const ATTRIBUTE = /([\w:.-]+)\s*=\s*("[^"]*"|'[^']*')/g;
+
+/** A start tag's attributes (`<c r="B2" s="3">`), values as written (entities left alone). */
+function attributesOf(tag: string): Map<string, string> {
+  const attributes = new Map<string, string>();
+  for (const match of tag.matchAll(ATTRIBUTE)) attributes.set(match[1] as string, (match[2] as string).slice(1, -1));
+  return attributes;
+}
+
+/** Where the start tag that begins at `from` ends (the index of its `>`), quotes honoured; -1 when not within `text`. */
+function tagEnd(text: Buffer, from: number): number {
+  let quote = 0;
+  for (let at = from + 1; at < text.length; at++) {
+    const byte = text[at] as number;
+    if (quote !== 0) {
+      if (byte === quote) quote = 0;
+    } else if (byte === 0x22 || byte === 0x27) {
+      quote = byte;
+    } else if (byte === 0x3e) {
+      return at;
+    }
+  }
+  return -1;
+}
+
+/** A cell reference's column (`B2` → 2), or null. */
+function columnOf(reference: string): number | null {
+  const match = /^([A-Z]{1,3})\d+$/.exec(reference);
+  if (match === null) return null;
+  let column = 0;
+  for (const letter of match[1] as string) column = column * 26 + (letter.charCodeAt(0) - 64);
+  return column;
+}
+
+/**
+ * Rewrites one worksheet part as it streams, with `writes` applied: every row no write
+ * touches is copied byte for byte (found by its start tag alone), an edited row is read
+ * cell by cell and written again, each untouched cell as it was, each written one with
+ * its style (`s`) kept and its value, type and formula replaced; new rows and cells go
+ * where their numbers put them. The `dimension` is widened to the writes. A shared
+ * formula other cells use cannot be written over (a validation error): they would lose it.
+ */
+export async function* rewriteSheet(
+  source: AsyncIterable<Uint8Array>,
+  writes: readonly CellWrite[],
+  part: string,
+): AsyncGenerator<Uint8Array> {
+  const rows = new Map<number, RowWrites>();
+  let bounds = { firstRow: Number.POSITIVE_INFINITY, lastRow: 0, firstColumn: Number.POSITIVE_INFINITY, lastColumn: 0 };
+  for (const { rectangle, values } of writes) {
+    if (rectangle.lastRow > MAX_ROWS) throw invalidField("range", `reaches past row ${MAX_ROWS}, the last a sheet has`);
+    bounds = {
+      firstRow: Math.min(bounds.firstRow, rectangle.firstRow),
+      lastRow: Math.max(bounds.lastRow, rectangle.lastRow),
+      firstColumn: Math.min(bounds.firstColumn, rectangle.firstColumn),
+      lastColumn: Math.max(bounds.lastColumn, rectangle.lastColumn),
+    };
+    for (const [r, line] of values.entries()) {
+      const row = rectangle.firstRow + r;
+      const cells = rows.get(row) ?? new Map<number, CellValue>();
+      rows.set(row, cells);
+      for (const [c, value] of line.entries()) cells.set(rectangle.firstColumn + c, value);
+    }
+  }
+  const pendingRows = [...rows.keys()].sort((a, b) => a - b);
+  let nextPending = 0;
+
+  let prefix = "";
+  let buffer: Buffer = Buffer.alloc(0);
+  // Where the rewriter is: before the rows (copying, the dimension widened), among them, or past them (copying).
+  let stage: "head" | "rows" | "tail" = "head";
+  let lastRow = 0;
+  const unreadable = (message: string) => new SpreadsheetUnreadableError(`${part} ${message}`);
+
+  /** The new rows that come before row `before` (all of them for Infinity), as XML. */
+  const newRowsBefore = (before: number): string => {
+    let xml = "";
+    while (nextPending < pendingRows.length && (pendingRows[nextPending] as number) < before) {
+      const row = pendingRows[nextPending++] as number;
+      const cells = rowCells(rows.get(row) as RowWrites, row, new Map(), prefix);
+      if (cells !== "") xml += `<${prefix}row r="${row}">${cells}</${prefix}row>`;
+    }
+    return xml;
+  };
+
+  /** Consumes what it can of `buffer`: returns the bytes to emit; leaves an incomplete tag or row in `buffer`. */
+  function step(final: boolean): Buffer[] {
+    const out: Buffer[] = [];
+    for (;;) {
+      if (stage === "tail") {
+        out.push(buffer);
+        buffer = Buffer.alloc(0);
+        return out;
+      }
+      if (stage === "head") {
+        // Up to the sheetData start tag, the dimension on the way widened. (Before the rows
+        // the prefix of the sheet's elements is not known yet: any is taken.)
+        const head = buffer.toString("latin1");
+        const open = searchTag(head, "sheetData");
+        const dimension = searchTag(head, "dimension");
+        if (dimension !== -1 && (open === -1 || dimension < open)) {
+          const end = tagEnd(buffer, dimension);
+          if (end === -1) return keep(out, dimension, final);
+          out.push(buffer.subarray(0, dimension));
+          out.push(Buffer.from(widenedDimension(buffer.subarray(dimension, end + 1).toString("utf8"), bounds)));
+          buffer = buffer.subarray(end + 1);
+          continue;
+        }
+        if (open === -1) return keep(out, Math.max(0, buffer.length - 64), final);
+        const end = tagEnd(buffer, open);
+        if (end === -1) return keep(out, open, final);
+        const tag = buffer.subarray(open, end + 1).toString("utf8");
+        prefix = /^<([\w.-]+:)?sheetData/.exec(tag)?.[1] ?? "";
+        if (tag.endsWith("/>")) {
+          // No rows at all: the new ones are all there is.
+          const rowsXml = newRowsBefore(Number.POSITIVE_INFINITY);
+          out.push(buffer.subarray(0, open));
+          out.push(Buffer.from(`<${prefix}sheetData>${rowsXml}</${prefix}sheetData>`));
+          buffer = buffer.subarray(end + 1);
+          stage = "tail";
+          continue;
+        }
+        out.push(buffer.subarray(0, end + 1));
+        buffer = buffer.subarray(end + 1);
+        stage = "rows";
+        continue;
+      }
+      // Among the rows.
+      const rowStart = findTag(buffer, `${prefix}row`, 0);
+      const close = buffer.indexOf(`</${prefix}sheetData>`);
+      if (close !== -1 && (rowStart === -1 || close < rowStart)) {
+        out.push(buffer.subarray(0, close));
+        out.push(Buffer.from(newRowsBefore(Number.POSITIVE_INFINITY)));
+        buffer = buffer.subarray(close);
+        stage = "tail";
+        continue;
+      }
+      if (rowStart === -1) return keep(out, Math.max(0, buffer.length - 64), final);
+      const startEnd = tagEnd(buffer, rowStart);
+      if (startEnd === -1) return keep(out, rowStart, final);
+      const selfClosing = buffer[startEnd - 1] === 0x2f;
+      let rowEnd = startEnd + 1;
+      if (!selfClosing) {
+        const closeTag = buffer.indexOf(`</${prefix}row>`, startEnd);
+        if (closeTag === -1) return keep(out, rowStart, final);
+        rowEnd = closeTag + `</${prefix}row>`.length;
+      }
+      const startTag = buffer.subarray(rowStart, startEnd + 1).toString("latin1");
+      const attributes = attributesOf(startTag);
+      const number = attributes.has("r") ? Number(attributes.get("r")) : lastRow + 1;
+      if (!Number.isInteger(number) || number <= lastRow || number > MAX_ROWS) {
+        throw unreadable(`has rows out of order (row ${attributes.get("r") ?? number}).`);
+      }
+      lastRow = number;
+      out.push(buffer.subarray(0, rowStart));
+      out.push(Buffer.from(newRowsBefore(number)));
+      const edits = rows.get(number);
+      if (edits === undefined) {
+        out.push(buffer.subarray(rowStart, rowEnd));
+      } else {
+        nextPending++;
+        out.push(
+          Buffer.from(
+            rewrittenRow(buffer.subarray(rowStart, rowEnd).toString("utf8"), startTag, selfClosing, number, edits),
+          ),
+        );
+      }
+      buffer = buffer.subarray(rowEnd);
+      if (nextPending >= pendingRows.length) {
+        // Every write placed: the rest is copied as it is.
+        stage = "tail";
+      }
+    }
+  }
+
+  /**
+   * Emits `buffer` up to `from` and keeps the rest for the next chunk; at the end of the
+   * part, an incomplete tag or row is a broken part.
+   */
+  function keep(out: Buffer[], from: number, final: boolean): Buffer[] {
+    if (final && stage !== "tail") throw unreadable("ends before its rows do.");
+    if (buffer.length - from > 16 * MAX_XML_RUN) throw unreadable(`has a row longer than ${16 * MAX_XML_RUN} bytes.`);
+    out.push(buffer.subarray(0, from));
+    buffer = buffer.subarray(from);
+    return out;
+  }
+
+  /** An edited row: its start tag (without `spans`, which no longer says the truth), its cells merged with the writes. */
+  function rewrittenRow(xml: string, startTag: string, selfClosing: boolean, number: number, edits: RowWrites): string {
+    const open = startTag.replace(/\sspans\s*=\s*("[^"]*"|'[^']*')/, "").replace(/\s*\/>$/, ">");
+    const existing = new Map<number, string>();
+    let column = 0;
+    if (!selfClosing) {
+      const inner = xml.slice(startTag.length, xml.lastIndexOf("<"));
+      const cellTag = new RegExp(`<${escapeRegExp(prefix)}c(?=[\\s/>])`, "g");
+      const others: string[] = [];
+      let at = 0;
+      for (let match = cellTag.exec(inner); match !== null; match = cellTag.exec(inner)) {
+        const start = match.index;
+        if (start > at) others.push(inner.slice(at, start));
+        const startTagText = openingTag(inner, start);
+        if (startTagText === "") throw unreadable(`has a broken cell in row ${number}.`);
+        let cellEnd: number;
+        if (startTagText.endsWith("/>")) cellEnd = start + startTagText.length;
+        else {
+          const closing = inner.indexOf(`</${prefix}c>`, start + startTagText.length);
+          if (closing === -1) throw unreadable(`has a cell without its end in row ${number}.`);
+          cellEnd = closing + `</${prefix}c>`.length;
+        }
+        const cellAttributes = attributesOf(startTagText);
+        const reference = cellAttributes.get("r");
+        const cellColumn = reference === undefined ? column + 1 : columnOf(reference);
+        if (cellColumn === null || cellColumn <= column) throw unreadable(`has cells out of order in row ${number}.`);
+        column = cellColumn;
+        existing.set(cellColumn, inner.slice(start, cellEnd));
+        at = cellEnd;
+        cellTag.lastIndex = cellEnd;
+      }
+      // Anything but cells in a row (an extension list) goes after them, as the schema has it.
+      others.push(inner.slice(at));
+      const rest = others.join("").trim();
+      return `${open}${rowCells(edits, number, existing, prefix)}${rest}</${prefix}row>`;
+    }
+    return `${open}${rowCells(edits, number, existing, prefix)}</${prefix}row>`;
+  }
+
+  const asBuffer = (chunk: Uint8Array): Buffer => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  for await (const chunk of source) {
+    buffer = buffer.length === 0 ? asBuffer(chunk) : Buffer.concat([buffer, asBuffer(chunk)]);
+    const out = step(false);
+    if (out.length > 0) yield Buffer.concat(out);
+  }
+  const out = step(true);
+  if (out.length > 0) yield Buffer.concat(out);
+  if (nextPending < pendingRows.length) throw unreadable("has no rows part (sheetData) to write into.");
+}
+
+/** The start tag that begins at `start` of `text`, quotes honoured. */
+function openingTag(text: string, start: number): string {
+  let quote = "";
+  for (let at = start + 1; at < text.length; at++) {
+    const char = text[at] as string;
+    if (quote !== "") {
+      if (char === quote) quote = "";
+    } else if (char === '"' || char === "'") {
+      quote = char;
+    } else if (char === ">") {
+      return text.slice(start, at + 1);
+    }
+  }
+  return "";
+}
+
+/** Where the first start tag of `name`, with any prefix, is in `text`; -1 when there is none. */
+function searchTag(text: string, name: string): number {
+  return new RegExp(`<([\\w.-]+:)?${name}(?=[\\s/>])`).exec(text)?.index ?? -1;
+}
+
+/** The next start tag `<name` (with its prefix, if any) followed by a space, `>` or `/`. */
+function findTag(buffer: Buffer, name: string, from: number): number {
+  const needle = `<${name}`;
+  for (let at = buffer.indexOf(needle, from); at !== -1; at = buffer.indexOf(needle, at + 1)) {
+    const next = buffer[at + needle.length];
+    if (next === undefined) return at;
+    if (next === 0x20 || next === 0x3e || next === 0x2f || next === 0x09 || next === 0x0a || next === 0x0d) return at;
+  }
+  return -1;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The cells of a row, written ones merged into `existing` (column → its XML as it was), in column order. */
+function rowCells(edits: RowWrites, row: number, existing: Map<number, string>, prefix: string): string {
+  const columns = [...new Set([...existing.keys(), ...edits.keys()])].sort((a, b) => a - b);
+  let xml = "";
+  for (const column of columns) {
+    const old = existing.get(column);
+    if (!edits.has(column)) {
+      xml += old as string;
+      continue;
+    }
+    xml += writtenCell(edits.get(column) ?? null, `${columnLetters(column)}${row}`, old, prefix);
+  }
+  return xml;
+}
+
+/**
+ * A written cell: its style kept from the cell it replaces, its value as given. A string
+ * is an inline string, never a formula; null leaves a styled cell empty and drops an
+ * unstyled one.
+ */
+function writtenCell(value: CellValue, reference: string, old: string | undefined, prefix: string): string {
+  const oldAttributes = old === undefined ? new Map<string, string>() : attributesOf(openingTag(old, 0));
+  if (old !== undefined && /<([\w.-]+:)?f\b[^>]*\bt\s*=\s*["']shared["'][^>]*\bref\s*=/.test(old)) {
+    throw invalidField(
+      "range",
+      `${reference} holds a shared formula other cells use; Cellar cannot write over it without losing theirs`,
+    );
+  }
+  const style = oldAttributes.has("s") ? ` s="${oldAttributes.get("s")}"` : "";
+  const c = `${prefix}c`;
+  if (value === null || value === "") return style === "" ? "" : `<${c} r="${reference}"${style}/>`;
+  if (typeof value === "number")
+    return `<${c} r="${reference}"${style}><${prefix}v>${String(value)}</${prefix}v></${c}>`;
+  if (typeof value === "boolean") {
+    return `<${c} r="${reference}"${style} t="b"><${prefix}v>${value ? 1 : 0}</${prefix}v></${c}>`;
+  }
+  return `<${c} r="${reference}"${style} t="inlineStr"><${prefix}is><${prefix}t xml:space="preserve">${xmlText(value)}</${prefix}t></${prefix}is></${c}>`;
+}
+
+/** A `<dimension ref="…"/>` tag widened to cover `bounds` too. */
+function widenedDimension(
+  tag: string,
+  bounds: { firstRow: number; lastRow: number; firstColumn: number; lastColumn: number },
+): string {
+  const match = /\bref\s*=\s*(["'])([A-Z]+)(\d+)(?::([A-Z]+)(\d+))?\1/.exec(tag);
+  if (match === null || bounds.lastRow === 0) return tag;
+  const firstColumn = columnOf(`${match[2]}1`) ?? 1;
+  const firstRow = Number(match[3]);
+  const lastColumn = match[4] === undefined ? firstColumn : (columnOf(`${match[4]}1`) ?? firstColumn);
+  const lastRow = match[5] === undefined ? firstRow : Number(match[5]);
+  const reference = `${columnLetters(Math.min(firstColumn, bounds.firstColumn))}${Math.min(firstRow, bounds.firstRow)}:${columnLetters(
+    Math.max(lastColumn, bounds.lastColumn),
+  )}${Math.max(lastRow, bounds.lastRow)}`;
+  return tag.replace(match[0], `ref="${reference}"`);
+}
