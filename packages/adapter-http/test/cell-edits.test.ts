@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { FileJson } from "../src/files/file.json.js";
 import { buildTestApp, expectError } from "./support/test-app.js";
@@ -195,6 +196,40 @@ describe("PATCH /v1/files/:id/values", () => {
       422,
       "unreadable_spreadsheet",
     );
+  });
+
+  it("writes a workbook's cells, on the sheet the range names, and reads them back", async () => {
+    const t = await buildTestApp({ config: { maxUploadBytes: 1024 * 1024 } });
+    const ada = await t.signIn("ada@example.com");
+    const bytes = readFileSync(new URL("../../adapter-sheets/test/fixtures/readxl/deaths.xlsx", import.meta.url));
+    const file = (
+      await t.upload(ada.headers, [{ name: "file", filename: "deaths.xlsx", content: bytes }])
+    ).json<FileJson>();
+    const read = async (range: string) =>
+      (
+        await t.inject({
+          method: "GET",
+          url: `/v1/files/${file.id}/values?range=${encodeURIComponent(range)}`,
+          headers: ada.headers,
+        })
+      ).json<{ values: unknown[][] }>().values;
+    const [otherRow] = await read("other!A5:C5");
+    const [artsRow] = await read("arts!A1:B1");
+    const answer = await patchValues(t, file.id, ada.headers, {
+      data: [
+        { range: "other!B5", values: [["Cellar"]], expect: [[otherRow?.[1] ?? null]] },
+        { range: "arts!A1", values: [[42, true]], expect: [artsRow ?? [null, null]] },
+      ],
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json<EditedJson>()).toMatchObject({ updated_range: ["other!B5", "arts!A1:B1"], updated_cells: 3 });
+    expect(await read("other!A5:C5")).toEqual([[otherRow?.[0] ?? null, "Cellar", otherRow?.[2] ?? null]]);
+    expect(await read("arts!A1:B1")).toEqual([[42, true]]);
+    const conflict = await patchValues(t, file.id, ada.headers, { range: "arts!A1", values: [[1]], expect: [[41]] });
+    expectError(conflict, 412, "precondition_failed");
+    expect(conflict.json<{ error: { details: unknown[] } }>().error.details).toEqual([
+      expect.objectContaining({ cell: "arts!A1", value: 42 }),
+    ]);
   });
 
   it("reads back what it wrote through /values at once", async () => {
