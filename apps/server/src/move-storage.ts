@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { openFsBlobStore } from "@cellar/adapter-fs-storage";
 import { openSqliteStorage, type SqliteStorage, sqliteStorageExists } from "@cellar/adapter-sqlite";
-import type { ActivityEntry, BlobStore, FileRecord } from "@cellar/core";
+import type { ActivityEntry, BlobStore, FileRecord, VersionRecord } from "@cellar/core";
 import { createServerContainer } from "./container.js";
 import { createLogger } from "./logger.js";
 import type { Settings } from "./settings.js";
@@ -16,6 +16,8 @@ export interface MoveReport {
   readonly files: number;
   /** Roles on files copied: who each file is shared with. */
   readonly permissions: number;
+  /** Versions of files' content, each current one's row among them. */
+  readonly versions: number;
   /** Rows and objects already in the target, left as they were. */
   readonly alreadyThere: number;
   /** Whether the target now signs with the embedded install's JWT key (its sessions stay valid). */
@@ -29,10 +31,10 @@ export class MoveError extends Error {
 /**
  * Copies an embedded install (SQLite and files under `DATA_DIR`) into the storage the
  * settings name (`DATABASE_URL`, and `BLOB_STORE` when it is not `fs`): users, sessions,
- * files and their bytes, each file with its activity and the people it is shared with,
- * and the generated JWT key, so that accounts, sessions, roles and links to files keep
- * working. Sign-in links in flight and rate-limit windows are not copied; of a file's
- * versions, only the current one is (the one its row holds).
+ * files and their bytes, each file with every version of its content, its activity and
+ * the people it is shared with, and the generated JWT key, so that accounts, sessions,
+ * roles, links to files and their history keep working. Sign-in links in flight and
+ * rate-limit windows are not copied.
  *
  * Each file's bytes are copied and their SHA-256 checked before its row is written, so
  * the target never has a row without its bytes; its activity is written with its row. Rows already in the target are left as
@@ -83,6 +85,7 @@ async function copyAll(
   let sessions = 0;
   let files = 0;
   let permissions = 0;
+  let versions = 0;
   let alreadyThere = 0;
 
   for (const id of ids("users")) {
@@ -121,13 +124,25 @@ async function copyAll(
       files++;
       if (files % 1000 === 0) progress(`${files} files`);
     }
+    // Every version, the current one's row as it was too (also for a file a stopped move
+    // had copied). Versions sharing bytes (a restore) have them copied once.
+    const copied = new Set([file.blobKey]);
+    for (const version of await versionsOf(source, id)) {
+      const there = await target.versions.find({ fileId: id, number: version.number });
+      if (there !== null && sameVersion(there, version)) continue;
+      if (copyBytes && !copied.has(version.blobKey)) {
+        await copyBlob(source, target, { id: `${id} version ${version.number}`, ...version });
+        copied.add(version.blobKey);
+      }
+      if (await target.versions.copyIn(version)) versions++;
+    }
     // Also for a file a stopped move had copied: its people may not all have followed it.
     for (const { user: _user, ...permission } of await source.permissions.listByFile({ fileId: id })) {
       if (await target.permissions.insertCopy(permission)) permissions++;
     }
   }
-  progress(`${files} files, shared with ${permissions} people`);
-  return { users, sessions, files, permissions, alreadyThere };
+  progress(`${files} files with ${versions} versions, shared with ${permissions} people`);
+  return { users, sessions, files, versions, permissions, alreadyThere };
 }
 
 /** Every entry of a file's activity, as stored (without the actor's details the listing adds). */
@@ -142,8 +157,30 @@ async function activityOf(source: EmbeddedInstall, fileId: string): Promise<Acti
 
 const ACTIVITY_PAGE = 1000;
 
-/** Streams a file's bytes to the target and checks their count and SHA-256 against its row. */
-async function copyBlob(source: EmbeddedInstall, target: ServerStorage, file: FileRecord): Promise<void> {
+const sameVersion = (a: VersionRecord, b: VersionRecord) =>
+  a.blobKey === b.blobKey &&
+  a.sha256 === b.sha256 &&
+  a.size === b.size &&
+  a.authorId === b.authorId &&
+  a.keep === b.keep &&
+  a.createdAt.getTime() === b.createdAt.getTime();
+
+/** Every version of a file, oldest first, as stored (without the author's details the listing adds). */
+async function versionsOf(source: EmbeddedInstall, fileId: string): Promise<VersionRecord[]> {
+  const found: VersionRecord[] = [];
+  for (let offset = 0; ; offset += ACTIVITY_PAGE) {
+    const { items } = await source.versions.listByFile({ fileId, offset, limit: ACTIVITY_PAGE });
+    for (const { author: _author, ...version } of items) found.push(version);
+    if (items.length < ACTIVITY_PAGE) return found.reverse();
+  }
+}
+
+/** Streams a file's (or a version's) bytes to the target and checks their count and SHA-256 against its row. */
+async function copyBlob(
+  source: EmbeddedInstall,
+  target: ServerStorage,
+  file: Pick<FileRecord, "id" | "blobKey" | "size" | "sha256">,
+): Promise<void> {
   const hash = createHash("sha256");
   const bytes = await source.blobs.read({ key: file.blobKey });
   async function* hashed(): AsyncGenerator<Uint8Array> {

@@ -41,6 +41,26 @@ const WITH_AUTHOR = `SELECT ${VERSION_COLUMNS.split(", ")
 /** The versions the file repository writes, read, kept and let go on PostgreSQL. */
 export function createPostgresVersionRepository(pool: Pool): VersionRepository {
   return {
+    async copyIn(version) {
+      // Only for a file that exists: the SELECT finds no row otherwise.
+      const { rowCount } = await pool.query(
+        `INSERT INTO versions (${VERSION_COLUMNS})
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM files WHERE id = $1
+         ON CONFLICT (file_id, number) DO UPDATE SET blob_key = excluded.blob_key, size = excluded.size,
+           sha256 = excluded.sha256, created_at = excluded.created_at, author_id = excluded.author_id, keep = excluded.keep`,
+        [
+          version.fileId,
+          version.number,
+          version.blobKey,
+          version.size,
+          version.sha256,
+          version.createdAt,
+          version.authorId,
+          version.keep,
+        ],
+      );
+      return (rowCount ?? 0) > 0;
+    },
     async listByFile({ fileId, offset, limit }) {
       const [page, count] = await Promise.all([
         pool.query<ItemRow>(`${WITH_AUTHOR} WHERE v.file_id = $1 ORDER BY v.number DESC LIMIT $2 OFFSET $3`, [

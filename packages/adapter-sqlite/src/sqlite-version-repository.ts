@@ -56,7 +56,27 @@ export function createSqliteVersionRepository(db: Database): VersionRepository {
         AND (SELECT count(*) FROM versions n WHERE n.file_id = v.file_id AND n.number > v.number) >= @keepNewest
       ORDER BY v.created_at, v.number LIMIT @limit
     ) RETURNING ${VERSION_COLUMNS}`);
+  // Only for a file that exists: the SELECT finds no row otherwise.
+  const copyIn = db.prepare<Record<string, unknown>>(`
+    INSERT INTO versions (${VERSION_COLUMNS})
+    SELECT @file_id, @number, @blob_key, @size, @sha256, @created_at, @author_id, @keep FROM files WHERE id = @file_id
+    ON CONFLICT (file_id, number) DO UPDATE SET blob_key = excluded.blob_key, size = excluded.size,
+      sha256 = excluded.sha256, created_at = excluded.created_at, author_id = excluded.author_id, keep = excluded.keep`);
   return {
+    async copyIn(version) {
+      return (
+        copyIn.run({
+          file_id: version.fileId,
+          number: version.number,
+          blob_key: version.blobKey,
+          size: version.size,
+          sha256: version.sha256,
+          created_at: version.createdAt.getTime(),
+          author_id: version.authorId,
+          keep: version.keep ? 1 : 0,
+        }).changes > 0
+      );
+    },
     async listByFile({ fileId, offset, limit }) {
       return { items: page.all(fileId, limit, offset).map(toItem), total: count.get(fileId) ?? 0 };
     },

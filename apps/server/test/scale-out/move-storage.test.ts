@@ -20,7 +20,7 @@ function moveStorage(env: Record<string, string>) {
 }
 
 describe("moving an embedded install to PostgreSQL and S3", () => {
-  it("copies accounts, sessions, files and their bytes, activity and people, so everything works on the new storage, and can run again", async () => {
+  it("copies accounts, sessions, files and their bytes, every version, activity and people, so everything works on the new storage, and can run again", async () => {
     const dataDir = scratch.dataDir();
     const embedded = await scratch.startProcess({ DATA_DIR: dataDir });
     const ada = await signIn({ requestAt: embedded.url, dataDir }, "ada@example.com");
@@ -52,9 +52,20 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
       people: await (await fetch(`${url}/v1/files/${small.id}/permissions`, { headers: auth })).json(),
       activity: await (await fetch(`${url}/v1/files/${small.id}/activity`, { headers: auth })).json(),
     });
+    // The small file's content changes once: two versions, both to move.
+    const replaced = await fetch(`${embedded.url}/v1/files/${small.id}/content`, {
+      method: "PUT",
+      headers: { ...auth, "content-type": "text/csv", "if-match": `"${small.sha256}"` },
+      body: "a,b\n3,4\n",
+    });
+    expect(replaced.status).toBe(200);
+    const versionsOf = async (url: string) =>
+      (await fetch(`${url}/v1/files/${small.id}/versions`, { headers: auth })).json();
+    const versionsBefore = await versionsOf(embedded.url);
+    expect(versionsBefore).toHaveLength(2);
     const before = await peopleAndActivity(embedded.url);
     expect(before.people).toHaveLength(2);
-    expect(before.activity).toHaveLength(3);
+    expect(before.activity).toHaveLength(4);
     expect((await fetch(`${embedded.url}/v1/files/${trashed.id}`, { method: "DELETE", headers: auth })).status).toBe(
       200,
     );
@@ -69,7 +80,7 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     expect(moved.stderr).toBe("");
     expect(moved.status).toBe(0);
     expect(moved.stdout).toMatch(
-      /done: 2 users, 2 sessions, 3 files and 2 roles on them copied, 0 already there; sessions stay valid\./,
+      /done: 2 users, 2 sessions, 3 files, 2 versions and 2 roles on them copied, 0 already there; sessions stay valid\./,
     );
 
     // A server on the new storage, with a fresh DATA_DIR: nothing comes from the old one.
@@ -78,13 +89,16 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     expect((await fetch(`${shared.url}/v1/users/me`, { headers: auth })).status).toBe(200);
     const active = await listAll(shared.url, ada.jwt);
     expect(active.map((file) => file.id).sort()).toEqual([files[0]?.id, files[1]?.id].sort());
-    for (const [i, file] of files.slice(0, 2).entries()) {
-      expect(sha256(await download(shared.url, ada.jwt, file.id))).toBe(sha256(contents[i] as Buffer));
-    }
+    expect(sha256(await download(shared.url, ada.jwt, files[0]?.id as string))).toBe(sha256(contents[0] as Buffer));
+    expect((await download(shared.url, ada.jwt, small.id)).toString()).toBe("a,b\n3,4\n");
+    // Every version came with its file, its bytes too.
+    expect(await versionsOf(shared.url)).toEqual(versionsBefore);
+    const first = await fetch(`${shared.url}/v1/files/${small.id}/versions/1/download`, { headers: auth });
+    expect(await first.text()).toBe("a,b\n1,2\n");
     const trash = await fetch(`${shared.url}/v1/files?trashed=true`, { headers: auth });
     expect(((await trash.json()) as FileJson[]).map((file) => file.id)).toEqual([trashed.id]);
     expect((await objectsIn(store, bucket)).map((object) => object.sha256).sort()).toEqual(
-      contents.map((content) => sha256(content)).sort(),
+      [...contents, Buffer.from("a,b\n3,4\n")].map((content) => sha256(content)).sort(),
     );
     // Who the file is shared with, and what happened to it, came with it.
     expect(await peopleAndActivity(shared.url)).toEqual(before);
@@ -99,7 +113,9 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     // Run again: nothing is copied twice, nothing fails.
     const again = moveStorage(env);
     expect(again.status).toBe(0);
-    expect(again.stdout).toMatch(/done: 0 users, 0 sessions, 0 files and 0 roles on them copied, 7 already there;/);
+    expect(again.stdout).toMatch(
+      /done: 0 users, 0 sessions, 0 files, 0 versions and 0 roles on them copied, 7 already there;/,
+    );
   }, 90_000);
 
   it("refuses to start without a DATABASE_URL to move to, saying so in one line", () => {

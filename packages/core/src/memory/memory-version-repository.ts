@@ -30,6 +30,11 @@ export function createMemoryVersionRepository(tables: MemoryTables): VersionRepo
       versions.set(versionKey(fileId, number), changed);
       return { ...copy(changed), author: userSummary(tables, changed.authorId) };
     },
+    async copyIn(version) {
+      if (!files.has(version.fileId)) return false;
+      versions.set(versionKey(version.fileId, version.number), copy(version));
+      return true;
+    },
     async removeExpired({ before, keepNewest, limit }) {
       const expired = [...versions.values()]
         .filter((version) => {

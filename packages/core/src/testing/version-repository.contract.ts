@@ -173,6 +173,32 @@ export function versionRepositoryContract(t: ContractTestApi, subject: ContractS
       expect(await repos.versions.setKeep({ fileId: file.id, number: 9, keep: true })).toBeNull();
     });
 
+    test("copyIn stores a version as given, over the row of its number, and only for a file that exists", async (repos) => {
+      const owner = await storedUser(repos);
+      const editor = await storedUser(repos);
+      const file = await storedFile(repos, owner.id, { version: 3 });
+      const old = {
+        fileId: file.id,
+        number: 1,
+        blobKey: "blob_moved1",
+        size: 42,
+        sha256: "a".repeat(64),
+        createdAt: new Date("2026-01-02T03:04:05.678Z"),
+        authorId: editor.id,
+        keep: true,
+      };
+      expect(await repos.versions.copyIn(old)).toBe(true);
+      expect(await repos.versions.find({ fileId: file.id, number: 1 })).toEqual(old);
+      const current = { ...old, number: 3, blobKey: file.blobKey, size: file.size, sha256: file.sha256, keep: false };
+      expect(await repos.versions.copyIn(current)).toBe(true);
+      expect(await repos.versions.find({ fileId: file.id, number: 3 })).toEqual(current);
+      expect(
+        (await repos.versions.listByFile({ fileId: file.id, offset: 0, limit: 10 })).items.map((v) => v.number),
+      ).toEqual([3, 1]);
+      expect(await repos.versions.copyIn({ ...old, fileId: "file_missing" })).toBe(false);
+      expect(await repos.versions.find({ fileId: "file_missing", number: 1 })).toBeNull();
+    });
+
     test("removeExpired removes old versions that are neither current, kept nor among the newest, oldest first", async (repos) => {
       const owner = await storedUser(repos);
       const file = await storedFile(repos, owner.id, { createdAt: at(0) });

@@ -18,6 +18,8 @@ import type { VersionItem, VersionRecord } from "./version.entity.js";
  *   `before`, and not among their file's `keepNewest` newest versions; oldest first. A
  *   version's blob is the caller's to delete, after: a crash in between leaves an orphan
  *   blob (the sweep's), never a version without its bytes;
+ * - `copyIn` stores a version exactly as given (a move from another store), over the row
+ *   of that number if there is one, and only for a file that exists; it says whether it did;
  * - records come back equal to what was stored, dates to the millisecond.
  */
 export interface VersionRepository {
@@ -29,4 +31,5 @@ export interface VersionRepository {
   find(query: { fileId: string; number: number }): Promise<VersionRecord | null>;
   setKeep(input: { fileId: string; number: number; keep: boolean }): Promise<VersionItem | null>;
   removeExpired(input: { before: Date; keepNewest: number; limit: number }): Promise<VersionRecord[]>;
+  copyIn(version: VersionRecord): Promise<boolean>;
 }
