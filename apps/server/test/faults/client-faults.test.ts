@@ -175,3 +175,28 @@ describe("when a client is too slow", () => {
     expect(blobKeysIn(dataDir)).toEqual(rowBlobKeys(dataDir));
   }, 15_000);
 });
+
+describe("a change of content refused before its body is read", () => {
+  it("still reaches a client that is sending a body of up to 1 MiB, on a connection it can use again", async () => {
+    const { server, dataDir, alice, auth } = await aServer();
+    const bob = await signIn({ requestAt: server.url, dataDir }, "bob@example.com");
+    const idOf = async (jwt: string, name: string) =>
+      (JSON.parse((await upload(server.url, jwt, name, Buffer.from("a\n1\n"))).text) as { id: string }).id;
+    const bobs = await idOf(bob.jwt, "bobs.csv");
+    const alices = await idOf(alice.jwt, "alices.csv");
+    // Someone else's file (404), and a stale If-Match on one's own (412): both refused before the body is read.
+    for (const [fileId, ifMatch, status] of [
+      [bobs, "*", 404],
+      [alices, `"${"0".repeat(64)}"`, 412],
+    ] as const) {
+      const answer = await fetch(`${server.url}/v1/files/${fileId}/content`, {
+        method: "PUT",
+        headers: { authorization: auth, "content-type": "text/csv", "if-match": ifMatch },
+        body: Buffer.alloc(900 * 1024, 0x61),
+      });
+      expect(answer.status).toBe(status);
+      expect(answer.headers.get("connection")).not.toBe("close");
+      await answer.arrayBuffer();
+    }
+  });
+});

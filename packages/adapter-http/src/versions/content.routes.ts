@@ -5,6 +5,7 @@ import { contentPrecondition, entityTag } from "../files/entity-tag.js";
 import { toFileJson } from "../files/file.json.js";
 import { type FileIdParams, fileEtagHeader, fileIdParamsSchema, fileRef } from "../files/file.schemas.js";
 import { clientBytes } from "../files/file-upload.js";
+import { settleRefusedBody } from "../http/refused-body.js";
 import { callerOf } from "../http/request-context.js";
 import { OCTET_STREAM } from "../http/validator-compiler.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
@@ -67,8 +68,7 @@ export function registerContentRoute(app: FastifyInstance, { cellar }: { readonl
         reply.header("etag", entityTag(file.sha256));
         return toFileJson(file);
       } catch (error) {
-        // The rest of a refused body is never read: the connection cannot be reused.
-        if (!request.raw.complete) reply.header("connection", "close");
+        await settleRefusedBody(request, reply);
         throw error;
       }
     },
