@@ -15,6 +15,8 @@ interface DownloadRequest {
   readonly key: string;
   readonly id: string;
   readonly token: string;
+  /** One version of the content (`/versions/:n/download`); the current one when absent. */
+  readonly version?: number;
 }
 
 interface FetchEvent extends Event {
@@ -45,13 +47,18 @@ worker.addEventListener("install", (event) => event.waitUntil(worker.skipWaiting
 worker.addEventListener("activate", (event) => event.waitUntil(worker.clients.claim()));
 
 worker.addEventListener("message", (event) => {
-  const { key, id, token } = event.data;
+  const { key, id, token, version } = event.data;
   const reply = event.ports[0];
   if (typeof key !== "string" || typeof id !== "string" || typeof token !== "string" || reply === undefined) return;
-  fetch(`/v1/files/${encodeURIComponent(id)}/download`, { headers: { authorization: `Bearer ${token}` } }).then(
+  if (version !== undefined && !Number.isSafeInteger(version)) {
+    reply.postMessage({ status: 400, versions: true });
+    return;
+  }
+  const path = version === undefined ? "download" : `versions/${version}/download`;
+  fetch(`/v1/files/${encodeURIComponent(id)}/${path}`, { headers: { authorization: `Bearer ${token}` } }).then(
     async (response) => {
       if (!response.ok) {
-        reply.postMessage({ status: response.status, body: await response.json().catch(() => null) });
+        reply.postMessage({ status: response.status, body: await response.json().catch(() => null), versions: true });
         return;
       }
       ready.set(key, response);
@@ -59,9 +66,10 @@ worker.addEventListener("message", (event) => {
         ready.get(key)?.body?.cancel();
         ready.delete(key);
       }, UNCLAIMED_AFTER_MS);
-      reply.postMessage({ status: response.status });
+      // `versions`: this worker knows versions (one from before would have fetched the current content).
+      reply.postMessage({ status: response.status, versions: true });
     },
-    () => reply.postMessage({ status: 0 }),
+    () => reply.postMessage({ status: 0, versions: true }),
   );
 });
 

@@ -36,27 +36,36 @@ function downloadWorker(): Promise<ServiceWorker | null> {
 }
 
 /**
- * Saves a file as a link would, with the session's token (a plain link cannot send it).
- * Through the download worker the browser writes the bytes to disk as they arrive;
- * without one, the file is fetched into memory first and saved from there.
+ * Saves a file (or, given `version`, that version of its content) as a link would, with
+ * the session's token (a plain link cannot send it). Through the download worker the
+ * browser writes the bytes to disk as they arrive; without one, the file is fetched into
+ * memory first and saved from there.
  */
-export async function download(file: Pick<CellarFile, "id">): Promise<void> {
+export async function download(file: Pick<CellarFile, "id">, version?: number): Promise<void> {
   const active = await downloadWorker();
   if (active !== null && token.value !== null) {
     const key = crypto.randomUUID();
     const channel = new MessageChannel();
-    const answer = new Promise<{ status: number; body?: unknown }>((resolve) => {
+    const answer = new Promise<{ status: number; body?: unknown; versions?: boolean }>((resolve) => {
       channel.port1.onmessage = (event) => resolve(event.data);
     });
-    active.postMessage({ key, id: file.id, token: token.value }, [channel.port2]);
-    const { status, body } = await answer;
+    active.postMessage({ key, id: file.id, token: token.value, version }, [channel.port2]);
+    const { status, body, versions } = await answer;
+    // A worker from before versions (until the new one takes over) fetched the current content: not that.
+    if (version !== undefined && versions !== true) return saveFromMemory(file, version);
     if (status === 0) throw new TypeError("Cellar cannot be reached.");
     if (status >= 400) throw await apiError(new Response(null, { status }), body ?? null);
     // Answered with Content-Disposition: attachment, this opens a download, not a page.
     location.assign(`/download-worker/${key}`);
     return;
   }
-  const answer = await client.value.download(file.id);
+  await saveFromMemory(file, version);
+}
+
+/** Fetches a file (or a version of it) into memory, then saves it from there. */
+async function saveFromMemory(file: Pick<CellarFile, "id">, version: number | undefined): Promise<void> {
+  const answer =
+    version === undefined ? await client.value.download(file.id) : await client.value.downloadVersion(file.id, version);
   const parts: BlobPart[] = [];
   for await (const chunk of answer.body) parts.push(chunk as Uint8Array<ArrayBuffer>);
   const url = URL.createObjectURL(new Blob(parts));

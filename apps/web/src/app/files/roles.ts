@@ -19,3 +19,6 @@ export const mayShare = (role: CellarFile["role"]) => role === "owner";
 /** Why an action is not offered, for a reader whose role does not allow it. */
 export const ONLY_EDITORS_RENAME = "Only an editor or the owner can rename it.";
 export const ONLY_OWNER_SHARES = "Only the owner can add people, change their roles or turn the link on or off.";
+
+/** Who may change a file's cells and restore its versions: its editors and its owner. */
+export const mayEdit = (role: CellarFile["role"]) => role === "owner" || role === "editor";

@@ -1,10 +1,13 @@
-import type { CellarClient, components } from "@cellar/client";
+import type { CellarClient, CellarFile, components } from "@cellar/client";
 import { useSignal } from "@preact/signals";
 import type { JSX } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef } from "preact/hooks";
+import { CellEdits, MOST_CELLS } from "./cell-edits.js";
+import { editText, inputOf, parseClipboard } from "./cell-input.js";
 import { cellAlignment, cellText, columnLetters, parseCellReference } from "./cell-text.js";
-import { BLOCK_COLUMNS, BLOCK_ROWS, CellWindows } from "./cell-windows.js";
+import { BLOCK_COLUMNS, BLOCK_ROWS, CellWindows, quoted } from "./cell-windows.js";
 import { ColumnPositions, columnPixels, DEFAULT_DIGIT_WIDTH } from "./column-widths.js";
+import { ConflictDialog } from "./conflict-dialog.js";
 import { type MergedArea, MergedAreas } from "./merged-areas.js";
 import { revealRow, scrollScale, visibleRows } from "./scroll-scale.js";
 import { CELL_INSET, type CellState, fitsIn, spillEnd, spillSourceBefore } from "./spill.js";
@@ -35,6 +38,14 @@ interface Move {
   readonly toLeft?: boolean;
 }
 
+/** The cell being edited: the text in its editor, and whether that is the reader's (typed) or the cell's own. */
+interface Editing {
+  readonly row: number;
+  readonly column: number;
+  readonly draft: string;
+  readonly typed: boolean;
+}
+
 /**
  * A sheet's cells as its author laid them out: each column as wide as the workbook says,
  * text running on over empty cells to its right, merged cells drawn as one, the frozen
@@ -53,8 +64,21 @@ interface Move {
  * cells of the frozen columns lie above the scrolling ones, which slide under them. A
  * merged area across a pane's edge is drawn in each pane it reaches, as spreadsheet programs
  * draw it; the copy outside its top-left cell's pane is hidden from assistive technology.
+ *
+ * With `editable` (an editor or the owner), typing on the active cell, Enter, F2 or a
+ * double-click edits it in an input over it: Enter saves and moves down, Tab right,
+ * Escape cancels. Delete empties the cell, Ctrl+V writes a block copied from a
+ * spreadsheet program from the active cell, Ctrl+Z undoes. Each is one request, based on
+ * the cells as the grid showed them (cell-edits.ts).
  */
-export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet }) {
+export function Grid(props: {
+  client: CellarClient;
+  fileId: string;
+  sheet: Sheet;
+  editable?: boolean;
+  /** After an edit was saved: the file at its new version, and whether the edit reached past the sheet's extent. */
+  onEdited?: (file: CellarFile, grew: boolean) => void;
+}) {
   const { sheet } = props;
   const csv = sheet.csv !== undefined;
   const scroller = useRef<HTMLDivElement>(null);
@@ -80,6 +104,28 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
     [props.client, props.fileId, sheet.name, csv],
   );
   useEffect(() => () => windows.close(), [windows]);
+  const editable = props.editable === true;
+  const editing = useSignal<Editing | null>(null);
+  const editor = useRef<HTMLInputElement>(null);
+  // Read when an edit is saved, which may be after the sheet's extent changed.
+  const latest = useRef({ onEdited: props.onEdited, sheet });
+  latest.current = { onEdited: props.onEdited, sheet };
+  const edits = useMemo(
+    () =>
+      new CellEdits({
+        client: props.client,
+        fileId: props.fileId,
+        sheet: sheet.name,
+        csv,
+        windows,
+        onRefresh: () => wanted.current(),
+        onSaved: (file, reach) => {
+          const { onEdited, sheet: now } = latest.current;
+          onEdited?.(file, reach.bottom > now.row_count || reach.right > now.column_count);
+        },
+      }),
+    [windows],
+  );
 
   useLayoutEffect(() => {
     const element = scroller.current as HTMLDivElement;
@@ -230,8 +276,108 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
     reveal(next.row, next.column, how);
   }
 
-  function onKeyDown(event: JSX.TargetedKeyboardEvent<HTMLDivElement>) {
+  /** Edits a cell: with `draft`, from that text (typing's first key), else from the cell's own. */
+  function startEditing(row: number, column: number, draft: string | null) {
+    if (!editable) return;
+    reveal(row, column, {});
+    const cell = windows.cell(row, column);
+    editing.value = { row, column, draft: draft ?? editText(cell?.value ?? null), typed: draft !== null };
+    // A workbook's grid shows its cells formatted: the editor shows what is stored ("2500", not "$2,500.00").
+    if (draft === null && !csv && cell?.value != null) {
+      props.client.values(props.fileId, `${quoted(sheet.name)}!${columnLetters(column)}${row}`).then(
+        (raw) => {
+          const now = editing.value;
+          if (now !== null && now.row === row && now.column === column && !now.typed) {
+            editing.value = { ...now, draft: editText(raw.values[0]?.[0] ?? null) };
+          }
+        },
+        () => undefined,
+      );
+    }
+  }
+
+  /** Ends editing, saving what was typed; then moves (Enter, Tab), and gives the grid its focus back unless it went elsewhere. */
+  function commit(move: { row: number; column: number } | null, refocus = true) {
+    const now = editing.value;
+    if (now === null) return;
+    editing.value = null;
+    if (refocus) scroller.current?.focus();
+    if (move !== null) moveTo(move.row, move.column);
+    if (!now.typed) return;
+    const value = inputOf(now.draft, csv);
+    if (csv && windows.stored(now.row, now.column)?.value === value) return;
+    void edits.write({ top: now.row, left: now.column, values: [[value]] });
+  }
+
+  function cancel() {
+    editing.value = null;
+    scroller.current?.focus();
+  }
+
+  function onEditorKeyDown(event: JSX.TargetedKeyboardEvent<HTMLInputElement>) {
+    const now = editing.value;
+    if (now === null) return;
+    const area = merges.at(now.row, now.column);
+    if (event.key === "Enter") {
+      commit({ row: event.shiftKey ? now.row - 1 : (area?.bottom ?? now.row) + 1, column: now.column });
+    } else if (event.key === "Tab") {
+      commit({ row: now.row, column: event.shiftKey ? now.column - 1 : (area?.right ?? now.column) + 1 });
+    } else if (event.key === "Escape") {
+      cancel();
+    } else {
+      return;
+    }
+    event.preventDefault();
+    event.stopPropagation();
+  }
+
+  // The editor takes focus when editing starts, its caret after the text.
+  const editingCell = editing.value === null ? null : `${editing.value.row}:${editing.value.column}`;
+  useLayoutEffect(() => {
+    const input = editor.current;
+    if (editingCell === null || input === null) return;
+    input.focus();
+    input.setSelectionRange(input.value.length, input.value.length);
+  }, [editingCell]);
+
+  function onPaste(event: JSX.TargetedClipboardEvent<HTMLDivElement>) {
+    // A paste is aimed where the page's selection is (a cell clicked), or at the editor, which takes it itself.
+    if (!editable || event.target === editor.current) return;
+    const text = event.clipboardData?.getData("text/plain") ?? "";
+    if (text === "") return;
+    event.preventDefault();
+    const block = parseClipboard(text);
     const { row, column } = active.value;
+    const cells = block.length * (block[0]?.length ?? 0);
+    if (cells > MOST_CELLS) {
+      edits.status.value = `Not pasted: ${cells.toLocaleString()} cells, and Cellar writes at most 50,000 at once.`;
+      return;
+    }
+    void edits.write({ top: row, left: column, values: block.map((line) => line.map((text) => inputOf(text, csv))) });
+  }
+
+  function onKeyDown(event: JSX.TargetedKeyboardEvent<HTMLDivElement>) {
+    // Keys typed in the cell's editor are its own.
+    if (event.target !== event.currentTarget) return;
+    const { row, column } = active.value;
+    if (editable && !event.altKey) {
+      const command = event.ctrlKey || event.metaKey;
+      let edit: (() => void) | null = null;
+      if (command && !event.shiftKey && event.key.toLowerCase() === "z") edit = () => edits.undo();
+      else if (command) edit = null;
+      else if (event.key === "Enter" || event.key === "F2") edit = () => startEditing(row, column, null);
+      else if (event.key === "Backspace") edit = () => startEditing(row, column, "");
+      else if (event.key === "Delete") {
+        edit = () => {
+          if (windows.cell(row, column)?.value != null) void edits.write({ top: row, left: column, values: [[null]] });
+        };
+      } else if ([...event.key].length === 1) edit = () => startEditing(row, column, event.key);
+      if (edit !== null) {
+        event.preventDefault();
+        edit();
+        return;
+      }
+    }
     // From a merged area, a step leaves it by its far side.
     const area = merges.at(row, column);
     const bottom = area?.bottom ?? row;
@@ -269,6 +415,15 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
     const cell = (event.target as HTMLElement).closest<HTMLElement>("[data-row]");
     if (cell === null) return;
     active.value = { row: Number(cell.dataset.row), column: Number(cell.dataset.column) };
+  }
+
+  function onDoubleClick(event: JSX.TargetedMouseEvent<HTMLDivElement>) {
+    const cell = (event.target as HTMLElement).closest<HTMLElement>("[data-row]");
+    if (cell === null || event.target === editor.current) return;
+    const row = Number(cell.dataset.row);
+    const column = Number(cell.dataset.column);
+    active.value = { row, column };
+    startEditing(row, column, null);
   }
 
   function goTo(event: JSX.TargetedEvent<HTMLFormElement>) {
@@ -351,7 +506,10 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
     // A merged area's copy in another pane is outlined too: the two outlines make one.
     const isActive = active.value.row === row && active.value.column === column;
     if (isActive && !copy) activeShown = true;
+    const edited = !copy && editing.value !== null && editing.value.row === row && editing.value.column === column;
     const classes = ["cell", `align-${align}`];
+    if (cell?.local === true) classes.push("local");
+    if (edited) classes.push("editing");
     if (cell?.type === "error") classes.push("error");
     if (bold) classes.push("header");
     if (frozen) classes.push("frozen-column");
@@ -391,8 +549,31 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
         style={style}
         title={title}
       >
-        {shown}
+        {edited ? editorFor(row, column, options.width) : shown}
       </div>
+    );
+  }
+
+  /** The input over the cell being edited: as wide as its text, within the view. */
+  function editorFor(row: number, column: number, cellWidth: number): JSX.Element {
+    const draft = editing.value?.draft ?? "";
+    const wide = Math.min(Math.max(cellWidth, measure.width(draft) + 4 * CELL_INSET), Math.max(cellWidth, viewWidth));
+    return (
+      <input
+        ref={editor}
+        class="cell-editor"
+        aria-label={`Edit ${columnLetters(column)}${row}`}
+        autocomplete="off"
+        spellcheck={false}
+        value={draft}
+        style={{ width: `${wide}px` }}
+        onInput={(event) => {
+          const now = editing.value;
+          if (now !== null) editing.value = { ...now, draft: event.currentTarget.value, typed: true };
+        }}
+        onKeyDown={onEditorKeyDown}
+        onBlur={() => commit(null, false)}
+      />
     );
   }
 
@@ -550,19 +731,33 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
     columnPanes.some((columnPane) => windows.loading(rowPane.first, rowPane.last, columnPane.first, columnPane.last)),
   );
 
+  const conflict = edits.conflict.value;
   return (
     <>
-      <form class="go-to" onSubmit={goTo}>
-        <label for="go-to-cell">Go to cell</label>
-        <input id="go-to-cell" name="cell" placeholder="B12" autocomplete="off" size={10} />
-        <button type="submit">Go</button>
-        <span role="status" class="status">
-          {goToError.value ??
-            `Row ${active.value.row.toLocaleString()} of ${rows.toLocaleString()}, column ${columnLetters(active.value.column)}${
-              activeArea === undefined ? "" : `, merged ${rangeText(activeArea)}`
-            }`}
-        </span>
-      </form>
+      <div class="grid-bar">
+        {editable && (
+          <span role="status" class="edit-status">
+            {edits.status.value}
+          </span>
+        )}
+        <form class="go-to" onSubmit={goTo}>
+          <label for="go-to-cell">Go to cell</label>
+          <input id="go-to-cell" name="cell" placeholder="B12" autocomplete="off" size={10} />
+          <button type="submit">Go</button>
+          <span role="status" class="status">
+            {goToError.value ??
+              `Row ${active.value.row.toLocaleString()} of ${rows.toLocaleString()}, column ${columnLetters(active.value.column)}${
+                activeArea === undefined ? "" : `, merged ${rangeText(activeArea)}`
+              }`}
+          </span>
+        </form>
+      </div>
+      {editable && (
+        <p id="grid-edit-help" class="visually-hidden">
+          Type, or press Enter, to change the active cell; Enter saves it, Escape cancels. Delete empties it, Control+V
+          pastes cells there, Control+Z undoes your last change.
+        </p>
+      )}
       <div
         ref={scroller}
         class="grid"
@@ -573,9 +768,12 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
         aria-colcount={columns + 1}
         aria-activedescendant={activeShown ? cellId(active.value.row, active.value.column) : undefined}
         aria-busy={busy}
+        {...(editable ? { "aria-describedby": "grid-edit-help" } : {})}
         onScroll={onScroll}
         onKeyDown={onKeyDown}
         onPointerDown={onPointerDown}
+        onDblClick={onDoubleClick}
+        onPaste={onPaste}
       >
         <div
           class="grid-stage"
@@ -626,6 +824,14 @@ export function Grid(props: { client: CellarClient; fileId: string; sheet: Sheet
             Try again
           </button>
         </p>
+      )}
+      {conflict !== null && (
+        <ConflictDialog
+          key={conflict.id}
+          conflict={conflict}
+          onApply={() => edits.applyMine()}
+          onDiscard={() => edits.discard()}
+        />
       )}
     </>
   );

@@ -2,12 +2,14 @@ import { apiError, CellarApiError, type CellarFile, type components, formatBytes
 import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { downloadSaying } from "../files/download.js";
+import { mayEdit } from "../files/roles.js";
 import { Frame } from "../files.js";
 import { messageOf } from "../messages.js";
 import { navigate } from "../router.js";
 import { client } from "../session.js";
 import { Grid } from "./grid.js";
 import "./grid.css";
+import { HistoryDialog } from "./history-dialog.js";
 
 type Sheet = components["schemas"]["Sheet"];
 
@@ -18,12 +20,17 @@ type Opened =
 
 /**
  * One file, opened: its cells in a grid, a tab per sheet. A file whose cells Cellar cannot
- * read says so, and downloads all the same. This module and the grid load only when a
- * preview opens (the app imports it on demand).
+ * read says so, and downloads all the same. Its editors and owner change cells in the
+ * grid; anyone who sees it opens its history (the versions of its content), and its
+ * editors restore one. This module and the grid load only when a preview opens (the app
+ * imports it on demand).
  */
 export function Preview(props: { id: string }) {
   const opened = useSignal<Opened>({ state: "loading" });
   const sheetIndex = useSignal(0);
+  const history = useSignal(false);
+  /** One more each time the content changed other than by the grid's edits (a version restored): the grid starts again. */
+  const content = useSignal(0);
 
   useEffect(() => {
     const api = client.value.api;
@@ -44,6 +51,26 @@ export function Preview(props: { id: string }) {
       (error: unknown) => (opened.value = { state: "failed", error: null, message: messageOf(error) }),
     );
   }, [props.id]);
+
+  /** The file at a new version: kept, so the next restore is based on it. */
+  function changed(file: CellarFile) {
+    const now = opened.value;
+    if (now.state === "open") opened.value = { ...now, file };
+  }
+
+  /** Reads the sheets again (their extents changed); with `restart`, the grid starts again from them. */
+  async function reloadSheets(restart: boolean) {
+    const api = client.value.api;
+    const sheets = await api.GET("/files/{id}/sheets", { params: { path: { id: props.id } } }).then(
+      async (answer) => answer.data ?? (await apiError(answer.response, answer.error)),
+      (error: unknown) => (error instanceof CellarApiError ? error : null),
+    );
+    const now = opened.value;
+    if (now.state !== "open" || sheets === null) return;
+    opened.value = { ...now, sheets };
+    if (!(sheets instanceof CellarApiError) && sheetIndex.value >= sheets.length) sheetIndex.value = 0;
+    if (restart) content.value++;
+  }
 
   const now = opened.value;
   if (now.state === "loading") {
@@ -67,6 +94,7 @@ export function Preview(props: { id: string }) {
 
   const { file, sheets } = now;
   const save = () => downloadSaying(file);
+  const editable = mayEdit(file.role);
   const sheet = sheets instanceof CellarApiError ? undefined : sheets[sheetIndex.value];
   return (
     <Frame title={file.name} wide>
@@ -75,14 +103,28 @@ export function Preview(props: { id: string }) {
           {formatBytes(file.size)}
           {sheet !== undefined &&
             ` · ${sheet.name}: ${sheet.row_count.toLocaleString()} rows × ${sheet.column_count.toLocaleString()} columns`}
+          {!editable && " · View only"}
         </span>
         <span class="actions">
           <BackToFiles />
+          <button type="button" onClick={() => (history.value = true)}>
+            History
+          </button>
           <button type="button" onClick={save}>
             Download
           </button>
         </span>
       </div>
+      {history.value && (
+        <HistoryDialog
+          file={file}
+          onChanged={(next) => {
+            changed(next);
+            void reloadSheets(true);
+          }}
+          onClose={() => (history.value = false)}
+        />
+      )}
       {sheets instanceof CellarApiError ? (
         <p role="alert" class="notice">
           {sheets.code === "unreadable_spreadsheet"
@@ -127,7 +169,17 @@ export function Preview(props: { id: string }) {
             {sheet === undefined || sheet.row_count === 0 ? (
               <p class="empty">This sheet has no cells with a value.</p>
             ) : (
-              <Grid key={`${file.id}:${sheet.index}`} client={client.value} fileId={file.id} sheet={sheet} />
+              <Grid
+                key={`${file.id}:${sheet.index}:${content.value}`}
+                client={client.value}
+                fileId={file.id}
+                sheet={sheet}
+                editable={editable}
+                onEdited={(next, grew) => {
+                  changed(next);
+                  if (grew) void reloadSheets(false);
+                }}
+              />
             )}
           </div>
         </>

@@ -1,0 +1,294 @@
+import {
+  CellarApiError,
+  type CellarClient,
+  type CellarFile,
+  type CellInput,
+  type components,
+  unwrap,
+} from "@cellar/client";
+import { signal } from "@preact/signals";
+import { messageOf } from "../messages.js";
+import { say } from "../toast.js";
+import { rangeText } from "./cell-input.js";
+import { columnLetters, parseCellReference } from "./cell-text.js";
+import { type CellWindows, quoted } from "./cell-windows.js";
+
+type Person = components["schemas"]["UserSummary"];
+type Block = CellInput[][];
+
+/** Steps Ctrl+Z can go back: your last edits in this grid. */
+const UNDO_STEPS = 50;
+/** The API's limit on the cells of one edit (and of one window read). */
+export const MOST_CELLS = 50_000;
+
+/** A cell as an answer names it (`Sheet1!B2`, `'Q1 Budget'!B2`): its row and column. */
+function cellOf(reference: string): { row: number; column: number } | null {
+  const local = reference.slice(reference.lastIndexOf("!") + 1).split(":")[0] ?? "";
+  return /[A-Za-z]/.test(local) ? parseCellReference(local) : null;
+}
+
+/** An edit: `values` written from (`top`, `left`), based on the cells holding `expect`. */
+export interface CellEdit {
+  readonly top: number;
+  readonly left: number;
+  readonly values: Block;
+  /** What the cells hold, as far as this page knows; when absent, read from the grid (or the server) when sent. */
+  readonly expect?: Block;
+  /** The edit this one undoes. */
+  readonly undoes?: Saved;
+}
+
+/** An edit saved: what it wrote, and what the cells held before. */
+interface Saved {
+  readonly top: number;
+  readonly left: number;
+  readonly values: Block;
+  readonly before: Block;
+}
+
+/** A cell someone else changed since this page read it. */
+export interface ChangedCell {
+  readonly reference: string;
+  readonly theirs: CellInput;
+  readonly mine: CellInput;
+}
+
+/** An edit refused because cells changed meanwhile: who changed the file last, and to what. */
+export interface Conflict {
+  /** Tells one conflict from the next. */
+  readonly id: number;
+  readonly edit: CellEdit;
+  readonly cells: readonly ChangedCell[];
+  /** The last version's author: null when unknown (an account gone, or the versions could not be read). */
+  readonly author: Person | null;
+}
+
+/**
+ * A sheet's edits from the grid: each one `PATCH /values` request based on the cells it
+ * changes (`expect`, what the grid showed), so that people editing different cells never
+ * conflict; the values shown at once while they are saved; a stack of what was saved,
+ * for Ctrl+Z; and, when a cell changed meanwhile, the conflict, to apply again or drop.
+ */
+export class CellEdits {
+  /** What the last edit came to, for a live region. */
+  readonly status = signal("");
+  readonly conflict = signal<Conflict | null>(null);
+  private readonly saved: Saved[] = [];
+  /** Conflicts after the one shown, each shown in turn. */
+  private readonly conflicts: Conflict[] = [];
+  private conflictCount = 0;
+  /** The edit being sent, if any: the next waits for it. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly options: {
+      readonly client: CellarClient;
+      readonly fileId: string;
+      readonly sheet: string;
+      readonly csv: boolean;
+      readonly windows: CellWindows;
+      /** After each edit saved, and after each conflict: the cells in view are to be asked for again. */
+      readonly onRefresh: () => void;
+      /** The file at its new version, and the bottom right cell the edit reached. */
+      readonly onSaved: (file: CellarFile, reach: { bottom: number; right: number }) => void;
+    },
+  ) {}
+
+  /**
+   * Writes `values` from (`top`, `left`) as one request, shown at once. Edits are sent one
+   * after another, each based on the cells as the one before left them: a cell changed
+   * twice in a row is no conflict with oneself.
+   */
+  write(edit: CellEdit): Promise<void> {
+    const rows = edit.values.length;
+    const columns = edit.values[0]?.length ?? 0;
+    if (rows * columns > MOST_CELLS) {
+      say(`That is ${(rows * columns).toLocaleString()} cells: Cellar writes at most 50,000 at once.`, "error");
+      return Promise.resolve();
+    }
+    this.options.windows.showPending(edit.top, edit.left, edit.values);
+    this.queue = this.queue.then(() => this.send(edit)).catch(() => undefined);
+    return this.queue;
+  }
+
+  private async send(edit: CellEdit): Promise<void> {
+    const { client, fileId, sheet, windows } = this.options;
+    const rows = edit.values.length;
+    const columns = edit.values[0]?.length ?? 0;
+    const where = rangeText(edit.top, edit.left, rows, columns);
+    this.status.value = edit.undoes === undefined ? `Saving ${where}…` : `Undoing the change to ${where}…`;
+    let expect = edit.expect;
+    // Whether the file is known to have changed (this edit saved, or someone else's found): the grid reads it again.
+    let changed = false;
+    try {
+      if (expect === undefined) {
+        const base = await this.baseOf(edit.top, edit.left, rows, columns);
+        expect = base.raw;
+        if (base.changed.length > 0) {
+          changed = true;
+          await this.conflicted(edit, where, expect, base.changed);
+          return;
+        }
+      }
+      const answer = await client.editValues(fileId, {
+        range: `${quoted(sheet)}!${columnLetters(edit.left)}${edit.top}`,
+        values: edit.values,
+        expect,
+      });
+      changed = true;
+      windows.put(edit.top, edit.left, edit.values);
+      if (edit.undoes === undefined) {
+        this.saved.push({ top: edit.top, left: edit.left, values: edit.values, before: expect });
+        if (this.saved.length > UNDO_STEPS) this.saved.shift();
+      }
+      this.status.value = edit.undoes === undefined ? `Saved ${where}.` : `Undid the change to ${where}.`;
+      this.options.onSaved(answer.file, { bottom: edit.top + rows - 1, right: edit.left + columns - 1 });
+    } catch (error) {
+      const cells =
+        error instanceof CellarApiError && error.code === "precondition_failed" && expect !== undefined
+          ? error.details.flatMap((detail) => {
+              const cell = detail.cell === undefined ? null : cellOf(detail.cell);
+              return cell === null ? [] : [{ ...cell, value: detail.value ?? null }];
+            })
+          : [];
+      if (cells.length > 0 && expect !== undefined) {
+        changed = true;
+        await this.conflicted(edit, where, expect, cells);
+        return;
+      }
+      // Not saved; an undo that could not be sent can be tried again.
+      if (edit.undoes !== undefined) this.saved.push(edit.undoes);
+      this.status.value = `Not saved: ${where}.`;
+      say(`Your change to ${where} was not saved: ${messageOf(error)}`, "error");
+    } finally {
+      windows.settle(edit.top, edit.left, edit.values);
+      if (changed) {
+        windows.refresh();
+        this.options.onRefresh();
+      }
+    }
+  }
+
+  /** Sends back what the last edit saved replaced (expecting what it wrote): false when there is none. */
+  undo(): boolean {
+    const last = this.saved.pop();
+    if (last === undefined) {
+      this.status.value = "Nothing to undo.";
+      return false;
+    }
+    void this.write({ top: last.top, left: last.left, values: last.before, expect: last.values, undoes: last });
+    return true;
+  }
+
+  /** Writes the conflicting edit again, over what is there now. */
+  applyMine(): void {
+    const conflict = this.conflict.value;
+    this.conflict.value = this.conflicts.shift() ?? null;
+    if (conflict !== null) void this.write(conflict.edit);
+  }
+
+  /** Drops the conflicting edit: the grid shows what is there now. */
+  discard(): void {
+    const conflict = this.conflict.value;
+    this.conflict.value = this.conflicts.shift() ?? null;
+    if (conflict !== null) this.status.value = "Your change was discarded.";
+  }
+
+  private async conflicted(
+    edit: CellEdit,
+    where: string,
+    expect: Block,
+    changed: readonly { row: number; column: number; value: CellInput }[],
+  ): Promise<void> {
+    // Based on the cells as they are now: applying it again writes over them.
+    const now = expect.map((row) => [...row]);
+    const cells: ChangedCell[] = [];
+    for (const cell of changed) {
+      const r = cell.row - edit.top;
+      const c = cell.column - edit.left;
+      const row = now[r];
+      if (row === undefined || c < 0 || c >= row.length) continue;
+      row[c] = cell.value;
+      cells.push({
+        reference: `${columnLetters(cell.column)}${cell.row}`,
+        theirs: cell.value,
+        mine: edit.values[r]?.[c] ?? null,
+      });
+    }
+    const author = await this.lastAuthor();
+    this.status.value = `Not saved: someone else changed ${where}.`;
+    const conflict = { id: ++this.conflictCount, edit: { ...edit, expect: now }, cells, author };
+    if (this.conflict.value === null) this.conflict.value = conflict;
+    else this.conflicts.push(conflict);
+  }
+
+  /** Who made the file's newest version. */
+  private async lastAuthor(): Promise<Person | null> {
+    try {
+      const versions = await unwrap(
+        this.options.client.api.GET("/files/{id}/versions", {
+          params: { path: { id: this.options.fileId }, query: { per_page: "1" } },
+        }),
+      );
+      return versions[0]?.author ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * What the cells of a block hold, raw, as the edit's `expect`: for a CSV, what the grid
+   * showed (read from the server where the grid has not loaded them). A workbook's grid
+   * shows cells formatted, so its raw values are read, and a cell whose formatted text is
+   * no longer what the grid showed is one someone else changed (`changed`).
+   */
+  private async baseOf(top: number, left: number, rows: number, columns: number) {
+    const { windows, csv } = this.options;
+    const raw: Block = Array.from({ length: rows }, () => new Array<CellInput>(columns).fill(null));
+    const changed: { row: number; column: number; value: CellInput }[] = [];
+    let missing = false;
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < columns; c++) {
+        const shown = windows.stored(top + r, left + c);
+        if (shown === undefined) missing = true;
+        else (raw[r] as CellInput[])[c] = shown.value;
+      }
+    }
+    if (csv && !missing) return { raw, changed };
+    const [now, formatted] = await Promise.all([
+      this.read(top, left, rows, columns, "raw"),
+      csv ? null : this.read(top, left, rows, columns, "formatted"),
+    ]);
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < columns; c++) {
+        const shown = windows.stored(top + r, left + c);
+        const value = now[r]?.[c] ?? null;
+        // A CSV's cell as the grid showed it; one it had not loaded, or any of a workbook's, as it is now.
+        if (csv && shown !== undefined) continue;
+        (raw[r] as CellInput[])[c] = value;
+        if (!csv && shown !== undefined && !shown.local && shown.value !== (formatted?.[r]?.[c] ?? null)) {
+          changed.push({ row: top + r, column: left + c, value });
+        }
+      }
+    }
+    return { raw, changed };
+  }
+
+  /** A block of cells as the server has them now, `null` past the sheet's end. */
+  private async read(top: number, left: number, rows: number, columns: number, render: "raw" | "formatted") {
+    const { client, fileId, sheet } = this.options;
+    const range = `${quoted(sheet)}!${rangeText(top, left, rows, columns)}`;
+    const answer = await client.values(fileId, range, { render });
+    const block: Block = Array.from({ length: rows }, () => new Array<CellInput>(columns).fill(null));
+    const from = cellOf(answer.range);
+    if (from === null) return block;
+    answer.values.forEach((row, r) => {
+      row.forEach((value, c) => {
+        const target = block[from.row - top + r];
+        const column = from.column - left + c;
+        if (target !== undefined && column >= 0 && column < columns) target[column] = value;
+      });
+    });
+    return block;
+  }
+}
