@@ -92,8 +92,12 @@ export function writeXlsx(input: {
           out.addBuffer(Buffer.from(withoutOverride(await textOf(zip, name), calcChain)), name, options);
         } else {
           const writes = writesByPart.get(key);
-          // Opened when yazl comes to it: one part inflating at a time.
-          out.addReadStreamLazy(name, options, (callback) => {
+          // Opened when yazl comes to it: one part inflating at a time. A rewritten sheet is
+          // deflated at level 1: at the default level, deflating a 250,000-row sheet's 94 MiB
+          // took most of an edit (3.2 s of it; at level 1 the edit takes 1.3 s, and the
+          // workbook is as large as spreadsheet programs write it).
+          const level = writes === undefined ? options : { mtime: modified, compressionLevel: 1 };
+          out.addReadStreamLazy(name, level, (callback) => {
             zip.open(name).then(
               (bytes) => {
                 const stream = Readable.from(writes === undefined ? bytes : rewriteSheet(bytes, writes, name));
