@@ -805,6 +805,10 @@ describe("versions and cell edits", () => {
     const badRange = await cellar(["set", id, "not a range", "x"], { home });
     expect(badRange.code).toBe(1);
     expect(badRange.stderr).toContain("(validation_error)");
+    // The activity says which cells each edit wrote, and the version it made.
+    const activity = (await cellar(["activity", id], { home })).stdout;
+    expect(activity).toContain("Sheet1!A4:C4 (3 cells), version 3");
+    expect(activity).toContain("Sheet1!B2 (1 cell), version 2");
   });
 
   it("append --from adds the rows of a local CSV after the last row, to the first sheet or --sheet", async () => {

@@ -58,6 +58,12 @@ const DETAILS: Partial<
   role_changed: ({ email, role }) => `${String(email)} to ${String(role)}`,
   // Taken off by the owner, or left: then the actor is the person.
   unshared: ({ email }, entry) => (entry.actor?.email === email ? `${String(email)} left` : String(email)),
+  content_replaced: ({ version, size }) => `version ${String(version)}, ${String(size)} bytes`,
+  cells_edited: ({ version, ranges, cells }) =>
+    `${Array.isArray(ranges) ? ranges.join(", ") : ""} (${String(cells)} ${cells === 1 ? "cell" : "cells"}), version ${String(version)}`,
+  rows_appended: ({ version, range, rows }) =>
+    `${String(rows)} ${rows === 1 ? "row" : "rows"} at ${String(range)}, version ${String(version)}`,
+  version_restored: ({ version, from }) => `version ${String(from)} as version ${String(version)}`,
 };
 
 function detailsOf(entry: ActivityEntry): string {

@@ -3,55 +3,13 @@ import { useSignal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { messageOf } from "../../messages.js";
 import { client } from "../../session.js";
+import { describe } from "./activity-words.js";
 import { useModal } from "./dialog.js";
 
 type Entry = components["schemas"]["ActivityEntry"];
 
 /** Entries a page: enough to fill the dialog, few enough to come at once. */
 const PER_PAGE = 20;
-
-const text = (details: Entry["details"], key: string) => {
-  const value = details[key];
-  return typeof value === "string" ? value : "";
-};
-
-/** "a viewer", "a commenter", "an editor". */
-const aRole = (role: string) => `${role === "editor" ? "an" : "a"} ${role}`;
-
-/** What an entry says its actor did, as the end of a sentence that starts with their name. */
-export function describe(entry: Entry): string {
-  const { details } = entry;
-  switch (entry.action) {
-    case "uploaded":
-      return `uploaded it as ${text(details, "name")}`;
-    case "renamed":
-      return `renamed it to ${text(details, "name")}`;
-    case "visibility_changed":
-      return text(details, "visibility") === "public" ? "turned its link on" : "turned its link off";
-    case "trashed":
-      return "moved it to the trash";
-    case "restored":
-      return "restored it from the trash";
-    case "shared":
-      return `shared it with ${text(details, "email")} as ${aRole(text(details, "role"))}`;
-    case "role_changed":
-      return `made ${text(details, "email")} ${aRole(text(details, "role"))}`;
-    case "unshared":
-      return entry.actor !== null && entry.actor.email === text(details, "email")
-        ? "left it"
-        : `removed ${text(details, "email")}`;
-    case "content_replaced":
-      return "replaced its content";
-    case "cells_edited":
-      return "edited cells";
-    case "rows_appended":
-      return "added rows";
-    case "version_restored":
-      return "restored an earlier version";
-    case "commented":
-      return "commented";
-  }
-}
 
 /** Who did what to a file and when, newest first, a page at a time. A modal dialog, as the share dialog. */
 export function ActivityDialog(props: { file: CellarFile; onClose: () => void }) {
