@@ -1,18 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Stats } from "node:fs";
-import {
-  constants,
-  copyFile,
-  type FileHandle,
-  lstat,
-  mkdir,
-  open,
-  opendir,
-  readdir,
-  rename,
-  rm,
-  unlink,
-} from "node:fs/promises";
+import { type FileHandle, lstat, mkdir, open, opendir, readdir, rename, rm, unlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import {
   assertBlobKey,
@@ -83,89 +71,54 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
     return ready;
   };
 
-  /**
-   * A new blob under `key`: a temp file that `begin` makes and `fill` writes, then
-   * timestamped, fsynced, renamed into its shard folder and the folder fsynced. Whatever
-   * fails, nothing stays under the key or in tmp.
-   */
-  async function stored(
-    key: string,
-    begin: (temp: string) => Promise<FileHandle>,
-    fill: (handle: FileHandle) => Promise<number>,
-  ): Promise<{ size: number }> {
-    const shard = shardOf(key);
-    const shardDir = join(blobsDir, shard);
-    const target = join(shardDir, key);
-    // Unique per write, so two writes of one key never share a temp file; the pid says
-    // whose it is when a later process cleans up.
-    const temp = join(tmpDir, `${process.pid}.${key}.${randomUUID()}`);
-    let handle: FileHandle | undefined;
-    let renamed = false;
-    try {
-      await prepareShard(shard);
-      handle = await begin(temp);
-      const size = await fill(handle);
-      const createdAt = clock.now();
-      await handle.utimes(createdAt, createdAt);
-      await handle.sync();
-      const closing = handle;
-      handle = undefined;
-      await closing.close();
-      // The blob appears under its key whole or not at all.
-      await rename(temp, target);
-      renamed = true;
-      // Until its folder entry is on disk, a renamed blob can vanish in a power cut.
-      await syncDirectory(shardDir);
-      return { size };
-    } catch (error) {
-      await handle?.close().catch(() => undefined);
-      // Not acknowledged, so not kept: nothing stays under the key or in tmp.
-      await rm(renamed ? target : temp, { force: true }).catch(() => undefined);
-      // Someone may have removed the shard folder under us: check it again next time.
-      readyShards.delete(shard);
-      throw error;
-    }
-  }
-
   return {
     async write({ key, source }) {
       assertBlobKey(key);
-      return stored(
-        key,
-        (temp) => open(temp, "wx", 0o600),
-        (handle) => writeFrom(handle, source, 0),
-      );
-    },
-
-    async compose({ key, base, tail }) {
-      assertBlobKey(key);
-      assertBlobKey(base.key);
-      return stored(
-        key,
-        async (temp) => {
-          // The kernel copies the base (a reflink where the file system can): its bytes
-          // never pass through the process. Then the copy is cut where the tail begins.
-          try {
-            await copyFile(pathOf(base.key), temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-          } catch (error) {
-            if (isNotFound(error)) throw new BlobNotFoundError(base.key);
-            throw error;
-          }
-          const handle = await open(temp, "r+");
-          try {
-            const { size } = await handle.stat();
-            await handle.truncate(Math.min(size, base.length));
-            return handle;
-          } catch (error) {
-            await handle.close();
-            throw error;
-          }
-        },
-        async (handle) => {
-          const { size } = await handle.stat();
-          return size + (await writeFrom(handle, tail, size));
-        },
-      );
+      const shard = shardOf(key);
+      const shardDir = join(blobsDir, shard);
+      const target = join(shardDir, key);
+      // Unique per write, so two writes of one key never share a temp file; the pid says
+      // whose it is when a later process cleans up.
+      const temp = join(tmpDir, `${process.pid}.${key}.${randomUUID()}`);
+      let handle: FileHandle | undefined;
+      let renamed = false;
+      try {
+        await prepareShard(shard);
+        handle = await open(temp, "wx", 0o600);
+        let size = 0;
+        // Two chunks in memory at most: one being written while the next is pulled (read,
+        // hashed, checked), so the source and the disk work at once; pulling only after
+        // each write had finished made a copy through here take twice as long as a plain
+        // stream copy. (A write stream on the handle would close it before the sync below.)
+        let writing: Promise<void> | undefined;
+        for await (const chunk of source) {
+          await writing;
+          writing = writeAll(handle, chunk);
+          // Awaited before the next write, or below; until then its failure waits there.
+          writing.catch(() => {});
+          size += chunk.byteLength;
+        }
+        await writing;
+        const createdAt = clock.now();
+        await handle.utimes(createdAt, createdAt);
+        await handle.sync();
+        const closing = handle;
+        handle = undefined;
+        await closing.close();
+        // The blob appears under its key whole or not at all.
+        await rename(temp, target);
+        renamed = true;
+        // Until its folder entry is on disk, a renamed blob can vanish in a power cut.
+        await syncDirectory(shardDir);
+        return { size };
+      } catch (error) {
+        await handle?.close().catch(() => undefined);
+        // Not acknowledged, so not kept: nothing stays under the key or in tmp.
+        await rm(renamed ? target : temp, { force: true }).catch(() => undefined);
+        // Someone may have removed the shard folder under us: check it again next time.
+        readyShards.delete(shard);
+        throw error;
+      }
     },
 
     async read({ key, range }) {
@@ -254,32 +207,11 @@ function isBlobKey(name: string): boolean {
 }
 
 /** Writes the whole chunk: a file write may take fewer bytes than offered. */
-async function writeAll(handle: FileHandle, chunk: Uint8Array, position: number): Promise<void> {
+async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
   for (let written = 0; written < chunk.byteLength; ) {
-    const { bytesWritten } = await handle.write(chunk, written, chunk.byteLength - written, position + written);
+    const { bytesWritten } = await handle.write(chunk, written, chunk.byteLength - written);
     written += bytesWritten;
   }
-}
-
-/**
- * Writes `source` into the file from `position`, and says how many bytes. Two chunks in
- * memory at most: one being written while the next is pulled (read, hashed, checked), so
- * the source and the disk work at once; pulling only after each write had finished made
- * a copy through here take twice as long as a plain stream copy. (A write stream on the
- * handle would close it before the caller's sync.)
- */
-async function writeFrom(handle: FileHandle, source: AsyncIterable<Uint8Array>, position: number): Promise<number> {
-  let size = 0;
-  let writing: Promise<void> | undefined;
-  for await (const chunk of source) {
-    await writing;
-    writing = writeAll(handle, chunk, position + size);
-    // Awaited before the next write, or below; until then its failure waits there.
-    writing.catch(() => {});
-    size += chunk.byteLength;
-  }
-  await writing;
-  return size;
 }
 
 /** Makes a folder's entries (files created, renamed or removed in it) durable. */

@@ -58,11 +58,21 @@ export function createSpreadsheetReader(): SpreadsheetReader {
 /** Cellar's spreadsheet writer: cells written into CSV and XLSX files. */
 export function createSpreadsheetWriter(): SpreadsheetWriter {
   return {
-    async write({ kind, index, size, openFile, sheets, reuseStoredPrefix = false }) {
-      const parsers = await load();
-      return kind === "xlsx"
-        ? parsers.writeXlsx({ size, openFile, sheets })
-        : parsers.writeCsv({ index, size, openFile, writes: sheets[0]?.writes ?? [], reuseStoredPrefix });
+    write({ kind, index, size, openFile, sheets }) {
+      let written: ReturnType<SpreadsheetWriter["write"]> | undefined;
+      const writing = load().then((parsers) => {
+        written =
+          kind === "xlsx"
+            ? parsers.writeXlsx({ size, openFile, sheets })
+            : parsers.writeCsv({ index, size, openFile, writes: sheets[0]?.writes ?? [] });
+        return written;
+      });
+      return {
+        content: (async function* () {
+          yield* (await writing).content;
+        })(),
+        index: () => written?.index() ?? null,
+      };
     },
   };
 }

@@ -40,7 +40,7 @@ async function grid(bytes: Uint8Array, index: ReadableSheetIndex): Promise<CellV
 }
 
 async function write(bytes: Uint8Array, index: ReadableSheetIndex, writes: CellWrite[]) {
-  const written = await writer.write({
+  const written = writer.write({
     kind: "csv",
     index,
     size: bytes.length,

@@ -33,13 +33,7 @@ async function analyse(bytes: Uint8Array) {
 
 async function write(bytes: Uint8Array, sheets: { sheet: number; writes: CellWrite[] }[]) {
   const { index } = await analyse(bytes);
-  const written = await writer.write({
-    kind: "xlsx",
-    index,
-    size: bytes.length,
-    openFile: storedBytes(bytes).open,
-    sheets,
-  });
+  const written = writer.write({ kind: "xlsx", index, size: bytes.length, openFile: storedBytes(bytes).open, sheets });
   const chunks: Uint8Array[] = [];
   for await (const chunk of written.content) chunks.push(chunk);
   return new Uint8Array(Buffer.concat(chunks));

@@ -57,8 +57,6 @@ export function writeCsv(input: {
   size: number;
   openFile: OpenBytes;
   writes: readonly CellWrite[];
-  /** Leave the bytes before the first rewritten record out of `content` (`storedPrefix`). */
-  reuseStoredPrefix?: boolean;
 }): WrittenContent {
   const { index, size, openFile } = input;
   const [firstSheet] = index.sheets;
@@ -178,7 +176,7 @@ export function writeCsv(input: {
   const byteLength = (pieces: readonly Uint8Array[]) => pieces.reduce((sum, piece) => sum + piece.length, 0);
 
   async function* content(): AsyncGenerator<Uint8Array> {
-    if (start > 0 && input.reuseStoredPrefix !== true) yield* await openFile({ start: 0, end: start - 1 });
+    if (start > 0) yield* await openFile({ start: 0, end: start - 1 });
     let row = checkpoint * every;
     let lineEnd: Uint8Array | null = null;
     // Whether the last record read ended with a line end (a file's last one may not).
@@ -295,7 +293,7 @@ export function writeCsv(input: {
     };
   }
 
-  return { content: content(), storedPrefix: input.reuseStoredPrefix === true ? start : 0, index: newIndex };
+  return { content: content(), index: newIndex };
 }
 
 /** A value as a CSV cell's text: JavaScript's shortest round-trip number, `TRUE`/`FALSE`, "" for null. */

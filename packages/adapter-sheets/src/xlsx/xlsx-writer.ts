@@ -119,5 +119,5 @@ export function writeXlsx(input: {
       zip.close();
     }
   }
-  return { content: content(), storedPrefix: 0, index: () => null };
+  return { content: content(), index: () => null };
 }

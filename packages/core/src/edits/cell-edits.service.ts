@@ -1,6 +1,6 @@
 import { newActivityEntry } from "../activity/activity.entity.js";
 import type { BlobStore } from "../files/blob-store.port.js";
-import { dropBlob, storeCheckedBytes, storeComposedBytes } from "../files/checked-bytes.js";
+import { dropBlob, storeCheckedBytes } from "../files/checked-bytes.js";
 import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
 import { type FileMetadata, type FileRecord, toMetadata } from "../files/file.entity.js";
 import { type AuthorizedFile, authorizeFileAction } from "../files/file-access.js";
@@ -104,35 +104,21 @@ export function createCellEditsService(deps: CellEditsDeps) {
     details: Record<string, string | number | string[]>;
   }): Promise<FileRecord> {
     const { file } = input;
-    // The new content is the stored bytes before the first rewritten part, then what
-    // the writer makes: those bytes are not written again through the process where the
-    // store can compose (an append to a large CSV costs its rows, not the file).
-    const written = await readOrUnreadable(() =>
-      writerOrRefuse().write({
-        kind: file.kind as "csv" | "xlsx",
-        index: input.index,
-        size: file.size,
-        openFile: contents.opener(file.blobKey),
-        sheets: input.sheets,
-        reuseStoredPrefix: true,
-      }),
-    );
+    const written = writerOrRefuse().write({
+      kind: file.kind as "csv" | "xlsx",
+      index: input.index,
+      size: file.size,
+      openFile: contents.opener(file.blobKey),
+      sheets: input.sheets,
+    });
     const blobKey = newId(random, "blob");
     const stored = await readOrUnreadable(() =>
-      written.storedPrefix > 0
-        ? storeComposedBytes(blobs, {
-            key: blobKey,
-            kind: file.kind,
-            base: { key: file.blobKey, length: written.storedPrefix },
-            tail: written.content,
-            maxBytes: deps.maxUploadBytes,
-          })
-        : storeCheckedBytes(blobs, {
-            key: blobKey,
-            kind: file.kind,
-            content: written.content,
-            maxBytes: deps.maxUploadBytes,
-          }),
+      storeCheckedBytes(blobs, {
+        key: blobKey,
+        kind: file.kind,
+        content: written.content,
+        maxBytes: deps.maxUploadBytes,
+      }),
     );
     const at = clock.now();
     const result = await files.replaceContent({

@@ -16,14 +16,8 @@ export interface SheetWrites {
 
 /** A file's next content, as a writer makes it. */
 export interface WrittenContent {
-  /**
-   * The new bytes, streamed: read them once, to their end. With `storedPrefix` above 0,
-   * only what follows the stored file's first `storedPrefix` bytes, which the new
-   * content begins with unchanged.
-   */
+  /** The new bytes, streamed: read them once, to their end. */
   readonly content: AsyncIterable<Uint8Array>;
-  /** How many of the stored file's first bytes the new content keeps and `content` leaves out. */
-  readonly storedPrefix: number;
   /**
    * Once `content` has been read to its end: the new content's index, when the writer
    * could make it from the old one (a CSV's edited rows, shifted checkpoints), or null
@@ -50,8 +44,7 @@ export interface WrittenContent {
  *   left out), each edited cell keeps its style, a formula overwritten becomes the value,
  *   and it is marked for recalculation on open; a shared formula other cells use is not
  *   written over (`validation_error`);
- * - the stored bytes are streamed, never held whole; with `reuseStoredPrefix`, the
- *   stored file's first `storedPrefix` bytes followed by `content` are the new content.
+ * - the stored bytes are streamed, never held whole.
  */
 export interface SpreadsheetWriter {
   write(input: {
@@ -61,11 +54,5 @@ export interface SpreadsheetWriter {
     size: number;
     openFile: OpenBytes;
     sheets: readonly SheetWrites[];
-    /**
-     * Leave out of `content` the stored bytes the new content begins with, where the
-     * writer can (a CSV: those before the first rewritten record), for the caller to
-     * compose the new content from the stored file.
-     */
-    reuseStoredPrefix?: boolean;
-  }): Promise<WrittenContent>;
+  }): WrittenContent;
 }

@@ -25,23 +25,10 @@ export interface StoredBlob {
  * - `delete` is idempotent: deleting a missing key resolves quietly;
  * - `list` yields every complete blob once (order unspecified), for orphan sweeps;
  * - keys that are not of the allowed shape are refused with an error, never used to
- *   reach outside the store;
- * - `compose`, where a store has it, writes under `key` the first `base.length` bytes of
- *   the blob `base.key` followed by `tail`, as `write` would write them (visible only once
- *   complete, nothing left behind on a failure, `BlobNotFoundError` without the base),
- *   without those first bytes passing through the process; it returns the new blob's size.
+ *   reach outside the store.
  */
 export interface BlobStore {
   write(input: { key: string; source: AsyncIterable<Uint8Array> }): Promise<{ size: number }>;
-  /**
-   * A new blob made of an existing one's first bytes and more: how a change near a file's
-   * end is stored without copying the rest through the process (an append).
-   */
-  compose?(input: {
-    key: string;
-    base: { readonly key: string; readonly length: number };
-    tail: AsyncIterable<Uint8Array>;
-  }): Promise<{ size: number }>;
   read(input: { key: string; range?: ByteRange }): Promise<AsyncIterable<Uint8Array>>;
   delete(key: string): Promise<void>;
   list(): AsyncIterable<StoredBlob>;

@@ -42,64 +42,6 @@ export async function storeCheckedBytes(
   return { size, sha256: hash.digest("hex") };
 }
 
-/**
- * A file's next content made of its stored bytes' first `base.length` and `tail`, stored
- * under `key` and checked as `storeCheckedBytes` checks: the first bytes are read to hash
- * and check them, but where the store can `compose` they are not written through the
- * process (a new version that differs only near the end costs that end); elsewhere the
- * whole content is written.
- */
-export async function storeComposedBytes(
-  blobs: BlobStore,
-  input: {
-    key: string;
-    kind: FileKind;
-    base: { readonly key: string; readonly length: number };
-    tail: AsyncIterable<Uint8Array>;
-    maxBytes: number;
-  },
-): Promise<{ size: number; sha256: string }> {
-  const hash = createHash("sha256");
-  const check = createContentCheck(input.kind);
-  let size = 0;
-  const tooLarge = () =>
-    new CellarError(ErrorCode.payload_too_large, `The file is larger than the ${input.maxBytes} bytes Cellar accepts.`);
-  const measure = (chunk: Uint8Array) => {
-    size += chunk.length;
-    if (size > input.maxBytes) throw tooLarge();
-    check.update(chunk);
-    hash.update(chunk);
-  };
-  async function* measured(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-    for await (const chunk of source) {
-      measure(chunk);
-      yield chunk;
-    }
-  }
-  const compose = blobs.compose?.bind(blobs);
-  try {
-    if (compose !== undefined && input.base.length > 0) {
-      const head = await blobs.read({ key: input.base.key, range: { start: 0, end: input.base.length - 1 } });
-      for await (const chunk of head) measure(chunk);
-      await compose({ key: input.key, base: input.base, tail: measured(input.tail) });
-    } else {
-      async function* whole(): AsyncGenerator<Uint8Array> {
-        if (input.base.length > 0) {
-          yield* await blobs.read({ key: input.base.key, range: { start: 0, end: input.base.length - 1 } });
-        }
-        yield* input.tail;
-      }
-      await blobs.write({ key: input.key, source: measured(whole()) });
-    }
-    if (size === 0) throw invalidField("file", "must not be empty");
-    check.finish(size);
-  } catch (error) {
-    await dropBlob(blobs, input.key);
-    throw error;
-  }
-  return { size, sha256: hash.digest("hex") };
-}
-
 /** Removes a blob on a failure path; a blob that survives is an orphan the sweep finds. */
 export async function dropBlob(blobs: BlobStore, key: string): Promise<void> {
   try {

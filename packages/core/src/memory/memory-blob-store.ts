@@ -25,20 +25,6 @@ export function createMemoryBlobStore(options: { clock?: Clock } = {}): BlobStor
       blobs.set(key, { bytes: new Uint8Array(Buffer.concat(chunks, size)), createdAt: clock.now() });
       return { size };
     },
-    async compose({ key, base, tail }) {
-      assertBlobKey(key);
-      assertBlobKey(base.key);
-      const from = blobs.get(base.key);
-      if (from === undefined) throw new BlobNotFoundError(base.key);
-      const chunks: Uint8Array[] = [from.bytes.slice(0, base.length)];
-      let size = Math.min(base.length, from.bytes.length);
-      for await (const chunk of tail) {
-        chunks.push(chunk);
-        size += chunk.length;
-      }
-      blobs.set(key, { bytes: new Uint8Array(Buffer.concat(chunks, size)), createdAt: clock.now() });
-      return { size };
-    },
     async read({ key, range }) {
       assertBlobKey(key);
       const blob = blobs.get(key);

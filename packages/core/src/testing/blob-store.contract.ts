@@ -116,48 +116,6 @@ export function blobStoreContract(t: ContractTestApi, subject: ContractSubject<B
       expect(listed).not.toContain("file_broken");
     });
 
-    test("compose, where a store has it, writes a blob's first bytes and a tail as one new blob", async ({ blobs }) => {
-      if (blobs.compose === undefined) return;
-      const base = await collect(byteStream(3_000_001, 65_537, 7));
-      await blobs.write({ key: "file_base", source: byteStream(3_000_001, 65_537, 7) });
-      const tail = Buffer.from("appended rows\n");
-      expect(
-        await blobs.compose({
-          key: "file_composed",
-          base: { key: "file_base", length: 2_500_000 },
-          tail: chunks(tail),
-        }),
-      ).toEqual({ size: 2_500_000 + tail.length });
-      expect(digest(await collect(await blobs.read({ key: "file_composed" })))).toBe(
-        digest(Buffer.concat([base.subarray(0, 2_500_000), tail])),
-      );
-      // The whole base, when the length reaches past it; the base itself unchanged.
-      await blobs.compose({ key: "file_whole", base: { key: "file_base", length: 9_999_999 }, tail: chunks("x") });
-      expect(digest(await collect(await blobs.read({ key: "file_whole" })))).toBe(
-        digest(Buffer.concat([base, Buffer.from("x")])),
-      );
-      expect(digest(await collect(await blobs.read({ key: "file_base" })))).toBe(digest(base));
-    });
-
-    test("compose without its base, or with a tail that throws, fails and leaves nothing", async ({ blobs }) => {
-      if (blobs.compose === undefined) return;
-      await expect(
-        blobs.compose({ key: "file_orphan", base: { key: "file_nobase", length: 10 }, tail: chunks("x") }),
-      ).rejects.toMatchObject({ name: "BlobNotFoundError" });
-      await blobs.write({ key: "file_base2", source: chunks("a,b\n") });
-      const failure = new Error("client went away");
-      async function* breaking(): AsyncGenerator<Uint8Array> {
-        yield Buffer.from("1,2\n");
-        throw failure;
-      }
-      await expect(
-        blobs.compose({ key: "file_half", base: { key: "file_base2", length: 4 }, tail: breaking() }),
-      ).rejects.toBe(failure);
-      const listed = [];
-      for await (const blob of blobs.list()) listed.push(blob.key);
-      expect(listed.sort()).toEqual(["file_base2"]);
-    });
-
     test("list yields every stored blob once, with its size and a creation time", async ({ blobs }) => {
       await blobs.write({ key: "file_one", source: chunks("1") });
       await blobs.write({ key: "file_two", source: chunks("22") });

@@ -46,7 +46,7 @@ async function written(
   writes: readonly CellWrite[],
 ) {
   const { index } = await analyse(reader, kind, bytes);
-  const result = await writer.write({
+  const result = writer.write({
     kind,
     index,
     size: bytes.length,
@@ -216,27 +216,6 @@ export function spreadsheetWriterContract(
         [null, null, null, "grown"],
       ]);
       expect((await cellsOf(fixture.reader, "xlsx", content, "formatted"))[0]?.[0]).toBe("25.00%");
-    });
-
-    test("with reuseStoredPrefix, the stored prefix it names and its content are the whole new content", async (fixture) => {
-      const rows = Array.from({ length: 3000 }, (_, k) => `${k},row ${k}\n`).join("");
-      const before = bytesOf(`id,label\n${rows}`);
-      const { index } = await analyse(fixture.reader, "csv", before);
-      for (const writes of [[cell(2800, 2, "late")], [cell(3002, 1, "appended")], [cell(2, 2, "early")]]) {
-        const whole = await written(fixture, "csv", before, writes);
-        const reused = await fixture.writer.write({
-          kind: "csv",
-          index,
-          size: before.length,
-          openFile: opener(before),
-          sheets: [{ sheet: 0, writes }],
-          reuseStoredPrefix: true,
-        });
-        const tail = await collect(reused.content);
-        expect(reused.storedPrefix).toBeGreaterThanOrEqual(0);
-        expect(text(Buffer.concat([before.subarray(0, reused.storedPrefix), tail]))).toBe(text(whole.content));
-        if (writes[0]?.rectangle.firstRow !== 2) expect(reused.storedPrefix).toBeGreaterThan(before.length / 2);
-      }
     });
 
     test("a new index, when a writer makes one, is the one the reader makes of the new content", async (fixture) => {
