@@ -5,7 +5,7 @@ import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "../src/index.js";
-import { storedBytes } from "./support/stored-bytes.js";
+import { analysedWorkbook, storedBytes } from "./support/stored-bytes.js";
 import { MAIN, parts, zipOf } from "./support/workbooks.js";
 
 const zipped = async (entries: Record<string, string | Buffer>) => new Uint8Array(await zipOf(entries));
@@ -14,25 +14,8 @@ const reader = createSpreadsheetReader();
 const writer = createSpreadsheetWriter();
 const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dirname, "fixtures", name)));
 
-async function analyse(bytes: Uint8Array) {
-  let rows: Uint8Array = new Uint8Array(0);
-  const index = await reader.analyse({
-    kind: "xlsx",
-    size: bytes.length,
-    openFile: storedBytes(bytes).open,
-    writeRows: async (source) => {
-      const chunks: Uint8Array[] = [];
-      for await (const chunk of source) chunks.push(chunk);
-      rows = new Uint8Array(Buffer.concat(chunks));
-      return { size: rows.length };
-    },
-  });
-  if (!index.readable) throw new Error(index.reason);
-  return { index, rows };
-}
-
 async function write(bytes: Uint8Array, sheets: { sheet: number; writes: CellWrite[] }[]) {
-  const { index } = await analyse(bytes);
+  const { index } = await analysedWorkbook(reader, bytes);
   const written = writer.write({ kind: "xlsx", index, size: bytes.length, openFile: storedBytes(bytes).open, sheets });
   const chunks: Uint8Array[] = [];
   for await (const chunk of written.content) chunks.push(chunk);
@@ -41,18 +24,7 @@ async function write(bytes: Uint8Array, sheets: { sheet: number; writes: CellWri
 
 /** Cellar's own reading of a rectangle of a sheet. */
 async function cells(bytes: Uint8Array, sheet: number, rectangle: CellWrite["rectangle"]) {
-  const { index, rows } = await analyse(bytes);
-  return (
-    await reader.window({
-      kind: "xlsx",
-      index: index as ReadableSheetIndex,
-      sheet,
-      rectangle,
-      size: bytes.length,
-      openFile: storedBytes(bytes).open,
-      openRows: storedBytes(rows).open,
-    })
-  ).values;
+  return (await (await analysedWorkbook(reader, bytes)).window(sheet, "raw", rectangle)).values;
 }
 
 /** Every part of an archive, inflated, by name. */
@@ -212,7 +184,7 @@ describe("writing a workbook's cells", () => {
     async (name) => {
       const path = name.startsWith("libreoffice") ? name : `readxl/${name}`;
       const before = fixture(path);
-      const { index } = await analyse(before);
+      const { index } = await analysedWorkbook(reader, before);
       const sheet = index.sheets[0] as ReadableSheetIndex["sheets"][number];
       const writes = [
         at(2, 2, [[12.5, "text =not a formula"]]),

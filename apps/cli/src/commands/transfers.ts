@@ -36,11 +36,9 @@ async function uploadAll(context: CommandContext, paths: string[], options: { na
       const absolute = resolve(io.cwd, path);
       let size: number;
       try {
-        const info = await stat(absolute);
-        if (!info.isFile()) throw new CliError(`${path} is not a file.`);
-        size = info.size;
+        size = await localFileSize(absolute, path);
       } catch (error) {
-        failures.push({ path, error: error instanceof CliError ? error : new CliError(`Cannot read ${path}.`) });
+        failures.push({ path, error: error as CliError });
         continue;
       }
       const bar = bars.add(basename(path), size);
@@ -284,6 +282,17 @@ async function downloadOne(context: CommandContext, id: string, options: Downloa
       output.result(`${destination}  ${formatBytes(received)}${from > 0 ? ` (resumed at ${formatBytes(from)})` : ""}`);
   } finally {
     await unlock();
+  }
+}
+
+/** The size of the local file at `absolute` (`path` as the user wrote it); a `CliError` when it is not a readable file. */
+export async function localFileSize(absolute: string, path: string): Promise<number> {
+  try {
+    const info = await stat(absolute);
+    if (!info.isFile()) throw new CliError(`${path} is not a file.`);
+    return info.size;
+  } catch (error) {
+    throw error instanceof CliError ? error : new CliError(`Cannot read ${path}.`);
   }
 }
 

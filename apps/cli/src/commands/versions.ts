@@ -1,4 +1,3 @@
-import { stat } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { CellarApiError, type CellarFile, type FileVersion, formatBytes, unwrap } from "@cellar/client";
 import { replaceContentFromFile } from "@cellar/client/node";
@@ -9,6 +8,7 @@ import { CONFLICT_ADVICE, unreachable } from "../failure.js";
 import { shortTime } from "../output.js";
 import { transferBars } from "../progress.js";
 import { basedOn, currentFile, positiveInteger, printChanged } from "./files.js";
+import { localFileSize } from "./transfers.js";
 
 /**
  * Whether `error` is a refusal whose answer was lost: the server closed the connection
@@ -32,14 +32,7 @@ async function sha256Of(path: string): Promise<string> {
 async function put(context: CommandContext, id: string, path: string, force: boolean) {
   const { io, output } = context;
   const absolute = resolve(io.cwd, path);
-  let size: number;
-  try {
-    const info = await stat(absolute);
-    if (!info.isFile()) throw new CliError(`${path} is not a file.`);
-    size = info.size;
-  } catch (error) {
-    throw error instanceof CliError ? error : new CliError(`Cannot read ${path}.`);
-  }
+  const size = await localFileSize(absolute, path);
   const session = await context.signedIn();
   const ifMatch = await basedOn(session, id, force);
   const bars = await transferBars(output);

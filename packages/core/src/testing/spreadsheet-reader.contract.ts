@@ -44,7 +44,8 @@ export function contractWorkbook(options: { formats?: readonly string[]; sheet: 
   ]);
 }
 
-function opener(bytes: Uint8Array, calls?: { count: number }): OpenBytes {
+/** Stored bytes as a store hands them out, in uneven chunks; `calls` counts the opens. */
+export function opener(bytes: Uint8Array, calls?: { count: number }): OpenBytes {
   return async (range) => {
     if (calls !== undefined) calls.count++;
     const part = range === undefined ? bytes : bytes.subarray(range.start, range.end + 1);

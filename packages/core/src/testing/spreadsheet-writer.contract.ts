@@ -2,25 +2,15 @@ import type { CellWrite, SpreadsheetWriter } from "../edits/spreadsheet-writer.p
 import type { FileKind } from "../files/file.entity.js";
 import { isCellarError } from "../shared/errors.js";
 import type { ReadableSheetIndex } from "../sheets/sheet-index.js";
-import type { OpenBytes, SpreadsheetReader } from "../sheets/spreadsheet-reader.port.js";
+import type { SpreadsheetReader } from "../sheets/spreadsheet-reader.port.js";
 import { collect } from "./blob-store.contract.js";
 import { type Closable, type ContractSubject, type ContractTestApi, fresh } from "./contract-api.js";
-import { contractWorkbook } from "./spreadsheet-reader.contract.js";
+import { contractWorkbook, opener } from "./spreadsheet-reader.contract.js";
 
 export interface SpreadsheetWriterFixture extends Closable {
   readonly writer: SpreadsheetWriter;
   /** The reader the written files are read back with. */
   readonly reader: SpreadsheetReader;
-}
-
-function opener(bytes: Uint8Array): OpenBytes {
-  return async (range) => {
-    const part = range === undefined ? bytes : bytes.subarray(range.start, range.end + 1);
-    return (async function* () {
-      // Uneven chunks, as a store's stream may give them.
-      for (let at = 0; at < part.length; at += 777) yield part.subarray(at, at + 777);
-    })();
-  };
 }
 
 async function analyse(reader: SpreadsheetReader, kind: Exclude<FileKind, "sheet">, bytes: Uint8Array) {
