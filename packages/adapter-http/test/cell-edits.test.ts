@@ -134,6 +134,37 @@ describe("PATCH /v1/files/:id/values", () => {
     expect(await bytesOf(t, file.id, bob.headers)).toBe("name,qty\napples,30\npears,50\n");
   });
 
+  it("checks every expect given, with If-Match too: * does not wave them through", async () => {
+    const { t, bob, file } = await aSharedCsv();
+    for (const ifMatch of ["*", `"${file.sha256}"`]) {
+      expectError(
+        await patchValues(
+          t,
+          file.id,
+          { ...bob.headers, "if-match": ifMatch },
+          {
+            range: "B2",
+            values: [[9]],
+            expect: [["not what it holds"]],
+          },
+        ),
+        412,
+        "precondition_failed",
+      );
+    }
+    expect(await bytesOf(t, file.id, bob.headers)).toBe("name,qty\napples,3\npears,5\n");
+  });
+
+  it("refuses, before writing, a row so far past the end that its empty rows would pass MAX_UPLOAD_BYTES", async () => {
+    const { t, bob, file } = await aSharedCsv();
+    expectError(
+      await patchValues(t, file.id, { ...bob.headers, "if-match": "*" }, { range: "A100000000", values: [["x"]] }),
+      413,
+      "payload_too_large",
+    );
+    expect((await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).version).toBe(1);
+  });
+
   it("expects null of empty cells, also past the sheet's end", async () => {
     const { t, bob, file } = await aSharedCsv();
     const answer = await patchValues(t, file.id, bob.headers, { range: "C4", values: [["new"]], expect: [[null]] });

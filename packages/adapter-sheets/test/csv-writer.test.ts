@@ -170,6 +170,22 @@ describe("writing a CSV's cells, over generated files and edits", () => {
     expect(indexesMade).toBeGreaterThan(5);
   });
 
+  it("writes a row far past the end as that many line ends, and refuses a new row longer than the reader reads", async () => {
+    const before = new Uint8Array(Buffer.from("a,b\r\n1,2\r\n"));
+    const index = await analyse(before);
+    const far = await write(before, index, [
+      { rectangle: { firstRow: 100_000, lastRow: 100_000, firstColumn: 2, lastColumn: 2 }, values: [["far"]] },
+    ]);
+    expect(Buffer.from(far.bytes).toString()).toBe(`a,b\r\n1,2\r\n${"\r\n".repeat(99_997)},far\r\n`);
+    expect(far.index).toEqual(await analyse(far.bytes));
+    const wide = Array.from({ length: 40 }, () => "x".repeat(120 * 1024));
+    await expect(
+      write(before, index, [
+        { rectangle: { firstRow: 4, lastRow: 4, firstColumn: 1, lastColumn: 40 }, values: [wide] },
+      ]),
+    ).rejects.toMatchObject({ code: "validation_error" });
+  });
+
   it("appends to a long file keep an index equal to the reader's, edit after edit, without a read-through", async () => {
     let bytes = new Uint8Array(Buffer.from(Array.from({ length: 3000 }, (_, k) => `${k},item ${k},=x${k}\n`).join("")));
     let index = await analyse(bytes);

@@ -171,6 +171,59 @@ describe("writing a workbook's cells", () => {
     expect(await cells(after, 0, { firstRow: 1, lastRow: 1, firstColumn: 2, lastColumn: 2 })).toEqual([[text]]);
   });
 
+  it("keeps every cell of a rewritten row in its column, those without a reference too", async () => {
+    const before = await zipped(
+      parts({
+        sheetXml: [
+          `<worksheet ${MAIN}><sheetData><row r="1"><c><v>1</v></c><c><v>2</v></c><c r="D1"><v>4</v></c><c><v>5</v></c></row></sheetData></worksheet>`,
+        ],
+      }),
+    );
+    const after = await write(before, [{ sheet: 0, writes: [at(1, 1, [[null]]), at(1, 3, [[3]])] }]);
+    expect(await cells(after, 0, { firstRow: 1, lastRow: 1, firstColumn: 1, lastColumn: 5 })).toEqual([
+      [null, 2, 3, 4, 5],
+    ]);
+  });
+
+  it("refuses a shared formula's cell whatever the order of its attributes, and text longer than a cell holds", async () => {
+    const before = await zipped(
+      parts({
+        sheetXml: [
+          `<worksheet ${MAIN}><sheetData><row r="1"><c r="A1"><f ref="A1:A2" si="0" t="shared">B1*2</f><v>2</v></c></row><row r="2"><c r="A2"><f t="shared" si="0"/><v>4</v></c></row></sheetData></worksheet>`,
+        ],
+      }),
+    );
+    await expect(write(before, [{ sheet: 0, writes: [at(1, 1, [[9]])] }])).rejects.toMatchObject({
+      code: "validation_error",
+    });
+    await expect(write(before, [{ sheet: 0, writes: [at(3, 1, [["x".repeat(32_768)]])] }])).rejects.toMatchObject({
+      code: "validation_error",
+    });
+    const longest = await write(before, [{ sheet: 0, writes: [at(3, 1, [["x".repeat(32_767)]])] }]);
+    expect((await cells(longest, 0, { firstRow: 3, lastRow: 3, firstColumn: 1, lastColumn: 1 }))[0]?.[0]).toHaveLength(
+      32_767,
+    );
+  });
+
+  it("rewrites a row whose start tag holds text beyond ASCII, and a row longer than many chunks", async () => {
+    const long = Array.from({ length: 20_000 }, (_, k) => `<c r="${columnName((k % 16_000) + 1)}2"><v>${k}</v></c>`)
+      .slice(0, 16_000)
+      .join("");
+    const before = await zipped(
+      parts({
+        sheetXml: [
+          `<worksheet ${MAIN} xmlns:x="urn:x"><sheetData><row r="1" x:note="été"><c r="A1"><v>1</v></c></row><row r="2">${long}</row></sheetData></worksheet>`,
+        ],
+      }),
+    );
+    const after = await write(before, [{ sheet: 0, writes: [at(1, 2, [["deux"]]), at(2, 3, [["trois"]])] }]);
+    expect(await cells(after, 0, { firstRow: 1, lastRow: 2, firstColumn: 1, lastColumn: 4 })).toEqual([
+      [1, "deux", null, null],
+      [0, 1, "trois", 3],
+    ]);
+    expect((await partsOf(after)).get("xl/worksheets/sheet1.xml")).toContain('x:note="été"');
+  });
+
   it.each([
     "clippy.xlsx",
     "deaths.xlsx",

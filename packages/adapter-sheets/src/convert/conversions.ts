@@ -65,7 +65,8 @@ const STYLES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 
 /**
  * Text as an XML string of a workbook (ST_Xstring): markup escaped, characters XML cannot
- * hold written `_xHHHH_`, and a literal `_xHHHH_` protected as `_x005F_xHHHH_`.
+ * hold written `_xHHHH_`, and a literal `_xHHHH_` protected as `_x005F_xHHHH_`. A CR is
+ * written `_x000D_` too: an XML reader turns a CR LF in text into LF.
  */
 export function xmlText(text: string): string {
   return text
@@ -75,7 +76,7 @@ export function xmlText(text: string): string {
     .replace(/>/g, "&gt;")
     .replace(
       // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters XML 1.0 cannot hold are what this finds.
-      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g,
+      /[\u0000-\u0008\u000B\u000C\u000D\u000E-\u001F\uFFFE\uFFFF]/g,
       (c) => `_x${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}_`,
     )
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");

@@ -4,6 +4,8 @@ import { MAX_XML_RUN } from "../limits.js";
 
 /** The rows a workbook's sheet has at most. */
 const MAX_ROWS = 1_048_576;
+/** The characters a workbook's cell holds at most (Excel's limit; longer text is refused). */
+const MAX_CELL_CHARACTERS = 32_767;
 
 /** A written row: each written column (from 1) and its value, later writes over earlier ones. */
 type RowWrites = Map<number, CellValue>;
@@ -176,7 +178,14 @@ export async function* rewriteSheet(
         nextPending++;
         out.push(
           Buffer.from(
-            rewrittenRow(buffer.subarray(rowStart, rowEnd).toString("utf8"), startTag, selfClosing, number, edits),
+            rewrittenRow(
+              buffer.subarray(rowStart, rowEnd).toString("utf8"),
+              // As the row is decoded: a character beyond ASCII in the tag must not shift where its cells begin.
+              buffer.subarray(rowStart, startEnd + 1).toString("utf8"),
+              selfClosing,
+              number,
+              edits,
+            ),
           ),
         );
       }
@@ -240,11 +249,21 @@ export async function* rewriteSheet(
   }
 
   const asBuffer = (chunk: Uint8Array): Buffer => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  // Chunks are joined to what is left only once they add up to as much as it (and 64 KiB):
+  // a long row, joined and searched again at every small chunk, made the scan quadratic.
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
   for await (const chunk of source) {
-    buffer = buffer.length === 0 ? asBuffer(chunk) : Buffer.concat([buffer, asBuffer(chunk)]);
+    pending.push(asBuffer(chunk));
+    pendingBytes += chunk.length;
+    if (pendingBytes < Math.max(64 * 1024, buffer.length)) continue;
+    buffer = Buffer.concat([buffer, ...pending]);
+    pending = [];
+    pendingBytes = 0;
     const out = step(false);
     if (out.length > 0) yield Buffer.concat(out);
   }
+  buffer = Buffer.concat([buffer, ...pending]);
   const out = step(true);
   if (out.length > 0) yield Buffer.concat(out);
   if (nextPending < pendingRows.length) throw unreadable("has no rows part (sheetData) to write into.");
@@ -293,7 +312,12 @@ function rowCells(edits: RowWrites, row: number, existing: Map<number, string>, 
   for (const column of columns) {
     const old = existing.get(column);
     if (!edits.has(column)) {
-      xml += old as string;
+      // A cell without `r` is the one after the cell before it: once a cell before it is
+      // dropped (emptied) or added, only its reference keeps it in its column.
+      xml += (old as string).replace(
+        new RegExp(`^<${escapeRegExp(prefix)}c(?![^>]*\\sr\\s*=)`),
+        `<${prefix}c r="${columnLetters(column)}${row}"`,
+      );
       continue;
     }
     xml += writtenCell(edits.get(column) ?? null, `${columnLetters(column)}${row}`, old, prefix);
@@ -308,10 +332,18 @@ function rowCells(edits: RowWrites, row: number, existing: Map<number, string>, 
  */
 function writtenCell(value: CellValue, reference: string, old: string | undefined, prefix: string): string {
   const oldAttributes = old === undefined ? new Map<string, string>() : attributesOf(openingTag(old, 0));
-  if (old !== undefined && /<([\w.-]+:)?f\b[^>]*\bt\s*=\s*["']shared["'][^>]*\bref\s*=/.test(old)) {
+  const formula = old === undefined ? null : /<([\w.-]+:)?f(?=[\s/>])[^>]*>/.exec(old);
+  const formulaAttributes = formula === null ? null : attributesOf(formula[0]);
+  if (formulaAttributes !== null && formulaAttributes.get("t") === "shared" && formulaAttributes.has("ref")) {
     throw invalidField(
       "range",
       `${reference} holds a shared formula other cells use; Cellar cannot write over it without losing theirs`,
+    );
+  }
+  if (typeof value === "string" && value.length > MAX_CELL_CHARACTERS) {
+    throw invalidField(
+      "values",
+      `${reference} would hold ${value.length} characters; a workbook's cell holds at most ${MAX_CELL_CHARACTERS}`,
     );
   }
   const style = oldAttributes.has("s") ? ` s="${oldAttributes.get("s")}"` : "";

@@ -146,7 +146,10 @@ export function createCellEditsService(deps: CellEditsDeps) {
     }
     const index = written.index();
     if (index === null) contents.analyseSoon(result.file);
-    else await contents.saveIndex(result.file, index);
+    else {
+      // The change is committed: an index that could not be kept is made again later.
+      await contents.saveIndex(result.file, index).catch(() => contents.analyseSoon(result.file));
+    }
     return result.file;
   }
 
@@ -271,8 +274,10 @@ export function createCellEditsService(deps: CellEditsDeps) {
       return untilCommitted(input.callerId, input.fileId, precondition, async (authorized, index) => {
         const { file } = authorized;
         const resolved = writes.map((write) => ({ write, sheet: sheetOf(index, write.sheet, write.field) }));
-        for (const { write } of resolved) checkBounds(file, write.rectangle, write.field);
-        if (precondition === "cells") {
+        for (const { write, sheet } of resolved)
+          checkBounds(file, sheet, write.rectangle, write.field, deps.maxUploadBytes);
+        // Every `expect` given holds, whatever `If-Match` says too (`*` included).
+        if (writes.some((write) => write.expect !== undefined)) {
           const problems: FieldProblem[] = [];
           for (const { write, sheet } of resolved) {
             if (write.expect !== undefined) {
@@ -331,7 +336,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
           firstColumn: 1,
           lastColumn: (values[0] as readonly CellValue[]).length,
         };
-        checkBounds(file, rectangle, "values");
+        checkBounds(file, sheet, rectangle, "values", deps.maxUploadBytes);
         const updatedRange = formatA1Range({ ...rectangle, sheet: sheet.name });
         const committed = await commitWrites({
           callerId: input.callerId,
@@ -347,14 +352,30 @@ export function createCellEditsService(deps: CellEditsDeps) {
   };
 }
 
-/** Refuses a write past the last row or column its kind of file can hold. */
-function checkBounds(file: FileRecord, rectangle: CellRectangle, field: string): void {
+/**
+ * Refuses a write past the last row or column its kind of file can hold, and, in a CSV,
+ * one so far past the last row that its empty rows alone (a line end each) would make
+ * the file larger than Cellar accepts: refused before a byte is written.
+ */
+function checkBounds(
+  file: FileRecord,
+  sheet: SheetSummary,
+  rectangle: CellRectangle,
+  field: string,
+  maxBytes: number,
+): void {
   const maxRow = file.kind === "xlsx" ? XLSX_MAX_ROWS : MAX_ROW;
   if (rectangle.lastRow > maxRow) {
     throw invalidField(field, `reaches row ${rectangle.lastRow}; a ${file.kind.toUpperCase()} sheet ends at ${maxRow}`);
   }
   if (rectangle.lastColumn > MAX_COLUMNS) {
     throw invalidField(field, "reaches past column XFD, the last a sheet has");
+  }
+  if (file.kind === "csv" && file.size + Math.max(0, rectangle.lastRow - sheet.rowCount) > maxBytes) {
+    throw new CellarError(
+      ErrorCode.payload_too_large,
+      `Row ${rectangle.lastRow} is so far past the last row (${sheet.rowCount}) that the file would be larger than the ${maxBytes} bytes Cellar accepts.`,
+    );
   }
 }
 
