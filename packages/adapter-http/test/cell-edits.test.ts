@@ -310,6 +310,27 @@ describe("POST /v1/files/:id/rows", () => {
     expect((await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).version).toBe(9);
   });
 
+  it("lets at most 64 changes of one file wait their turn on a server; more get 503 with Retry-After", async () => {
+    const { t, bob, file } = await aSharedCsv();
+    const changes = Array.from({ length: 70 }, (_, k) =>
+      t.cellar.edits.appendRows({ callerId: bob.user.id, fileId: file.id, precondition: undefined, values: [[k]] }),
+    );
+    const settled = await Promise.allSettled(changes);
+    expect(settled.filter((change) => change.status === "fulfilled")).toHaveLength(64);
+    const refused = settled.filter((change) => change.status === "rejected");
+    expect(refused.map((change) => (change as PromiseRejectedResult).reason)).toEqual(
+      new Array(6).fill(expect.objectContaining({ code: "unavailable", retryAfterSeconds: 1 })),
+    );
+    // Once they are through, the file takes changes again.
+    const later = await t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/rows`,
+      headers: bob.headers,
+      payload: { values: [["later"]] },
+    });
+    expect(later.statusCode).toBe(200);
+  });
+
   it("honours an If-Match given, and is for editors", async () => {
     const { t, bob, carol, file } = await aSharedCsv();
     await append(t, file.id, bob.headers, { values: [["x", 1]] });

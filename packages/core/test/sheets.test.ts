@@ -163,6 +163,28 @@ describe("reading a spreadsheet's cells", () => {
     expect(await deps.files.findSheetIndex(files[2]?.id ?? "")).toBeNull();
   });
 
+  it("does not read an upload through again in the background when a request read it first", async () => {
+    const counting = countingReader();
+    const deps = createInMemoryDeps();
+    const cellar = createCellar({
+      ...deps,
+      spreadsheets: counting.reader,
+      config: { publicUrl: "http://127.0.0.1:1", jwtSecret: "a secret of at least thirty-two bytes!!" },
+    });
+    const owner = aUser();
+    await deps.users.insertIfAbsent(owner);
+    const release = counting.hold();
+    await cellar.files.upload({ ownerId: owner.id, clientFileName: "a.csv", content: bytesOf("x,y\n") });
+    const b = await cellar.files.upload({ ownerId: owner.id, clientFileName: "b.csv", content: bytesOf("x,y\n") });
+    // b waits behind a in the background; a request reads it through meanwhile.
+    const asked = cellar.sheets.sheets({ callerId: owner.id, fileId: b.id });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    await asked;
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(counting.calls.analyse).toBe(2);
+  });
+
   it("answers a window clipped to the sheet, with the range it answered", async () => {
     const { cellar, ask } = await withStoredFile(countingReader().reader);
     expect((await cellar.sheets.values({ ...ask, range: "B9:Z20", types: true })).window).toEqual({

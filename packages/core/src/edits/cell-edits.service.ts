@@ -28,6 +28,9 @@ const XLSX_MAX_ROWS = 1_048_576;
  */
 const MAX_ATTEMPTS = 20;
 
+/** Changes of one file waiting their turn on one instance, at most; more get 503 with Retry-After. */
+export const MAX_WAITING_CHANGES = 64;
+
 export interface CellEditsDeps {
   readonly files: FileRepository;
   readonly blobs: BlobStore;
@@ -69,13 +72,29 @@ export function createCellEditsService(deps: CellEditsDeps) {
   const { files, blobs, contents, clock, random } = deps;
   // One change at a time per file on this instance: they would only race each other.
   const queues = new Map<string, Promise<unknown>>();
+  // Changes waiting per file: each holds its request's body, so their number is bounded.
+  const waiting = new Map<string, number>();
 
   function serialised<T>(fileId: string, change: () => Promise<T>): Promise<T> {
+    const count = waiting.get(fileId) ?? 0;
+    if (count >= MAX_WAITING_CHANGES) {
+      return Promise.reject(
+        new CellarError(
+          ErrorCode.unavailable,
+          `${MAX_WAITING_CHANGES} changes of this file are already waiting their turn; try again shortly.`,
+          { retryAfterSeconds: 1 },
+        ),
+      );
+    }
+    waiting.set(fileId, count + 1);
     const previous = queues.get(fileId) ?? Promise.resolve();
     const next = previous.then(change, change);
     const tail = next.catch(() => {});
     queues.set(fileId, tail);
     void tail.then(() => {
+      const left = (waiting.get(fileId) ?? 1) - 1;
+      if (left === 0) waiting.delete(fileId);
+      else waiting.set(fileId, left);
       if (queues.get(fileId) === tail) queues.delete(fileId);
     });
     return next;

@@ -130,16 +130,17 @@ export function createSheetContents(deps: SheetContentsDeps) {
       const reader = deps.reader;
       if (reader === undefined || file.kind === "sheet" || queued >= MAX_QUEUED) return;
       queued++;
-      queue = queue.then(() =>
-        analyse(file, reader).then(
-          () => {
-            queued--;
-          },
-          () => {
-            queued--;
-          },
-        ),
-      );
+      queue = queue.then(async () => {
+        try {
+          // A request may have read this content through while it waited its turn.
+          const kept = await sheetIndexes.findSheetIndex(file.id);
+          if (kept?.blobKey !== file.blobKey || kept.version !== reader.version) await analyse(file, reader);
+        } catch {
+          // Left for the first request to meet again.
+        } finally {
+          queued--;
+        }
+      });
     },
   };
 }
