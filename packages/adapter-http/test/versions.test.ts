@@ -135,6 +135,7 @@ describe("PUT /v1/files/:id/content", () => {
   it("makes the raw body, of any Content-Type, the next version when If-Match names the current content", async () => {
     const { t, bob, file, second } = await aFileWithTwoVersions();
     for (const contentType of ["text/csv", "application/octet-stream", "application/json"]) {
+      t.clock.advance(1000);
       const current = (await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).sha256;
       const body = `a,b\n${contentType},5\n`;
       const answer = await put(
@@ -145,7 +146,14 @@ describe("PUT /v1/files/:id/content", () => {
       );
       expect(answer.statusCode).toBe(200);
       const sha256 = createHash("sha256").update(body).digest("hex");
-      expect(answer.json<FileJson>()).toMatchObject({ name: "Budget.csv", size: body.length, sha256, role: "editor" });
+      expect(answer.json<FileJson>()).toMatchObject({
+        name: "Budget.csv",
+        size: body.length,
+        sha256,
+        role: "editor",
+        content_type: "text/csv",
+        updated_at: t.clock.now().toISOString(),
+      });
       expect(answer.headers.etag).toBe(`"${sha256}"`);
     }
     const latest = await t.inject({ method: "GET", url: `/v1/files/${file.id}/download`, headers: bob.headers });

@@ -21,10 +21,9 @@ import {
   type ListFilesQuery,
   listFilesQuerySchema,
   locationHeader,
-  notModifiedHeaders,
   type PatchFileBody,
   paginationHeaders,
-  partialDownloadHeaders,
+  partialAndNotModifiedResponses,
   patchFileBodySchema,
   uploadFormSchema,
 } from "./file.schemas.js";
@@ -203,12 +202,7 @@ export function registerFileRoutes(app: FastifyInstance, { cellar, publicBase }:
         headers: downloadRequestHeadersSchema,
         response: {
           200: { description: "The whole file.", headers: downloadHeaders, content: downloadContent },
-          206: { description: "The requested range.", headers: partialDownloadHeaders, content: downloadContent },
-          304: {
-            description: "Not modified: the client's copy is current.",
-            headers: notModifiedHeaders,
-            type: "null",
-          },
+          ...partialAndNotModifiedResponses,
           ...errorResponses([400, 404, 409, 416, 422, ...AUTHENTICATED], {
             400: "validation_error: a `format` the file does not convert to, a `sheet` for a CSV, or an unknown sheet.",
             409: "file_in_trash: your file is in the trash; restore it first.",

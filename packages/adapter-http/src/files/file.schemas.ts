@@ -280,6 +280,12 @@ export const notModifiedHeaders = {
   "Cache-Control": downloadHeaders["Cache-Control"],
 } as const;
 
+/** The answers of a download besides the whole bytes and the errors: a range (206), or not modified (304). */
+export const partialAndNotModifiedResponses = {
+  206: { description: "The requested range.", headers: partialDownloadHeaders, content: downloadContent },
+  304: { description: "Not modified: the client's copy is current.", headers: notModifiedHeaders, type: "null" },
+} as const;
+
 export const downloadRequestHeadersSchema = {
   type: "object",
   properties: {

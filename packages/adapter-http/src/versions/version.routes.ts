@@ -9,8 +9,7 @@ import {
   type FileIdParams,
   fileIdParamsSchema,
   fileRef,
-  notModifiedHeaders,
-  partialDownloadHeaders,
+  partialAndNotModifiedResponses,
 } from "../files/file.schemas.js";
 import { downloadAnswer } from "../files/file-download.js";
 import { pageRequestOf, setPageHeaders } from "../files/pagination-links.js";
@@ -97,12 +96,7 @@ export function registerVersionRoutes(
         headers: downloadRequestHeadersSchema,
         response: {
           200: { description: "The version's bytes.", headers: downloadHeaders, content: downloadContent },
-          206: { description: "The requested range.", headers: partialDownloadHeaders, content: downloadContent },
-          304: {
-            description: "Not modified: the client's copy is current.",
-            headers: notModifiedHeaders,
-            type: "null",
-          },
+          ...partialAndNotModifiedResponses,
           ...errorResponses([400, 404, 409, 416, ...AUTHENTICATED], {
             400: "validation_error: a version number that is not a whole number ≥ 1.",
             404: "not_found: no such file, one the caller may not see, or no such version.",
