@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { openFsBlobStore } from "@cellar/adapter-fs-storage";
 import { openSqliteStorage, type SqliteStorage, sqliteStorageExists } from "@cellar/adapter-sqlite";
-import type { ActivityEntry, BlobStore, FileRecord, VersionRecord } from "@cellar/core";
+import { type ActivityEntry, type BlobStore, type FileRecord, readRecorded, type VersionRecord } from "@cellar/core";
 import { createServerContainer } from "./container.js";
 import { createLogger } from "./logger.js";
 import type { Settings } from "./settings.js";
@@ -182,7 +182,7 @@ async function copyBlob(
   file: Pick<FileRecord, "id" | "blobKey" | "size" | "sha256">,
 ): Promise<void> {
   const hash = createHash("sha256");
-  const bytes = await source.blobs.read({ key: file.blobKey });
+  const bytes = await readRecorded(source.blobs, { key: file.blobKey, size: file.size });
   async function* hashed(): AsyncGenerator<Uint8Array> {
     for await (const chunk of bytes) {
       hash.update(chunk);

@@ -1,6 +1,18 @@
 import { randomUUID } from "node:crypto";
 import type { Stats } from "node:fs";
-import { type FileHandle, lstat, mkdir, open, opendir, readdir, rename, rm, unlink } from "node:fs/promises";
+import {
+  type FileHandle,
+  link,
+  lstat,
+  mkdir,
+  open,
+  opendir,
+  readdir,
+  rename,
+  rm,
+  statfs,
+  unlink,
+} from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import {
   assertBlobKey,
@@ -20,6 +32,13 @@ export interface FsBlobStoreOptions {
    * @default systemClock
    */
   readonly clock?: Clock;
+  /**
+   * Whether `extend` is offered (an append then writes its rows, not the file). It relies
+   * on appends landing at a file's end, which a network file system shared by several
+   * machines does not promise.
+   * @default true on the local file systems `isLocalFileSystem` knows, false elsewhere
+   */
+  readonly extend?: boolean;
 }
 
 /**
@@ -53,7 +72,11 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
     if (dir === lastToSync || dir === dirname(dir)) break;
   }
 
+  const extendable = options.extend ?? (await isLocalFileSystem(blobsDir));
   const pathOf = (key: string) => join(blobsDir, shardOf(key), key);
+  // Unique per write, so two writes of one key never share a temp file; the pid says
+  // whose it is when a later process cleans up.
+  const tempPath = (key: string) => join(tmpDir, `${process.pid}.${key}.${randomUUID()}`);
 
   // A shard folder is made durable (its entry in `blobs/` synced) once per process, before
   // the first write into it; concurrent writes to a new shard wait on that same promise,
@@ -71,51 +94,80 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
     return ready;
   };
 
-  return {
+  /**
+   * Makes a written temp file durable and moves it under its key, so the blob appears
+   * whole or not at all; until its folder entry is synced, a renamed blob could vanish in
+   * a power cut.
+   */
+  async function land(writing: Writing): Promise<void> {
+    const createdAt = clock.now();
+    await writing.handle?.utimes(createdAt, createdAt);
+    await writing.handle?.sync();
+    await writing.handle?.close();
+    writing.handle = undefined;
+    await rename(writing.temp, writing.target);
+    writing.renamed = true;
+    await syncDirectory(dirname(writing.target));
+  }
+
+  /** After a failure: not acknowledged, so not kept; nothing stays under the key or in tmp. */
+  async function abandon(writing: Writing): Promise<void> {
+    await writing.handle?.close().catch(() => undefined);
+    await rm(writing.renamed ? writing.target : writing.temp, { force: true }).catch(() => undefined);
+  }
+
+  const store: BlobStore = {
     async write({ key, source }) {
       assertBlobKey(key);
       const shard = shardOf(key);
-      const shardDir = join(blobsDir, shard);
-      const target = join(shardDir, key);
-      // Unique per write, so two writes of one key never share a temp file; the pid says
-      // whose it is when a later process cleans up.
-      const temp = join(tmpDir, `${process.pid}.${key}.${randomUUID()}`);
-      let handle: FileHandle | undefined;
-      let renamed = false;
+      const writing: Writing = { temp: tempPath(key), target: pathOf(key), renamed: false };
       try {
         await prepareShard(shard);
-        handle = await open(temp, "wx", 0o600);
-        let size = 0;
-        // Two chunks in memory at most: one being written while the next is pulled (read,
-        // hashed, checked), so the source and the disk work at once; pulling only after
-        // each write had finished made a copy through here take twice as long as a plain
-        // stream copy. (A write stream on the handle would close it before the sync below.)
-        let writing: Promise<void> | undefined;
-        for await (const chunk of source) {
-          await writing;
-          writing = writeAll(handle, chunk);
-          // Awaited before the next write, or below; until then its failure waits there.
-          writing.catch(() => {});
-          size += chunk.byteLength;
-        }
-        await writing;
-        const createdAt = clock.now();
-        await handle.utimes(createdAt, createdAt);
-        await handle.sync();
-        const closing = handle;
-        handle = undefined;
-        await closing.close();
-        // The blob appears under its key whole or not at all.
-        await rename(temp, target);
-        renamed = true;
-        // Until its folder entry is on disk, a renamed blob can vanish in a power cut.
-        await syncDirectory(shardDir);
+        writing.handle = await open(writing.temp, "wx", 0o600);
+        const size = await writeSource(writing.handle, source);
+        await land(writing);
         return { size };
       } catch (error) {
-        await handle?.close().catch(() => undefined);
-        // Not acknowledged, so not kept: nothing stays under the key or in tmp.
-        await rm(renamed ? target : temp, { force: true }).catch(() => undefined);
+        await abandon(writing);
         // Someone may have removed the shard folder under us: check it again next time.
+        readyShards.delete(shard);
+        throw error;
+      }
+    },
+
+    /**
+     * A hard link to `from`'s file, in tmp, with the new bytes appended to it (O_APPEND):
+     * no byte of `from` is copied, and `from` grows with it, which its readers never see
+     * (they read the size they recorded). Appends only ever grow a file, so when it is
+     * `size` plus this extension's bytes long once they are written, no other extension
+     * wrote in between, in this process or another: any other outcome is refused (null).
+     * Needs a local file system: over NFS an append may not land at the file's end.
+     */
+    async extend({ from, size, key, source }) {
+      assertBlobKey(from);
+      assertBlobKey(key);
+      const shard = shardOf(key);
+      const writing: Writing = { temp: tempPath(key), target: pathOf(key), renamed: false };
+      try {
+        await link(pathOf(from), writing.temp);
+      } catch (error) {
+        if (isNotFound(error)) throw new BlobNotFoundError(from);
+        throw error;
+      }
+      try {
+        await prepareShard(shard);
+        const handle = await open(writing.temp, "a");
+        writing.handle = handle;
+        const added = (await handle.stat()).size === size ? await writeSource(handle, source) : Number.NaN;
+        if ((await handle.stat()).size !== size + added) {
+          // Only the link goes: the bytes are `from`'s, and those past its size unread.
+          await abandon(writing);
+          return null;
+        }
+        await land(writing);
+        return { size: size + added };
+      } catch (error) {
+        await abandon(writing);
         readyShards.delete(shard);
         throw error;
       }
@@ -159,6 +211,28 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
       }
     },
   };
+  if (!extendable) delete store.extend;
+  return store;
+}
+
+/**
+ * File systems (`statfs` types) where an append lands at the file's end whoever else
+ * appends, so `extend` is safe: ext2/3/4, XFS, Btrfs, ZFS, tmpfs, F2FS, overlay. NFS, SMB,
+ * FUSE and other shared or unknown ones are left out.
+ */
+const LOCAL_FILE_SYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x2fc12fc1, 0x01021994, 0xf2f52010, 0x794c7630]);
+
+/** Whether the folder is on a file system in `LOCAL_FILE_SYSTEMS`. */
+export async function isLocalFileSystem(path: string): Promise<boolean> {
+  return LOCAL_FILE_SYSTEMS.has(Number((await statfs(path)).type));
+}
+
+/** A blob being written: its temp file, open until it lands under its key. */
+interface Writing {
+  handle?: FileHandle | undefined;
+  readonly temp: string;
+  readonly target: string;
+  renamed: boolean;
 }
 
 /**
@@ -204,6 +278,27 @@ function isBlobKey(name: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Writes every chunk of `source` to the file, returning the byte count. Two chunks in
+ * memory at most: one being written while the next is pulled (read, hashed, checked), so
+ * the source and the disk work at once; pulling only after each write had finished made a
+ * copy through here take twice as long as a plain stream copy. (A write stream on the
+ * handle would close it before the caller's sync.)
+ */
+async function writeSource(handle: FileHandle, source: AsyncIterable<Uint8Array>): Promise<number> {
+  let size = 0;
+  let writing: Promise<void> | undefined;
+  for await (const chunk of source) {
+    await writing;
+    writing = writeAll(handle, chunk);
+    // Awaited before the next write, or below; until then its failure waits there.
+    writing.catch(() => {});
+    size += chunk.byteLength;
+  }
+  await writing;
+  return size;
 }
 
 /** Writes the whole chunk: a file write may take fewer bytes than offered. */

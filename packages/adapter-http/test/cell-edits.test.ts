@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { FileJson } from "../src/files/file.json.js";
@@ -308,6 +309,59 @@ describe("POST /v1/files/:id/rows", () => {
     expect(lines).toHaveLength(11);
     expect(lines.slice(3).sort()).toEqual(Array.from({ length: 8 }, (_, k) => `row ${k},${k}`).sort());
     expect((await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).version).toBe(9);
+  });
+
+  it("stores an append by extending the stored bytes' blob; every version reads as it was, also after a restore", async () => {
+    const { t, bob, file } = await aSharedCsv("name,qty\napples,3\n");
+    const versionBytes = async (n: number) =>
+      (await t.inject({ method: "GET", url: `/v1/files/${file.id}/versions/${n}/download`, headers: bob.headers }))
+        .body;
+    const blobOf = async (n: number) =>
+      (await t.cellar.deps.versions.find({ fileId: file.id, number: n }))?.blobKey as string;
+    const storedSize = async (key: string) => {
+      for await (const blob of t.cellar.deps.blobs.list()) if (blob.key === key) return blob.size;
+      return null;
+    };
+    await append(t, file.id, bob.headers, { values: [["pears", 5]] });
+    await append(t, file.id, bob.headers, { values: [["plums", 7]] });
+    // The first version's blob holds every appended byte: they were added to it, not copied.
+    expect(await storedSize(await blobOf(1))).toBe("name,qty\napples,3\npears,5\nplums,7\n".length);
+    expect(await versionBytes(1)).toBe("name,qty\napples,3\n");
+    expect(await versionBytes(2)).toBe("name,qty\napples,3\npears,5\n");
+    expect(await versionBytes(3)).toBe("name,qty\napples,3\npears,5\nplums,7\n");
+    const listed = (await t.inject({ method: "GET", url: `/v1/files/${file.id}/versions`, headers: bob.headers })).json<
+      { version: number; sha256: string; size: number }[]
+    >();
+    expect(listed).toHaveLength(3);
+    for (const version of listed) {
+      const bytes = Buffer.from(await versionBytes(version.version));
+      expect(version).toMatchObject({ size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") });
+    }
+    // Version 1 again is its blob at its size; what comes after it there is version 2's, so
+    // an append to it stores the whole content.
+    const restored = await t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/versions/1/restore`,
+      headers: { ...bob.headers, "if-match": "*" },
+    });
+    expect(restored.statusCode).toBe(200);
+    const after = await append(t, file.id, bob.headers, { values: [["figs", 2]] });
+    expect(after.json()).toMatchObject({ updated_range: "Sheet1!A3:B3", file: { version: 5 } });
+    expect(await storedSize(await blobOf(5))).toBe("name,qty\napples,3\nfigs,2\n".length);
+    expect(await versionBytes(5)).toBe("name,qty\napples,3\nfigs,2\n");
+    expect(await versionBytes(3)).toBe("name,qty\napples,3\npears,5\nplums,7\n");
+    const cells = await t.inject({
+      method: "GET",
+      url: `/v1/files/${file.id}/values?range=A1:B3`,
+      headers: bob.headers,
+    });
+    expect(cells.json()).toMatchObject({
+      values: [
+        ["name", "qty"],
+        ["apples", "3"],
+        ["figs", "2"],
+      ],
+    });
   });
 
   it("lets at most 64 changes of one file wait their turn on a server; more get 503 with Retry-After", async () => {

@@ -72,6 +72,10 @@ export function createSpreadsheetWriter(): SpreadsheetWriter {
           yield* (await writing).content;
         })(),
         index: () => written?.index() ?? null,
+        added: async () => {
+          const loaded = await writing;
+          return loaded.added === undefined ? null : loaded.added();
+        },
       };
     },
   };

@@ -39,17 +39,34 @@ async function grid(bytes: Uint8Array, index: ReadableSheetIndex): Promise<CellV
   return window.values;
 }
 
+/**
+ * `writes` made into `bytes`: the new bytes and index, and whether the writer gave them as
+ * bytes added (checked to be the same content and index when it did).
+ */
 async function write(bytes: Uint8Array, index: ReadableSheetIndex, writes: CellWrite[]) {
-  const written = writer.write({
-    kind: "csv",
-    index,
-    size: bytes.length,
-    openFile: stored(bytes).open,
-    sheets: [{ sheet: 0, writes }],
-  });
+  const start = () =>
+    writer.write({
+      kind: "csv",
+      index,
+      size: bytes.length,
+      openFile: stored(bytes).open,
+      sheets: [{ sheet: 0, writes }],
+    });
+  const written = start();
+  const content = Buffer.concat(await collect(written.content));
+  const again = start();
+  const added = (await again.added?.()) ?? null;
+  if (added !== null) {
+    expect(Buffer.concat([bytes, ...(await collect(added))]).equals(content)).toBe(true);
+    expect(again.index()).toEqual(written.index());
+  }
+  return { bytes: new Uint8Array(content), index: written.index(), added: added !== null };
+}
+
+async function collect(source: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];
-  for await (const chunk of written.content) chunks.push(chunk);
-  return { bytes: new Uint8Array(Buffer.concat(chunks)), index: written.index() };
+  for await (const chunk of source) chunks.push(chunk);
+  return chunks;
 }
 
 /** The reader's view of a written value: text, or null when it leaves the cell empty. */
@@ -199,6 +216,7 @@ describe("writing a CSV's cells, over generated files and edits", () => {
         },
       ]);
       expect(written.index, `append ${round}`).not.toBeNull();
+      expect(written.added, `append ${round} is only added`).toBe(true);
       bytes = written.bytes;
       index = written.index as ReadableSheetIndex;
     }

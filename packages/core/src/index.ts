@@ -64,6 +64,7 @@ export {
   BlobNotFoundError,
   type BlobStore,
   type ByteRange,
+  readRecorded,
   type StoredBlob,
 } from "./files/blob-store.port.js";
 export { type RangeRequest, resolveByteRange } from "./files/byte-range.js";

@@ -6,6 +6,6 @@ const t = { describe, it, expect };
 
 describe("in-memory adapters", () => {
   repositoryContracts(t, { create: () => createMemoryRepositories() });
-  blobStoreContract(t, { create: () => ({ blobs: createMemoryBlobStore() }) });
+  blobStoreContract(t, { create: () => ({ blobs: createMemoryBlobStore() }) }, { extends: true });
   rateLimitStoreContract(t, { create: () => ({ rateLimits: createMemoryRateLimitStore() }) });
 });

@@ -36,6 +36,13 @@ class EditsDone extends Error {
   }
 }
 
+/** Ends the scan for `added`: a record the writes change is there, so the content is not only added to. */
+class NotOnlyAdded extends Error {
+  constructor() {
+    super("not only added");
+  }
+}
+
 /**
  * A CSV with cells written into it, streamed: the bytes before the checkpoint at or before
  * the first edited row are copied as they are, the records from there to the last edited
@@ -51,6 +58,10 @@ class EditsDone extends Error {
  * read-through knows (the header and column guesses of the first rows, an extent that
  * may shrink, whether a Windows-1252 file is still not UTF-8), there is no new index and
  * the content is read through again.
+ *
+ * Rows written after the file's last record are only added to it: `added` gives just
+ * their bytes (and a line end first when the last record has none), having read the
+ * records after the last checkpoint to make sure no written row is among them.
  */
 export function writeCsv(input: {
   index: ReadableSheetIndex;
@@ -175,8 +186,9 @@ export function writeCsv(input: {
 
   const byteLength = (pieces: readonly Uint8Array[]) => pieces.reduce((sum, piece) => sum + piece.length, 0);
 
-  async function* content(): AsyncGenerator<Uint8Array> {
-    if (start > 0) yield* await openFile({ start: 0, end: start - 1 });
+  /** The new content; with `addedOnly`, without the stored bytes, which must stay as they are. */
+  async function* content(addedOnly = false): AsyncGenerator<Uint8Array> {
+    if (start > 0 && !addedOnly) yield* await openFile({ start: 0, end: start - 1 });
     let row = checkpoint * every;
     let lineEnd: Uint8Array | null = null;
     // Whether the last record read ended with a line end (a file's last one may not).
@@ -193,10 +205,10 @@ export function writeCsv(input: {
           ended = terminatorStart < recordUnits;
           if (ended && lineEnd === null) lineEnd = toFileBytes(record.units, terminatorStart, recordUnits);
           const edits = rows.get(row);
+          if (edits !== undefined && addedOnly) throw new NotOnlyAdded();
           if (edits === undefined) {
-            const bytes = toFileBytes(record.units, 0, recordUnits);
-            out.push(bytes);
-            position += bytes.length;
+            if (!addedOnly) out.push(toFileBytes(record.units, 0, recordUnits));
+            position += record.byteLength;
             let valued = false;
             for (let field = 0; field < record.fieldCount && !valued; field++) valued = !fieldIsEmpty(record, field);
             if (valued) lastValuedInRegion = row;
@@ -326,7 +338,24 @@ export function writeCsv(input: {
     };
   }
 
-  return { content: content(), index: newIndex };
+  async function added(): Promise<AsyncIterable<Uint8Array> | null> {
+    if (editedRows.some((row) => row <= sheet.rowCount)) return null;
+    const bytes = content(true);
+    let first: IteratorResult<Uint8Array>;
+    try {
+      first = await bytes.next();
+    } catch (error) {
+      if (error instanceof NotOnlyAdded) return null;
+      throw error;
+    }
+    return (async function* () {
+      if (first.done === true) return;
+      yield first.value;
+      yield* bytes;
+    })();
+  }
+
+  return { content: content(), index: newIndex, added };
 }
 
 /** A value as a CSV cell's text: JavaScript's shortest round-trip number, `TRUE`/`FALSE`, "" for null. */

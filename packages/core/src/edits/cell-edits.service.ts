@@ -1,6 +1,6 @@
 import { newActivityEntry } from "../activity/activity.entity.js";
 import type { BlobStore } from "../files/blob-store.port.js";
-import { dropBlob, storeCheckedBytes } from "../files/checked-bytes.js";
+import { ContentHashes, dropBlob, extendCheckedBytes, storeCheckedBytes } from "../files/checked-bytes.js";
 import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
 import { type FileMetadata, type FileRecord, toMetadata } from "../files/file.entity.js";
 import { type AuthorizedFile, authorizeFileAction } from "../files/file-access.js";
@@ -70,6 +70,7 @@ class ContentMoved extends Error {}
  */
 export function createCellEditsService(deps: CellEditsDeps) {
   const { files, blobs, contents, clock, random } = deps;
+  const hashes = new ContentHashes();
   // One change at a time per file on this instance: they would only race each other.
   const queues = new Map<string, Promise<unknown>>();
   // Changes waiting per file: each holds its request's body, so their number is bounded.
@@ -123,22 +124,29 @@ export function createCellEditsService(deps: CellEditsDeps) {
     details: Record<string, string | number | string[]>;
   }): Promise<FileRecord> {
     const { file } = input;
-    const written = writerOrRefuse().write({
-      kind: file.kind as "csv" | "xlsx",
-      index: input.index,
-      size: file.size,
-      openFile: contents.opener(file.blobKey),
-      sheets: input.sheets,
-    });
+    const write = () =>
+      writerOrRefuse().write({
+        kind: file.kind as "csv" | "xlsx",
+        index: input.index,
+        size: file.size,
+        openFile: contents.contentOpener(file),
+        sheets: input.sheets,
+      });
     const blobKey = newId(random, "blob");
-    const stored = await readOrUnreadable(() =>
-      storeCheckedBytes(blobs, {
-        key: blobKey,
-        kind: file.kind,
-        content: written.content,
-        maxBytes: deps.maxUploadBytes,
-      }),
-    );
+    const checked = { key: blobKey, kind: file.kind, maxBytes: deps.maxUploadBytes, hashes };
+    let written = write();
+    // Rows only added after the stored bytes extend their blob, when the store can: an
+    // append writes and hashes its rows, not the file.
+    const added =
+      blobs.extend === undefined ? null : await readOrUnreadable(async () => (await written.added?.()) ?? null);
+    let stored =
+      added === null
+        ? null
+        : await readOrUnreadable(() => extendCheckedBytes(blobs, { ...checked, from: file, added }));
+    if (stored === null) {
+      if (added !== null) written = write();
+      stored = await readOrUnreadable(() => storeCheckedBytes(blobs, { ...checked, content: written.content }));
+    }
     const at = clock.now();
     const result = await files.replaceContent({
       id: file.id,
@@ -232,7 +240,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
               sheet: sheet.index,
               rectangle: clipped,
               size: file.size,
-              openFile: contents.opener(file.blobKey),
+              openFile: contents.contentOpener(file),
               openRows: contents.opener(sheetRowsBlobKey(file.blobKey)),
             }),
           )

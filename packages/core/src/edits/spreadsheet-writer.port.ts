@@ -24,6 +24,13 @@ export interface WrittenContent {
    * when the new content must be read through again.
    */
   index(): ReadableSheetIndex | null;
+  /**
+   * Reads only what it must to tell whether the new content is the stored bytes followed
+   * by more (rows added after a CSV's last record). If so, resolves to a stream of just
+   * the bytes added, else to null. Use either this or `content`, not both; once the
+   * stream has been read to its end, `index()` answers as after `content`.
+   */
+  added?(): Promise<AsyncIterable<Uint8Array> | null>;
 }
 
 /**
@@ -44,7 +51,10 @@ export interface WrittenContent {
  *   left out), each edited cell keeps its style, a formula overwritten becomes the value,
  *   and it is marked for recalculation on open; a shared formula other cells use is not
  *   written over (`validation_error`);
- * - the stored bytes are streamed, never held whole.
+ * - the stored bytes are streamed, never held whole;
+ * - where a writer has `added`, the stored bytes followed by the bytes it gives are the
+ *   bytes `content` gives, and the index after it is the same; a CSV writer gives them
+ *   for rows written after the file's last record.
  */
 export interface SpreadsheetWriter {
   write(input: {

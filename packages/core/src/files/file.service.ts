@@ -6,7 +6,7 @@ import { invalidField } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { type Page, toPage } from "../shared/pagination.js";
 import type { RandomSource } from "../shared/random.port.js";
-import type { BlobStore, ByteRange, StoredBlob } from "./blob-store.port.js";
+import { type BlobStore, type ByteRange, readRecorded, type StoredBlob } from "./blob-store.port.js";
 import { type RangeRequest, resolveByteRange } from "./byte-range.js";
 import { dropBlob as dropStoredBlob, storeCheckedBytes } from "./checked-bytes.js";
 import { owningBlobKey, sheetRowsBlobKey } from "./derived-blob-keys.js";
@@ -356,7 +356,7 @@ export function createFileService(deps: FileServiceDeps) {
         contentLength: range === null ? file.size : range.end - range.start + 1,
         sha256: file.sha256,
         size: file.size,
-        open: () => blobs.read(range === null ? { key: file.blobKey } : { key: file.blobKey, range }),
+        open: () => readRecorded(blobs, { key: file.blobKey, size: file.size, range }),
       };
     },
 

@@ -1,4 +1,4 @@
-import type { BlobStore } from "../files/blob-store.port.js";
+import { type BlobStore, readRecorded } from "../files/blob-store.port.js";
 import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
 import type { FileRecord } from "../files/file.entity.js";
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
@@ -56,10 +56,16 @@ export function createSheetContents(deps: SheetContentsDeps) {
   // takes one core's share at most; past MAX_QUEUED, a file is read on first use.
   let queued = 0;
   let queue: Promise<void> = Promise.resolve();
+  /** A derived blob's bytes (a workbook's rows file): written once, whole. */
   const opener =
     (key: string): OpenBytes =>
     (range) =>
       blobs.read(range === undefined ? { key } : { key, range });
+  /** A content's bytes: those its record counts, however long its blob has grown since. */
+  const contentOpener =
+    (content: { blobKey: string; size: number }): OpenBytes =>
+    (range) =>
+      readRecorded(blobs, { key: content.blobKey, size: content.size, range });
 
   async function analyse(file: FileRecord, reader: SpreadsheetReader): Promise<SheetIndex> {
     const running = analysing.get(file.blobKey);
@@ -71,7 +77,7 @@ export function createSheetContents(deps: SheetContentsDeps) {
         index = await reader.analyse({
           kind: file.kind,
           size: file.size,
-          openFile: opener(file.blobKey),
+          openFile: contentOpener(file),
           writeRows: (rows) => blobs.write({ key: sheetRowsBlobKey(file.blobKey), source: rows }),
         });
       } catch (error) {
@@ -104,6 +110,7 @@ export function createSheetContents(deps: SheetContentsDeps) {
 
     /** Opens a stored blob's bytes, whole or a range of them. */
     opener,
+    contentOpener,
 
     /** The index of the file's current content, made first when there is none yet; the 422 for content Cellar cannot read. */
     async readableIndex(file: FileRecord): Promise<ReadableSheetIndex> {

@@ -75,7 +75,7 @@ export type SheetService = ReturnType<typeof createSheetService>;
 export function createSheetService(deps: SheetServiceDeps) {
   const { files } = deps;
   const contents = deps.contents ?? createSheetContents(deps);
-  const { opener, readerOrRefuse, readableIndex } = contents;
+  const { opener, contentOpener, readerOrRefuse, readableIndex } = contents;
 
   async function load(action: FileAction, callerId: string, fileId: string): Promise<FileRecord> {
     return authorizeFileAction(action, await files.findWithRole({ id: fileId, userId: callerId }), callerId).file;
@@ -147,7 +147,7 @@ export function createSheetService(deps: SheetServiceDeps) {
           rectangle,
           render,
           size: file.size,
-          openFile: opener(file.blobKey),
+          openFile: contentOpener(file),
           openRows: opener(sheetRowsBlobKey(file.blobKey)),
         }),
       );
@@ -198,7 +198,7 @@ export function createSheetService(deps: SheetServiceDeps) {
             sheet: sheet.index,
             to: input.format,
             size: file.size,
-            openFile: opener(file.blobKey),
+            openFile: contentOpener(file),
             openRows: opener(sheetRowsBlobKey(file.blobKey)),
           }),
       };

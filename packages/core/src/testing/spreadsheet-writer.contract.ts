@@ -28,7 +28,11 @@ async function analyse(reader: SpreadsheetReader, kind: Exclude<FileKind, "sheet
   return { index, rows };
 }
 
-/** `writes` applied to the first sheet of `bytes` by `writer`: the new bytes, and the new index it made (or null). */
+/**
+ * `writes` applied to the first sheet of `bytes` by `writer`: the new bytes, the new
+ * index it made (or null), and the bytes `added` gives (or null). Throws when the stored
+ * bytes and the added ones are not the new content, or their index differs.
+ */
 async function written(
   { writer, reader }: SpreadsheetWriterFixture,
   kind: Exclude<FileKind, "sheet">,
@@ -36,15 +40,22 @@ async function written(
   writes: readonly CellWrite[],
 ) {
   const { index } = await analyse(reader, kind, bytes);
-  const result = writer.write({
-    kind,
-    index,
-    size: bytes.length,
-    openFile: opener(bytes),
-    sheets: [{ sheet: 0, writes }],
-  });
+  const write = () =>
+    writer.write({ kind, index, size: bytes.length, openFile: opener(bytes), sheets: [{ sheet: 0, writes }] });
+  const result = write();
   const content = await collect(result.content);
-  return { content, index: result.index() };
+  const again = write();
+  const addedBytes = (await again.added?.()) ?? null;
+  const added = addedBytes === null ? null : await collect(addedBytes);
+  if (added !== null) {
+    if (!Buffer.concat([bytes, added]).equals(content)) {
+      throw new Error(`the stored bytes and the ${added.length} added are not the ${content.length} of the content`);
+    }
+    if (JSON.stringify(again.index()) !== JSON.stringify(result.index())) {
+      throw new Error("the index after the added bytes is not the index after the content");
+    }
+  }
+  return { content, index: result.index(), added };
 }
 
 /** Every cell of the first sheet's extent, as the reader gives them (raw, or as formatted). */
@@ -206,6 +217,31 @@ export function spreadsheetWriterContract(
         [null, null, null, "grown"],
       ]);
       expect((await cellsOf(fixture.reader, "xlsx", content, "formatted"))[0]?.[0]).toBe("25.00%");
+    });
+
+    test("rows written after a CSV's last record are given as the bytes added, and only they are", async (fixture) => {
+      const records = Array.from({ length: 2500 }, (_, k) => `${k},text ${k}\r\n`).join("");
+      const appended = await written(fixture, "csv", bytesOf(`id,label\r\n${records}`), [
+        {
+          rectangle: { firstRow: 2502, lastRow: 2503, firstColumn: 1, lastColumn: 2 },
+          values: [
+            [1, "a"],
+            [2, "b, c"],
+          ],
+        },
+      ]);
+      expect(text(appended.added ?? new Uint8Array())).toBe('1,a\r\n2,"b, c"\r\n');
+      // A last record without a line end gets one first.
+      const unended = await written(fixture, "csv", bytesOf("a,b\n1,2"), [cell(3, 1, "x")]);
+      expect(text(unended.added ?? new Uint8Array())).toBe("\nx\n");
+      expect(text(unended.content)).toBe("a,b\n1,2\nx\n");
+      // Written over a record that is there (an empty one after the last row with a value), or above it.
+      for (const [before, writes] of [
+        ["a,b\n1,2\n\n", [cell(3, 1, "x")]],
+        ["a,b\n1,2\n", [cell(2, 1, "x"), cell(3, 1, "y")]],
+      ] as const) {
+        expect((await written(fixture, "csv", bytesOf(before), writes)).added).toBeNull();
+      }
     });
 
     test("a new index, when a writer makes one, is the one the reader makes of the new content", async (fixture) => {

@@ -1,5 +1,5 @@
 import { type ActivityAction, newActivityEntry } from "../activity/activity.entity.js";
-import type { BlobStore } from "../files/blob-store.port.js";
+import { type BlobStore, readRecorded } from "../files/blob-store.port.js";
 import { type RangeRequest, resolveByteRange } from "../files/byte-range.js";
 import { dropBlob, storeCheckedBytes } from "../files/checked-bytes.js";
 import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
@@ -207,7 +207,7 @@ export function createVersionService(deps: VersionServiceDeps) {
         contentLength: range === null ? version.size : range.end - range.start + 1,
         sha256: version.sha256,
         size: version.size,
-        open: () => blobs.read(range === null ? { key: version.blobKey } : { key: version.blobKey, range }),
+        open: () => readRecorded(blobs, { key: version.blobKey, size: version.size, range }),
       };
     },
 
