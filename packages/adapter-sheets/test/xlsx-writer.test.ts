@@ -40,6 +40,30 @@ async function partsOf(bytes: Uint8Array): Promise<Map<string, string>> {
   return found;
 }
 
+/** Every part of an archive as stored (deflated bytes, CRC-32, sizes, method), by name. */
+async function storedPartsOf(bytes: Uint8Array): Promise<Map<string, string>> {
+  const zip = await yauzl.fromBufferPromise(Buffer.from(bytes), { lazyEntries: true });
+  const found = new Map<string, string>();
+  for await (const entry of zip.eachEntry()) {
+    const chunks: Buffer[] = [];
+    const options = entry.compressionMethod === 8 ? { decompress: false } : {};
+    for await (const chunk of await zip.openReadStreamPromise(entry, options)) chunks.push(chunk as Buffer);
+    const { compressionMethod, crc32, compressedSize, uncompressedSize } = entry;
+    found.set(
+      entry.fileName,
+      JSON.stringify({
+        compressionMethod,
+        crc32,
+        compressedSize,
+        uncompressedSize,
+        bytes: Buffer.concat(chunks).toString("base64"),
+      }),
+    );
+  }
+  zip.close();
+  return found;
+}
+
 /** What exceljs, a reader of its own, finds in each cell of each sheet: value and number format. */
 async function excelCells(bytes: Uint8Array): Promise<Map<string, unknown>> {
   const book = new ExcelJS.Workbook();
@@ -121,9 +145,15 @@ describe("writing a workbook's cells", () => {
     expect(changed.get("xl/workbook.xml")).toContain('<calcPr fullCalcOnLoad="1"/></workbook>');
     expect(changed.get("xl/_rels/workbook.xml.rels")).not.toContain("calcChain");
     expect(changed.get("[Content_Types].xml")).not.toContain("calcChain");
+    // Copied as they were stored: not even inflated.
+    const storedBefore = await storedPartsOf(before);
+    const storedAfter = await storedPartsOf(after);
     for (const name of ["xl/worksheets/sheet1.xml", "xl/sharedStrings.xml", "_rels/.rels"]) {
+      expect(storedBefore.has(name), name).toBe(true);
       expect(changed.get(name), name).toBe(original.get(name));
+      expect(storedAfter.get(name), name).toBe(storedBefore.get(name));
     }
+    expect(storedAfter.get("xl/worksheets/sheet2.xml")).not.toBe(storedBefore.get("xl/worksheets/sheet2.xml"));
     expect(await cells(after, 1, { firstRow: 1, lastRow: 1, firstColumn: 1, lastColumn: 1 })).toEqual([["changed"]]);
   });
 

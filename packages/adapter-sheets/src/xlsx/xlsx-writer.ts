@@ -1,9 +1,10 @@
-import { PassThrough, Readable } from "node:stream";
+import { Readable } from "node:stream";
+import { crc32, createDeflateRaw, deflateRawSync } from "node:zlib";
 import { type OpenBytes, type SheetWrites, SpreadsheetUnreadableError, type WrittenContent } from "@cellar/core";
-import yazl from "yazl";
+import { Zip, type ZipInputFile } from "fflate";
 import { rewriteSheet } from "./sheet-rewriter.js";
 import { readSheetList, relationshipsPartOf } from "./workbook-parts.js";
-import { openZipArchive, type ZipArchive } from "./zip-archive.js";
+import { openZipArchive, type StoredPart, type ZipArchive, ZLIB_CHUNK_BYTES } from "./zip-archive.js";
 
 /** Small parts read whole to be changed (the workbook, its relationships, the content types): at most this many bytes. */
 const MAX_SMALL_PART_BYTES = 16 * 1024 ** 2;
@@ -56,7 +57,12 @@ function withoutOverride(xml: string, part: string): string {
  * it streams (`rewriteSheet`); the workbook part is marked for recalculation on open;
  * the calculation chain, a cache of which cells hold formulas that a written cell may no
  * longer be, is left out with its relationship and content type, for the spreadsheet
- * program to make again. Every other part keeps its content (compressed again).
+ * program to make again. Every other part is copied as it is stored, still compressed:
+ * an edit of one sheet never inflates the others.
+ *
+ * The archive is put together by fflate's `Zip` from parts whose bytes, CRC-32 and size
+ * Cellar gives (`ZipInputFile`); zlib deflates, with large chunks (`ZLIB_CHUNK_BYTES`),
+ * and computes each CRC-32 natively.
  */
 export function writeXlsx(input: {
   size: number;
@@ -75,49 +81,118 @@ export function writeXlsx(input: {
       }
       const calcChain = [...related.values()].find((r) => r.type.endsWith("/calcChain"))?.part.toLowerCase();
       const workbookRels = relationshipsPartOf(officeDocument).toLowerCase();
-      const out = new yazl.ZipFile();
-      // A part that fails (a broken sheet, a shared formula written over) fails the
-      // archive: yazl reports neither its streams' errors nor its own on its output.
-      const output = new PassThrough();
-      out.on("error", (error: Error) => output.destroy(error));
+      const archive = new ArchiveOutput();
       for (const { name, modified } of zip.entries()) {
         const key = name.toLowerCase();
         if (key === calcChain || name.endsWith("/")) continue;
-        const options = { mtime: modified, compress: true };
-        if (key === officeDocument.toLowerCase()) {
-          out.addBuffer(Buffer.from(markedForRecalculation(await textOf(zip, name))), name, options);
-        } else if (key === workbookRels && calcChain !== undefined) {
-          out.addBuffer(Buffer.from(withoutRelationships(await textOf(zip, name), "calcChain")), name, options);
+        let changed: string | undefined;
+        if (key === officeDocument.toLowerCase()) changed = markedForRecalculation(await textOf(zip, name));
+        else if (key === workbookRels && calcChain !== undefined) {
+          changed = withoutRelationships(await textOf(zip, name), "calcChain");
         } else if (key === "[content_types].xml" && calcChain !== undefined) {
-          out.addBuffer(Buffer.from(withoutOverride(await textOf(zip, name), calcChain)), name, options);
-        } else {
-          const writes = writesByPart.get(key);
-          // Opened when yazl comes to it: one part inflating at a time. A rewritten sheet is
-          // deflated at level 1: at the default level, deflating a 250,000-row sheet's 94 MiB
-          // took most of an edit (3.2 s of it; at level 1 the edit takes 1.3 s, and the
-          // workbook is as large as spreadsheet programs write it).
-          const level = writes === undefined ? options : { mtime: modified, compressionLevel: 1 };
-          out.addReadStreamLazy(name, level, (callback) => {
-            zip.open(name).then(
-              (bytes) => {
-                const stream = Readable.from(writes === undefined ? bytes : rewriteSheet(bytes, writes, name));
-                stream.on("error", (error) => output.destroy(error));
-                callback(null, stream);
-              },
-              (error: Error) => {
-                output.destroy(error);
-                callback(error, undefined as unknown as Readable);
-              },
-            );
-          });
+          changed = withoutOverride(await textOf(zip, name), calcChain);
         }
+        const writes = writesByPart.get(key);
+        if (changed !== undefined) yield* archive.add(name, modified, deflatedWhole(Buffer.from(changed)));
+        else if (writes !== undefined) {
+          // Deflated at level 1: at the default level, deflating a 250,000-row sheet's 94
+          // MiB took most of an edit (3.2 s of it; at level 1 the edit took 1.3 s), and the
+          // workbook is as large as spreadsheet programs write it.
+          yield* archive.add(name, modified, deflating(rewriteSheet(await zip.open(name), writes, name)));
+        } else yield* archive.add(name, modified, await zip.raw(name));
       }
-      out.end();
-      out.outputStream.pipe(output);
-      yield* output as AsyncIterable<Uint8Array>;
+      yield* archive.end();
     } finally {
       zip.close();
     }
   }
   return { content: content(), index: () => null };
+}
+
+/** A part's new bytes deflated in one piece: a small part. */
+function deflatedWhole(bytes: Buffer): StoredPart {
+  return {
+    method: 8,
+    crc32: crc32(bytes),
+    size: bytes.length,
+    bytes: (async function* () {
+      yield deflateRawSync(bytes);
+    })(),
+  };
+}
+
+/**
+ * A part's new bytes deflated as they stream, their CRC-32 and size counted on the way:
+ * known once `bytes` has been read to its end.
+ */
+function deflating(source: AsyncIterable<Uint8Array>): StoredPart {
+  const part = { method: 8, crc32: 0, size: 0, bytes: undefined as unknown as AsyncIterable<Uint8Array> };
+  async function* counted(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of source) {
+      part.crc32 = crc32(chunk, part.crc32);
+      part.size += chunk.length;
+      yield chunk;
+    }
+  }
+  const plain = Readable.from(counted(), { objectMode: false, highWaterMark: ZLIB_CHUNK_BYTES });
+  const deflate = createDeflateRaw({ level: 1, chunkSize: ZLIB_CHUNK_BYTES });
+  plain.on("error", (error) => deflate.destroy(error));
+  part.bytes = plain.pipe(deflate) as AsyncIterable<Uint8Array>;
+  return part;
+}
+
+/**
+ * A ZIP archive written part after part, each from its stored bytes, CRC-32 and size; a
+ * part's `crc32` and `size` are read once its bytes have ended (`deflating` counts them
+ * as they go).
+ */
+class ArchiveOutput {
+  private readonly zip: Zip;
+  private readonly out: Uint8Array[] = [];
+  private failure: Error | null = null;
+
+  constructor() {
+    this.zip = new Zip((error, chunk) => {
+      if (error !== null) this.failure ??= error;
+      else this.out.push(chunk);
+    });
+  }
+
+  async *add(name: string, modified: Date, part: StoredPart): AsyncGenerator<Uint8Array> {
+    const file: ZipInputFile = {
+      filename: name,
+      compression: part.method,
+      crc: 0,
+      size: 0,
+      mtime: dosTime(modified),
+    };
+    this.zip.add(file);
+    const push = file.ondata as NonNullable<ZipInputFile["ondata"]>;
+    for await (const chunk of part.bytes) {
+      // zlib's and the store's chunks are never on shared memory.
+      push(null, chunk as Uint8Array<ArrayBuffer>, false);
+      yield* this.drained();
+    }
+    file.crc = part.crc32;
+    file.size = part.size;
+    push(null, new Uint8Array(0), true);
+    yield* this.drained();
+  }
+
+  *end(): Generator<Uint8Array> {
+    this.zip.end();
+    yield* this.drained();
+  }
+
+  private *drained(): Generator<Uint8Array> {
+    if (this.failure !== null) throw this.failure;
+    yield* this.out.splice(0);
+  }
+}
+
+/** A part's date as a ZIP can hold it (1980 to 2107, local time, as readers take it). */
+function dosTime(date: Date): Date {
+  const year = date.getFullYear();
+  if (!Number.isFinite(year) || year < 1980) return new Date(1980, 0, 1);
+  return year > 2099 ? new Date(2099, 11, 31) : date;
 }
