@@ -17,7 +17,12 @@ export {
   newActivityEntry,
 } from "./activity/activity.entity.js";
 export type { ActivityService } from "./activity/activity.service.js";
-export type { ActivityPage, ActivityRepository } from "./activity/activity-repository.port.js";
+export type {
+  ActivityPage,
+  ActivityRepository,
+  ActivitySince,
+  NumberedActivity,
+} from "./activity/activity-repository.port.js";
 // Auth: magic links, sessions, JWTs.
 export {
   type Authenticated,

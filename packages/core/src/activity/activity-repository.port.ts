@@ -1,5 +1,15 @@
 import type { ActivityItem } from "./activity.entity.js";
 
+/** An entry with its number among its file's entries: 1 for the first ever written, then one more each. */
+export type NumberedActivity = ActivityItem & { readonly seq: number };
+
+/** A file's entries after a number, and the number of its latest entry. */
+export interface ActivitySince {
+  readonly entries: NumberedActivity[];
+  /** The number of the file's latest entry ever written (0 when none, or no such file). */
+  readonly head: number;
+}
+
 /** One slice of a file's activity, and how many entries it has in all. */
 export interface ActivityPage {
   readonly items: ActivityItem[];
@@ -20,9 +30,19 @@ export interface ActivityPage {
  *   or null when there is no such user;
  * - `prune` deletes up to `limit` entries whose `at` is before `before` (of any file),
  *   oldest first, and says how many it deleted; an entry at `before` or later stays;
+ * - every entry written gets the next number of its file (`seq`: 1 for a file's first
+ *   entry, then one more for each, in the order they were written within one change),
+ *   and the numbers follow the order in which the changes committed, also when several
+ *   instances change one file at once (a database numbers them under the file's row
+ *   lock, in the step that writes them). A number is never given twice, also after
+ *   entries are pruned; so the numbers are a file's event log, which readers follow
+ *   (`listSince`) and reconnecting ones resume from;
+ * - `listSince` returns the file's entries numbered above `afterSeq`, in number order, at
+ *   most `limit`, each with its actor as `listByFile` has it, and the file's `head`;
  * - a file's entries go when the file is removed (purge).
  */
 export interface ActivityRepository {
   listByFile(query: { fileId: string; offset: number; limit: number }): Promise<ActivityPage>;
   prune(input: { before: Date; limit: number }): Promise<number>;
+  listSince(query: { fileId: string; afterSeq: number; limit: number }): Promise<ActivitySince>;
 }

@@ -27,8 +27,21 @@ export function createMemoryActivityRepository(tables: MemoryTables): ActivityRe
         .filter((entry) => entry.at.getTime() < before.getTime())
         .sort((a, b) => -newestFirst(a, b))
         .slice(0, limit);
-      for (const entry of old) activity.delete(entry.id);
+      for (const entry of old) {
+        activity.delete(entry.id);
+        tables.activitySeq.delete(entry.id);
+      }
       return old.length;
+    },
+    async listSince({ fileId, afterSeq, limit }) {
+      const entries = [...activity.values()]
+        .filter((entry) => entry.fileId === fileId)
+        .map((entry) => ({ entry, seq: tables.activitySeq.get(entry.id) as number }))
+        .filter(({ seq }) => seq > afterSeq)
+        .sort((a, b) => a.seq - b.seq)
+        .slice(0, limit)
+        .map(({ entry, seq }) => ({ ...structuredClone(entry), actor: userSummary(tables, entry.actorId), seq }));
+      return { entries, head: tables.files.has(fileId) ? (tables.activityHead.get(fileId) ?? 0) : 0 };
     },
   };
 }

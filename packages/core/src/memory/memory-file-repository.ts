@@ -21,7 +21,12 @@ export function createMemoryFileRepository(
     records.delete(id);
     sheetIndexes.delete(id);
     for (const [key, permission] of permissions) if (permission.fileId === id) permissions.delete(key);
-    for (const [key, entry] of activity) if (entry.fileId === id) activity.delete(key);
+    for (const [key, entry] of activity) {
+      if (entry.fileId !== id) continue;
+      activity.delete(key);
+      tables.activitySeq.delete(key);
+    }
+    tables.activityHead.delete(id);
     for (const [key, version] of versions) if (version.fileId === id) versions.delete(key);
   }
 

@@ -18,6 +18,10 @@ export interface MemoryTables {
   readonly users: Map<string, UserRecord>;
   readonly permissions: Map<string, PermissionRecord>;
   readonly activity: Map<string, ActivityEntry>;
+  /** Each entry's number among its file's (`ActivityRepository.listSince`), by entry id. */
+  readonly activitySeq: Map<string, number>;
+  /** Each file's latest entry number, by file id: kept when entries are pruned, so numbers are never given twice. */
+  readonly activityHead: Map<string, number>;
   /** By `versionKey`. */
   readonly versions: Map<string, VersionRecord>;
 }
@@ -32,6 +36,8 @@ export function createMemoryTables(): MemoryTables {
     users: new Map(),
     permissions: new Map(),
     activity: new Map(),
+    activitySeq: new Map(),
+    activityHead: new Map(),
     versions: new Map(),
   };
 }
@@ -53,5 +59,10 @@ export function writeActivity(tables: MemoryTables, entries: readonly ActivityEn
     if (tables.activity.has(entry.id) || ids.has(entry.id)) throw new Error(`An activity entry ${entry.id} exists.`);
     ids.add(entry.id);
   }
-  for (const entry of entries) tables.activity.set(entry.id, structuredClone(entry));
+  for (const entry of entries) {
+    const seq = (tables.activityHead.get(entry.fileId) ?? 0) + 1;
+    tables.activityHead.set(entry.fileId, seq);
+    tables.activitySeq.set(entry.id, seq);
+    tables.activity.set(entry.id, structuredClone(entry));
+  }
 }

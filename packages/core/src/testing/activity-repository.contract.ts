@@ -1,7 +1,7 @@
 import type { ActivityEntry } from "../activity/activity.entity.js";
 import { type ContractSubject, type ContractTestApi, fresh } from "./contract-api.js";
-import { anActivityEntry, at, T0 } from "./fixtures.js";
-import { type RepositoryFixture, storedFile, storedUser } from "./repository-fixture.js";
+import { aFile, anActivityEntry, aPermission, at, T0 } from "./fixtures.js";
+import { givePermission, type RepositoryFixture, storedFile, storedUser } from "./repository-fixture.js";
 
 /**
  * The behaviour every `ActivityRepository` must show. Entries are written as a store
@@ -141,6 +141,107 @@ export function activityRepositoryContract(t: ContractTestApi, subject: Contract
       expect(await repos.activity.prune({ before: at(100), limit: 2 })).toBe(2);
       expect(await repos.activity.prune({ before: at(100), limit: 2 })).toBe(1);
       expect(await repos.activity.prune({ before: at(100), limit: 2 })).toBe(0);
+    });
+
+    test("every entry written takes the next number of its file, whichever write wrote it, in the order written", async (repos) => {
+      const owner = await storedUser(repos);
+      const friend = await storedUser(repos);
+      const file = aFile(owner.id);
+      const uploaded = anActivityEntry(file.id, owner.id, { action: "uploaded", details: { name: file.name } });
+      await repos.files.insert({ file, activity: [uploaded] });
+      const other = await storedFile(repos, owner.id);
+      const renamed = anActivityEntry(file.id, owner.id);
+      const trashed = anActivityEntry(file.id, owner.id, { action: "trashed", details: {} });
+      await record(repos, file.id, [renamed, trashed]);
+      const elsewhere = anActivityEntry(other.id, owner.id);
+      await record(repos, other.id, [elsewhere]);
+      await givePermission(repos, owner.id, aPermission(file.id, { email: friend.email }));
+      const edited = anActivityEntry(file.id, owner.id, { action: "cells_edited", details: { version: 2 } });
+      const replaced = await repos.files.replaceContent({
+        id: file.id,
+        expectedSha256: file.sha256,
+        content: { blobKey: "blob_next", size: 3, sha256: "f".repeat(64) },
+        at: at(2),
+        authorId: owner.id,
+        activity: [edited],
+      });
+      expect(replaced.outcome).toBe("replaced");
+      // A write that changes nothing writes no entry, and takes no number.
+      const refused = anActivityEntry(file.id, owner.id, { action: "restored", details: {} });
+      expect(
+        await repos.files.update({
+          id: file.id,
+          changes: { updatedAt: at(3) },
+          onlyIfState: "trashed",
+          activity: [refused],
+        }),
+      ).toBeNull();
+      const since = await repos.activity.listSince({ fileId: file.id, afterSeq: 0, limit: 100 });
+      expect(since.entries.map((entry) => [entry.seq, entry.action])).toEqual([
+        [1, "uploaded"],
+        [2, "renamed"],
+        [3, "trashed"],
+        [4, "shared"],
+        [5, "cells_edited"],
+      ]);
+      expect(since.head).toBe(5);
+      expect(since.entries[0]).toMatchObject({ ...uploaded, actor: { id: owner.id } });
+      expect(await repos.activity.listSince({ fileId: other.id, afterSeq: 0, limit: 100 })).toMatchObject({
+        entries: [{ id: elsewhere.id, seq: 1 }],
+        head: 1,
+      });
+    });
+
+    test("listSince gives the entries after a number, at most limit of them, with the head", async (repos) => {
+      const owner = await storedUser(repos);
+      const file = await storedFile(repos, owner.id);
+      const entries = Array.from({ length: 5 }, (_, i) => anActivityEntry(file.id, owner.id, { at: at(i) }));
+      for (const entry of entries) await record(repos, file.id, [entry]);
+      const page = await repos.activity.listSince({ fileId: file.id, afterSeq: 2, limit: 2 });
+      expect(page.entries.map((entry) => [entry.id, entry.seq])).toEqual([
+        [entries[2]?.id, 3],
+        [entries[3]?.id, 4],
+      ]);
+      expect(page.head).toBe(5);
+      expect(await repos.activity.listSince({ fileId: file.id, afterSeq: 5, limit: 10 })).toEqual({
+        entries: [],
+        head: 5,
+      });
+      expect(await repos.activity.listSince({ fileId: "file_doesnotexistanywhere00", afterSeq: 0, limit: 10 })).toEqual(
+        {
+          entries: [],
+          head: 0,
+        },
+      );
+    });
+
+    test("a number is never given twice: after prune, the next entry takes the number after the last", async (repos) => {
+      const owner = await storedUser(repos);
+      const file = await storedFile(repos, owner.id);
+      await record(repos, file.id, [anActivityEntry(file.id, owner.id, { at: at(1) })]);
+      await record(repos, file.id, [anActivityEntry(file.id, owner.id, { at: at(2) })]);
+      expect(await repos.activity.prune({ before: at(100), limit: 10 })).toBe(2);
+      expect(await repos.activity.listSince({ fileId: file.id, afterSeq: 0, limit: 10 })).toEqual({
+        entries: [],
+        head: 2,
+      });
+      const later = anActivityEntry(file.id, owner.id, { at: at(200) });
+      await record(repos, file.id, [later]);
+      expect(await repos.activity.listSince({ fileId: file.id, afterSeq: 0, limit: 10 })).toMatchObject({
+        entries: [{ id: later.id, seq: 3 }],
+        head: 3,
+      });
+    });
+
+    test("of concurrent changes of one file, each entry takes its own number, with none left out", async (repos) => {
+      const owner = await storedUser(repos);
+      const file = await storedFile(repos, owner.id);
+      const entries = Array.from({ length: 20 }, () => anActivityEntry(file.id, owner.id));
+      await Promise.all(entries.map((entry) => record(repos, file.id, [entry])));
+      const { entries: numbered, head } = await repos.activity.listSince({ fileId: file.id, afterSeq: 0, limit: 100 });
+      expect(head).toBe(20);
+      expect(numbered.map((entry) => entry.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(new Set(numbered.map((entry) => entry.id))).toEqual(new Set(entries.map((entry) => entry.id)));
     });
   });
 }
