@@ -10,6 +10,9 @@ import type { SpreadsheetWriter } from "./edits/spreadsheet-writer.port.js";
 import type { BlobStore } from "./files/blob-store.port.js";
 import { createFileService, type FileService } from "./files/file.service.js";
 import type { FileRepository } from "./files/file-repository.port.js";
+import { announcingRepositories } from "./live/announcing-repositories.js";
+import { type ChangeFeed, createLocalChangeFeed } from "./live/change-feed.port.js";
+import { createLiveService, type LiveService } from "./live/live.service.js";
 import { createMaintenance, type Maintenance } from "./maintenance/maintenance.service.js";
 import { createPeopleService, type PeopleService } from "./people/people.service.js";
 import type { PermissionRepository } from "./people/permission-repository.port.js";
@@ -92,6 +95,11 @@ export interface CellarDeps {
    * edits and appends answer `unreadable_spreadsheet`; content is still replaced whole.
    */
   readonly spreadsheetWriter?: SpreadsheetWriter;
+  /**
+   * Tells every instance which files changed, so that their event streams read on. Without
+   * one, the feed of this process alone: right for one server, not for several.
+   */
+  readonly changeFeed?: ChangeFeed;
   readonly clock?: Clock;
   readonly random?: RandomSource;
   readonly config: CellarConfig;
@@ -108,6 +116,8 @@ export interface Cellar {
   readonly sheets: SheetService;
   /** Changing a spreadsheet's cells: ranges written, rows appended, each a new version. */
   readonly edits: CellEditsService;
+  /** Each change of a file, told as it happens to everyone who has it open. */
+  readonly live: LiveService;
   readonly auth: AuthService;
   readonly users: UserService;
   readonly rateLimiter: RateLimiter;
@@ -153,6 +163,9 @@ export function createCellar(deps: CellarDeps): Cellar {
   const config = resolveConfig(deps.config);
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? cryptoRandom;
+  const feed = deps.changeFeed ?? createLocalChangeFeed();
+  // Every write that grows a file's event log is announced once it has committed.
+  const { files: fileRepository, permissions: permissionRepository } = announcingRepositories(deps, feed);
   const jwt = createJwtCodec({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience });
   const contents = createSheetContents({
     sheetIndexes: deps.sheetIndexes,
@@ -160,14 +173,14 @@ export function createCellar(deps: CellarDeps): Cellar {
     ...(deps.spreadsheets === undefined ? {} : { reader: deps.spreadsheets }),
   });
   const sheets = createSheetService({
-    files: deps.files,
+    files: fileRepository,
     sheetIndexes: deps.sheetIndexes,
     blobs: deps.blobs,
     contents,
   });
   const files = createFileService({
-    files: deps.files,
-    permissions: deps.permissions,
+    files: fileRepository,
+    permissions: permissionRepository,
     blobs: deps.blobs,
     clock,
     random,
@@ -184,9 +197,9 @@ export function createCellar(deps: CellarDeps): Cellar {
       rateWindows: await deps.rateLimits.deleteExpired(now),
     };
   };
-  const activity = createActivityService({ files: deps.files, activity: deps.activity, clock });
+  const activity = createActivityService({ files: fileRepository, activity: deps.activity, clock });
   const versions = createVersionService({
-    files: deps.files,
+    files: fileRepository,
     versions: deps.versions,
     blobs: deps.blobs,
     clock,
@@ -201,8 +214,8 @@ export function createCellar(deps: CellarDeps): Cellar {
     config,
     files,
     people: createPeopleService({
-      files: deps.files,
-      permissions: deps.permissions,
+      files: fileRepository,
+      permissions: permissionRepository,
       users: deps.users,
       mailer: deps.mailer,
       rateLimits: deps.rateLimits,
@@ -215,7 +228,7 @@ export function createCellar(deps: CellarDeps): Cellar {
     versions,
     sheets,
     edits: createCellEditsService({
-      files: deps.files,
+      files: fileRepository,
       blobs: deps.blobs,
       contents,
       ...(deps.spreadsheetWriter === undefined ? {} : { writer: deps.spreadsheetWriter }),
@@ -227,7 +240,7 @@ export function createCellar(deps: CellarDeps): Cellar {
       users: deps.users,
       sessions: deps.sessions,
       magicLinks: deps.magicLinks,
-      permissions: deps.permissions,
+      permissions: permissionRepository,
       mailer: deps.mailer,
       rateLimits: deps.rateLimits,
       clock,
@@ -244,6 +257,7 @@ export function createCellar(deps: CellarDeps): Cellar {
       max: config.rateLimitMax,
       windowSeconds: config.rateLimitWindowSeconds,
     }),
+    live: createLiveService({ files: fileRepository, activity: deps.activity, feed }),
     maintenance: createMaintenance({ files, activity, versions, deleteExpired }),
     deleteExpired,
   };

@@ -123,6 +123,9 @@ export {
   type PurgedFile,
   type ReplaceContentResult,
 } from "./files/file-repository.port.js";
+// Live: each change told to everyone who has the file open.
+export { type ChangeFeed, type ChangeNotice, createLocalChangeFeed } from "./live/change-feed.port.js";
+export type { FileEvent, FileEventStream, LiveService } from "./live/live.service.js";
 // Maintenance: purge, expiry, orphan sweep.
 export {
   createMaintenance,

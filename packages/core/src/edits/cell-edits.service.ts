@@ -160,7 +160,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
           at,
           actorId: input.callerId,
           action: input.action,
-          details: { version: file.version + 1, ...input.details },
+          details: { version: file.version + 1, sha256: stored.sha256, ...input.details },
         }),
       ],
     });

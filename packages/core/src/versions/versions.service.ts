@@ -93,7 +93,8 @@ export function createVersionService(deps: VersionServiceDeps) {
           at,
           actorId: input.callerId,
           action: input.action,
-          details: { version: file.version + 1, ...input.details },
+          // What the content is now: a reader of the file's events follows it by these.
+          details: { version: file.version + 1, sha256: input.content.sha256, ...input.details },
         }),
       ],
     });

@@ -1,0 +1,38 @@
+/** That a file's event log has grown: an id, never the events themselves. */
+export interface ChangeNotice {
+  readonly fileId: string;
+}
+
+/**
+ * Tells every instance whose files' event logs have grown (`ActivityRepository.listSince`
+ * is the log), so that the streams they hold open read on. A notice carries no event: the
+ * log is the truth, read after the notice, so notices may be merged, repeated or come late
+ * without anything being missed or told twice.
+ *
+ * Guarantees an implementation owes:
+ * - after `announce`, every listener subscribed on any instance sharing the store (this
+ *   one included) is called with that file's notice, soon;
+ * - a listener is never called inside `announce` (a change's answer never waits on its
+ *   readers);
+ * - `subscribe` returns the function that ends that subscription.
+ */
+export interface ChangeFeed {
+  announce(notice: ChangeNotice): void;
+  subscribe(listener: (notice: ChangeNotice) => void): () => void;
+}
+
+/** The feed of one process: for the embedded default, and in-memory Cellars. */
+export function createLocalChangeFeed(): ChangeFeed {
+  const listeners = new Set<(notice: ChangeNotice) => void>();
+  return {
+    announce(notice) {
+      for (const listener of listeners) queueMicrotask(() => listener(notice));
+    },
+    subscribe(listener) {
+      // Wrapped, so that one listener subscribed twice is two subscriptions.
+      const subscription = (notice: ChangeNotice) => listener(notice);
+      listeners.add(subscription);
+      return () => listeners.delete(subscription);
+    },
+  };
+}

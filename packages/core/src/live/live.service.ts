@@ -1,0 +1,212 @@
+import type { ActivityRepository, NumberedActivity } from "../activity/activity-repository.port.js";
+import { type FileMetadata, toMetadata } from "../files/file.entity.js";
+import { type AuthorizedFile, authorizeFileAction } from "../files/file-access.js";
+import type { FileRepository } from "../files/file-repository.port.js";
+import type { Role } from "../people/role.js";
+import { isCellarError } from "../shared/errors.js";
+import type { UserSummary } from "../users/user.entity.js";
+import type { ChangeFeed } from "./change-feed.port.js";
+
+/**
+ * What a reader of a file's events is told, in order. Each event of the file's log has
+ * the `id` of the entry it tells of, which a reader that reconnects names to resume after
+ * it; `reset` and the first `file` carry the log's head.
+ */
+export type FileEvent =
+  /** The file's metadata as it is now: first, and after each rename, visibility change, trash or restore. */
+  | { readonly kind: "file"; readonly id: string; readonly file: FileMetadata }
+  /** A new version of the content: who made it, and what it is now. */
+  | {
+      readonly kind: "content";
+      readonly id: string;
+      readonly version: number;
+      readonly sha256: string | null;
+      readonly author: UserSummary | null;
+      /** The ranges written, for a cell edit or an append; absent for content replaced whole. */
+      readonly ranges?: readonly string[];
+    }
+  /** A person given a role, their role changed, or taken off the file. */
+  | {
+      readonly kind: "permissions";
+      readonly id: string;
+      readonly action: "shared" | "role_changed" | "unshared";
+      readonly email: string;
+      readonly role: Role | null;
+    }
+  /** The events asked to resume after are no longer all in the log: read the file afresh. */
+  | { readonly kind: "reset"; readonly id: string; readonly file: FileMetadata }
+  /** The reader may no longer see the file: the last event of its stream. */
+  | { readonly kind: "revoked" };
+
+/** An open stream of a file's events. */
+export interface FileEventStream {
+  readonly events: AsyncIterable<FileEvent>;
+  /** Ends the stream (the reader went away); `events` then ends without waiting. */
+  close(): void;
+}
+
+/** Entries read from the log at a time. */
+const LOG_PAGE = 200;
+
+export type LiveService = ReturnType<typeof createLiveService>;
+
+/**
+ * Everyone who has a file open sees each change of it as it happens. A stream reads the
+ * file's event log (its activity, numbered: `ActivityRepository.listSince`) from where
+ * its reader is, and reads on whenever the change feed says that the log has grown, on
+ * whichever instance the change was made. Nothing is held only in memory: a reader that
+ * reconnects anywhere, naming the last event it had, is told what it missed, or `reset`
+ * when the log no longer holds all of it. Before each batch of events, the stream checks
+ * that its reader may still see the file; when not, it ends with `revoked`.
+ */
+export function createLiveService(deps: { files: FileRepository; activity: ActivityRepository; feed: ChangeFeed }) {
+  const { files, activity, feed } = deps;
+
+  async function authorized(callerId: string, fileId: string): Promise<AuthorizedFile> {
+    return authorizeFileAction("watch", await files.findWithRole({ id: fileId, userId: callerId }), callerId);
+  }
+
+  /** The reader's access now, or null when it is gone. */
+  async function stillAuthorized(callerId: string, fileId: string): Promise<AuthorizedFile | null> {
+    try {
+      return await authorized(callerId, fileId);
+    } catch (error) {
+      if (isCellarError(error)) return null;
+      throw error;
+    }
+  }
+
+  return {
+    /**
+     * Opens a stream of the file's events for a caller who may see it (else the error
+     * `GET /files/:id` would give). Without `lastEventId`, it starts with the file as it
+     * is (`file`, with the log's head as its id); with one, it tells each event after
+     * that one, or `reset` when they are not all in the log any more (or the id is not
+     * one of this file's).
+     */
+    async openFileStream(input: { callerId: string; fileId: string; lastEventId?: string }): Promise<FileEventStream> {
+      const { callerId, fileId } = input;
+      const first = await authorized(callerId, fileId);
+      // Subscribed before the log is first read, so no change falls between the two.
+      let wake: (() => void) | null = null;
+      let pending = true;
+      let closed = false;
+      const unsubscribe = feed.subscribe((notice) => {
+        if (notice.fileId !== fileId) return;
+        pending = true;
+        wake?.();
+      });
+      const close = () => {
+        closed = true;
+        unsubscribe();
+        wake?.();
+      };
+      const resumeAfter = parseEventId(input.lastEventId);
+
+      async function* events(): AsyncGenerator<FileEvent> {
+        try {
+          let cursor: number;
+          const { head } = await activity.listSince({ fileId, afterSeq: Number.MAX_SAFE_INTEGER, limit: 1 });
+          const metadata = toMetadata(first.file, first.role);
+          if (resumeAfter === undefined) {
+            cursor = head;
+            yield { kind: "file", id: String(head), file: metadata };
+          } else if (resumeAfter === null || resumeAfter > head) {
+            cursor = head;
+            yield { kind: "reset", id: String(head), file: metadata };
+          } else {
+            cursor = resumeAfter;
+          }
+          while (!closed) {
+            if (!pending) {
+              await new Promise<void>((resolve) => {
+                wake = resolve;
+              });
+              wake = null;
+              continue;
+            }
+            pending = false;
+            for (;;) {
+              const page = await activity.listSince({ fileId, afterSeq: cursor, limit: LOG_PAGE });
+              if (page.entries.length === 0) break;
+              const access = await stillAuthorized(callerId, fileId);
+              if (access === null) {
+                yield { kind: "revoked" };
+                return;
+              }
+              const firstEntry = page.entries[0] as NumberedActivity;
+              if (firstEntry.seq !== cursor + 1) {
+                // Entries after the cursor were pruned: what is missing cannot be told.
+                cursor = page.head;
+                yield { kind: "reset", id: String(cursor), file: toMetadata(access.file, access.role) };
+                break;
+              }
+              for (const entry of page.entries) {
+                cursor = entry.seq;
+                const event = eventOf(entry, access);
+                if (event !== null) yield event;
+                if (closed) return;
+              }
+              if (page.entries.length < LOG_PAGE) break;
+            }
+            // A change may take access away without writing to this file's log (an
+            // account deleted): the notice that woke the stream is checked against it too.
+            if ((await stillAuthorized(callerId, fileId)) === null) {
+              yield { kind: "revoked" };
+              return;
+            }
+          }
+        } finally {
+          close();
+        }
+      }
+
+      return { events: events(), close };
+    },
+  };
+}
+
+/** The entry number a reader names as `Last-Event-ID`; null when it is not one. */
+function parseEventId(id: string | undefined): number | null | undefined {
+  if (id === undefined) return undefined;
+  return /^(0|[1-9]\d{0,15})$/.test(id) ? Number(id) : null;
+}
+
+/** What an entry of the log tells a reader, or null for one that tells nothing new. */
+function eventOf(entry: NumberedActivity, access: AuthorizedFile): FileEvent | null {
+  const id = String(entry.seq);
+  switch (entry.action) {
+    case "uploaded":
+    case "renamed":
+    case "visibility_changed":
+    case "trashed":
+    case "restored":
+      return { kind: "file", id, file: toMetadata(access.file, access.role) };
+    case "shared":
+    case "role_changed":
+      return { kind: "permissions", id, action: entry.action, email: entry.details.email, role: entry.details.role };
+    case "unshared":
+      return { kind: "permissions", id, action: "unshared", email: entry.details.email, role: null };
+    case "content_replaced":
+    case "cells_edited":
+    case "rows_appended":
+    case "version_restored": {
+      const details = entry.details;
+      const ranges = Array.isArray(details.ranges)
+        ? details.ranges.filter((range): range is string => typeof range === "string")
+        : typeof details.range === "string"
+          ? [details.range]
+          : undefined;
+      return {
+        kind: "content",
+        id,
+        version: typeof details.version === "number" ? details.version : 0,
+        sha256: typeof details.sha256 === "string" ? details.sha256 : null,
+        author: entry.actor,
+        ...(ranges === undefined ? {} : { ranges }),
+      };
+    }
+    case "commented":
+      return null;
+  }
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from "vitest";
+import { ACTIVITY_RETENTION_DAYS, type FileEvent, type FileEventStream } from "../src/index.js";
+import { aCellar, signIn, uploadCsv } from "./support/helpers.js";
+
+const DAY = 86_400_000;
+
+/** Ada, who owns a file; Grace, with whom it is shared as a viewer; Eve, with no role. */
+async function aWatchedFile() {
+  const { cellar, clock } = aCellar();
+  const ada = (await signIn(cellar, "ada@example.com")).user;
+  const grace = (await signIn(cellar, "grace@example.com")).user;
+  const eve = (await signIn(cellar, "eve@example.com")).user;
+  const file = await uploadCsv(cellar, ada.id, { name: "Budget.csv" });
+  const shared = await cellar.people.share({ callerId: ada.id, fileId: file.id, email: grace.email, role: "viewer" });
+  return { cellar, clock, ada, grace, eve, file, shared };
+}
+
+/** Reads events from a stream one at a time, each within a second. */
+function reader(stream: FileEventStream) {
+  const iterator = stream.events[Symbol.asyncIterator]();
+  return {
+    async next(): Promise<FileEvent | "ended"> {
+      const timeout = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error("no event within a second")), 1000).unref(),
+      );
+      const result = await Promise.race([iterator.next(), timeout]);
+      return result.done === true ? "ended" : result.value;
+    },
+    /** Whether an event comes within `ms`; the event is lost to the next `next()` if it does. */
+    async quiet(ms: number): Promise<boolean> {
+      const waited = new Promise<"quiet">((resolve) => setTimeout(() => resolve("quiet"), ms).unref());
+      return (await Promise.race([iterator.next(), waited])) === "quiet";
+    },
+  };
+}
+
+describe("a file's event stream", () => {
+  it("starts with the file as it is, then tells each change as it happens, in order, each with its number", async () => {
+    const { cellar, ada, grace, file } = await aWatchedFile();
+    const stream = await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id });
+    const events = reader(stream);
+    expect(await events.next()).toMatchObject({
+      kind: "file",
+      id: "2",
+      file: { id: file.id, name: "Budget.csv", role: "viewer" },
+    });
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Q3.csv" } });
+    expect(await events.next()).toMatchObject({ kind: "file", id: "3", file: { name: "Q3.csv" } });
+    const replaced = await cellar.versions.replaceContent({
+      callerId: ada.id,
+      fileId: file.id,
+      precondition: "any",
+      content: (async function* () {
+        yield Buffer.from("a,b\n1,2\n");
+      })(),
+    });
+    expect(await events.next()).toEqual({
+      kind: "content",
+      id: "4",
+      version: 2,
+      sha256: replaced.sha256,
+      author: { id: ada.id, email: ada.email, name: ada.name },
+    });
+    await cellar.people.share({ callerId: ada.id, fileId: file.id, email: "new@example.com", role: "editor" });
+    expect(await events.next()).toEqual({
+      kind: "permissions",
+      id: "5",
+      action: "shared",
+      email: "new@example.com",
+      role: "editor",
+    });
+    stream.close();
+    expect(await events.next()).toBe("ended");
+  });
+
+  it("resumes after the event a reader names, telling what it missed; or resets when the number is not the file's", async () => {
+    const { cellar, ada, grace, file } = await aWatchedFile();
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "One.csv" } });
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Two.csv" } });
+    const resumed = reader(await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id, lastEventId: "2" }));
+    expect(await resumed.next()).toMatchObject({ kind: "file", id: "3" });
+    expect(await resumed.next()).toMatchObject({ kind: "file", id: "4", file: { name: "Two.csv" } });
+    expect(await resumed.quiet(50)).toBe(true);
+    for (const lastEventId of ["99", "x", "-1", "1.5"]) {
+      const reset = reader(await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id, lastEventId }));
+      expect(await reset.next(), lastEventId).toMatchObject({ kind: "reset", id: "4", file: { name: "Two.csv" } });
+    }
+  });
+
+  it("resets a reader whose missed events the log no longer holds", async () => {
+    const { cellar, clock, ada, grace, file } = await aWatchedFile();
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Old.csv" } });
+    clock.advance((ACTIVITY_RETENTION_DAYS + 1) * DAY);
+    await cellar.activity.prune();
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "New.csv" } });
+    const events = reader(await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id, lastEventId: "1" }));
+    expect(await events.next()).toMatchObject({ kind: "reset", id: "4", file: { name: "New.csv" } });
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Newer.csv" } });
+    expect(await events.next()).toMatchObject({ kind: "file", id: "5", file: { name: "Newer.csv" } });
+  });
+
+  it("ends with revoked when its reader loses the file: taken off it, or the file trashed", async () => {
+    const { cellar, ada, grace, file, shared } = await aWatchedFile();
+    const events = reader(await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id }));
+    await events.next();
+    await cellar.people.remove({ callerId: ada.id, fileId: file.id, permissionId: shared.permission.id });
+    expect(await events.next()).toEqual({ kind: "revoked" });
+    expect(await events.next()).toBe("ended");
+
+    await cellar.people.share({ callerId: ada.id, fileId: file.id, email: grace.email, role: "viewer" });
+    const again = reader(await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id }));
+    await again.next();
+    const owners = reader(await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id }));
+    await owners.next();
+    await cellar.files.trash({ callerId: ada.id, fileId: file.id });
+    expect(await again.next()).toEqual({ kind: "revoked" });
+    // The owner still sees a trashed file.
+    expect(await owners.next()).toMatchObject({ kind: "file", file: { state: "trashed" } });
+  });
+
+  it("is for those who may see the file: anyone else gets the error a read of it gives", async () => {
+    const { cellar, eve, file } = await aWatchedFile();
+    await expect(cellar.live.openFileStream({ callerId: eve.id, fileId: file.id })).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(
+      cellar.live.openFileStream({ callerId: eve.id, fileId: "file_nosuchfile000000000000" }),
+    ).rejects.toMatchObject({
+      code: "not_found",
+    });
+  });
+
+  it("tells a stream of one file nothing of another's changes, and ends at once when closed", async () => {
+    const { cellar, ada, grace, file } = await aWatchedFile();
+    const other = await uploadCsv(cellar, ada.id, { name: "Other.csv" });
+    const stream = await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id });
+    const events = reader(stream);
+    await events.next();
+    await cellar.files.update({ callerId: ada.id, fileId: other.id, changes: { name: "Elsewhere.csv" } });
+    expect(await events.quiet(50)).toBe(true);
+    stream.close();
+    expect(await events.next()).toBe("ended");
+  });
+});
