@@ -28,7 +28,14 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         return openSqliteStorage({ dataDir: settings.dataDir });
       }
       const { openPostgresStorage } = await import("@cellar/adapter-postgres");
-      return openPostgresStorage({ url: settings.databaseUrl, poolMax: settings.databasePoolMax });
+      const logger = c.resolve(Tokens.Logger);
+      return openPostgresStorage({
+        url: settings.databaseUrl,
+        poolMax: settings.databasePoolMax,
+        ...(settings.databaseListenUrl === undefined ? {} : { listenUrl: settings.databaseListenUrl }),
+        // Failures it recovers from by itself (a reconnect, a lost heartbeat): worth a line, not an error.
+        onChangeFeedError: (error) => logger.warn({ err: error }, "the change feed recovered from a failure"),
+      });
     }),
   });
 
@@ -83,6 +90,8 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         versions: metadata.versions,
         rateLimits: metadata.rateLimits,
         blobs,
+        // Reaches every server on this storage, whatever process or machine it runs in.
+        changeFeed: metadata.changeFeed,
         spreadsheets: createSpreadsheetReader(),
         spreadsheetWriter: createSpreadsheetWriter(),
         mailer: c.resolve(Tokens.Mailer),

@@ -145,13 +145,19 @@ async function copyAll(
   return { users, sessions, files, versions, permissions, alreadyThere };
 }
 
-/** Every entry of a file's activity, as stored (without the actor's details the listing adds). */
+/**
+ * Every entry of a file's activity, as stored (without the actor's details the listing
+ * adds), in the order they were written: the target numbers them in the order given.
+ */
 async function activityOf(source: EmbeddedInstall, fileId: string): Promise<ActivityEntry[]> {
   const entries: ActivityEntry[] = [];
-  for (let offset = 0; ; offset += ACTIVITY_PAGE) {
-    const { items } = await source.activity.listByFile({ fileId, offset, limit: ACTIVITY_PAGE });
-    for (const { actor: _actor, ...entry } of items) entries.push(entry);
-    if (items.length < ACTIVITY_PAGE) return entries;
+  for (let afterSeq = 0; ; ) {
+    const { entries: page } = await source.activity.listSince({ fileId, afterSeq, limit: ACTIVITY_PAGE });
+    for (const { actor: _actor, seq, ...entry } of page) {
+      entries.push(entry as ActivityEntry);
+      afterSeq = seq;
+    }
+    if (page.length < ACTIVITY_PAGE) return entries;
   }
 }
 

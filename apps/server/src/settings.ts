@@ -37,6 +37,11 @@ export interface Settings {
   readonly databaseUrl: string | undefined;
   /** Connections this instance may open to `databaseUrl`. */
   readonly databasePoolMax: number;
+  /**
+   * The connection each instance keeps open to hear the others' changes (LISTEN); unset:
+   * `databaseUrl`. Behind a pooler in transaction mode, a direct or session-mode one.
+   */
+  readonly databaseListenUrl: string | undefined;
   /** Where file bytes go: under `DATA_DIR`, or an S3-compatible bucket. */
   readonly blobStore: BlobStoreSetting;
   /** Where Prometheus metrics are served (`/metrics`), apart from the API. Unset: no metrics. */
@@ -177,6 +182,10 @@ export function readSettings(env: Env = process.env): Settings {
     // Like SMTP_URL, it holds a password: checked here, never quoted back.
     databaseUrl: absoluteUrl("DATABASE_URL", optional(env, "DATABASE_URL"), ["postgres:", "postgresql:"]),
     databasePoolMax: wholeNumber(env, "DATABASE_POOL_MAX", 10, 1, 1000),
+    databaseListenUrl: absoluteUrl("DATABASE_LISTEN_URL", optional(env, "DATABASE_LISTEN_URL"), [
+      "postgres:",
+      "postgresql:",
+    ]),
     blobStore: blobStore(env),
     metricsPort:
       optional(env, "METRICS_PORT") === undefined ? undefined : wholeNumber(env, "METRICS_PORT", 0, 0, 65_535),

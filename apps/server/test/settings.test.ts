@@ -147,6 +147,15 @@ describe("reading settings from the environment", () => {
     expect(attempt).toThrow(/^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\//);
     expect(() => attempt()).not.toThrow(/secret-password/);
     expect(() => readSettings({ DATABASE_POOL_MAX: "0" })).toThrow(/^DATABASE_POOL_MAX must be a whole number from 1/);
+    // The connection that hears other servers' changes: the same database unless told otherwise.
+    expect(readSettings({ DATABASE_URL: "postgres://db/cellar" }).databaseListenUrl).toBeUndefined();
+    expect(
+      readSettings({ DATABASE_URL: "postgres://pgbouncer/cellar", DATABASE_LISTEN_URL: "postgres://db:5432/cellar" })
+        .databaseListenUrl,
+    ).toBe("postgres://db:5432/cellar");
+    expect(() => readSettings({ DATABASE_LISTEN_URL: "http://cellar:secret-password@db/" })).toThrow(
+      /^DATABASE_LISTEN_URL must start with postgres:\/\/ or postgresql:\/\//,
+    );
   });
 
   it("takes BLOB_STORE as fs or an s3:// bucket with an optional prefix, and the S3 settings with it", () => {

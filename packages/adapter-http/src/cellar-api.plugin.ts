@@ -10,6 +10,8 @@ import { handleCellarApiError } from "./http/error-handler.js";
 import { useJsonBodyParser } from "./http/json-body-parser.js";
 import { addRequestGuards } from "./http/request-guards.js";
 import { createValidatorCompiler } from "./http/validator-compiler.js";
+import { EventStreams } from "./live/event-streams.js";
+import { registerLiveRoutes } from "./live/live.routes.js";
 import { registerPermissionRoutes } from "./people/permission.routes.js";
 import { permissionSchema } from "./people/permission.schemas.js";
 import { registerSessionRoutes } from "./sessions/session.routes.js";
@@ -122,4 +124,8 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   registerCellEditRoutes(app, { cellar });
   registerUserRoutes(app, { cellar });
   registerSessionRoutes(app, { cellar });
+  const streams = new EventStreams();
+  // Open streams would keep the server from closing: their readers reconnect elsewhere.
+  app.addHook("preClose", async () => streams.endAll());
+  registerLiveRoutes(app, { cellar, streams });
 };

@@ -70,6 +70,7 @@ describe("GET /openapi.json", () => {
         "PUT /files/{id}/content",
         "PATCH /files/{id}/values",
         "POST /files/{id}/rows",
+        "GET /files/{id}/events",
         "GET /users/me",
         "PATCH /users/me",
         "POST /sessions",

@@ -13,6 +13,7 @@ export {
   createPostgresSessionRepository,
   type PostgresSessionOptions,
 } from "./pg-auth-repositories.js";
+export { changeChannel, openPgChangeFeed, type PgChangeFeed, type PgChangeFeedOptions } from "./pg-change-feed.js";
 export { createPostgresFileRepository } from "./pg-file-repository.js";
 export { createPostgresPermissionRepository } from "./pg-permission-repository.js";
 export { createPostgresRateLimitStore } from "./pg-rate-limit-store.js";

@@ -274,6 +274,26 @@ export const MIGRATIONS: readonly Migration[] = [
   INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
   SELECT id, version, blob_key, size, sha256, created_at, owner_id FROM files;
   `,
+  /* 8 */ `
+  -- Each file's event log: every activity entry takes the next number of its file (seq),
+  -- from the file's counter (event_seq: the latest number given), which the statement
+  -- writing the entries raises in the file's row, under its lock, so that numbers follow
+  -- the order in which changes commit. The counter never goes down, also when old
+  -- entries are pruned, so no number is given twice.
+  ALTER TABLE files ADD COLUMN event_seq bigint NOT NULL DEFAULT 0 CHECK (event_seq >= 0);
+  ALTER TABLE activity ADD COLUMN seq bigint;
+  -- Entries written before are numbered in the order they happened, and each file's
+  -- counter set to its count.
+  UPDATE activity SET seq = numbered.seq
+  FROM (SELECT id, row_number() OVER (PARTITION BY file_id ORDER BY at, id) AS seq FROM activity) AS numbered
+  WHERE activity.id = numbered.id;
+  UPDATE files SET event_seq = counted.n
+  FROM (SELECT file_id, count(*) AS n FROM activity GROUP BY file_id) AS counted
+  WHERE files.id = counted.file_id;
+  ALTER TABLE activity ALTER COLUMN seq SET NOT NULL, ADD CHECK (seq >= 1);
+  -- A number once per file; and a file's entries after a number, in order (listSince).
+  CREATE UNIQUE INDEX activity_by_seq ON activity (file_id, seq);
+  `,
 ];
 
 /** Gives every file without one its name key, a batch of files at a time. */

@@ -1,4 +1,4 @@
-import type { ActivityEntry, ActivityItem, ActivityRepository } from "@cellar/core";
+import type { ActivityEntry, ActivityItem, ActivityRepository, NumberedActivity } from "@cellar/core";
 import type { Pool } from "pg";
 
 /**
@@ -6,13 +6,30 @@ import type { Pool } from "pg";
  * parameter `$n` (`activityParameter`): however many entries a change records, one
  * parameter and one insert. Statements put it in a `WITH`, beside the change it records,
  * so that both are written or neither.
+ *
+ * Each entry takes the next number of its file (`seq`), in the array's order, from the
+ * file's counter (`files.event_seq`, migration 8): the statement raises the counter by
+ * the number of entries (`raiseEventSeq`) in an `UPDATE` (or `INSERT`) of the file's row,
+ * which takes the row's lock, and `numberedBy` names what that returns (a `WITH` query,
+ * or a subquery in parentheses, with the raised counter as `event_seq`, one row). The
+ * entries are numbered `event_seq - count + 1` to `event_seq`. The lock is held until the
+ * change commits, so the next change of the file waits for that commit before it reads
+ * the counter: numbers follow commit order, also across instances. No row there (the
+ * change did not happen), no entries.
  */
-export function insertActivity(parameter: number, condition = "true"): string {
-  return `INSERT INTO activity (id, file_id, at, actor_id, action, details)
-    SELECT e.id, e.file_id, e.at, e.actor_id, e.action, e.details
-    FROM jsonb_to_recordset($${parameter}::jsonb)
-      AS e(id text, file_id text, at timestamptz, actor_id text, action text, details jsonb)
-    WHERE ${condition}`;
+export function insertActivity(parameter: number, numberedBy: string): string {
+  return `INSERT INTO activity (id, file_id, at, actor_id, action, details, seq)
+    SELECT e.id, e.file_id, e.at, e.actor_id, e.action, e.details,
+           c.event_seq - jsonb_array_length($${parameter}::jsonb) + e.n
+    FROM ${numberedBy} AS c,
+      ROWS FROM (jsonb_to_recordset($${parameter}::jsonb)
+        AS (id text, file_id text, at timestamptz, actor_id text, action text, details jsonb))
+      WITH ORDINALITY AS e(id, file_id, at, actor_id, action, details, n)`;
+}
+
+/** The file's counter raised by the entries in `$n`: for the `SET` (or `VALUES`) of the statement that numbers them. */
+export function raiseEventSeq(parameter: number, counter = "event_seq"): string {
+  return `${counter} + jsonb_array_length($${parameter}::jsonb)`;
 }
 
 /** Entries as `insertActivity` reads them. */
@@ -41,7 +58,10 @@ interface ActivityRow {
   actor_name: string | null;
 }
 
-function toItem(row: ActivityRow & { id: string }): ActivityItem {
+/** A row of `listSince`: an entry (all null when none follows the number) with its number, and the head. */
+type SinceRow = Omit<ActivityRow, "total"> & { seq: string | null; head: string };
+
+function toItem(row: Omit<ActivityRow, "total"> & { id: string }): ActivityItem {
   return {
     id: row.id,
     fileId: row.file_id,
@@ -93,6 +113,27 @@ export function createPostgresActivityRepository(pool: Pool): ActivityRepository
         [before, limit],
       );
       return rowCount ?? 0;
+    },
+    async listSince({ fileId, afterSeq, limit }) {
+      // The head and the entries in one statement, so both describe the same moment (an
+      // entry numbered at or below the head is committed with it); one row with the head
+      // alone when no entry follows. Entries are found on activity_by_seq, in order.
+      const { rows } = await pool.query<SinceRow>(
+        `SELECT h.head, e.id, e.file_id, e.at, e.actor_id, e.action, e.details, e.seq,
+                u.email AS actor_email, u.name AS actor_name
+         FROM (SELECT coalesce((SELECT event_seq FROM files WHERE id = $1), 0) AS head) AS h
+         LEFT JOIN LATERAL (
+           SELECT id, file_id, at, actor_id, action, details, seq FROM activity
+           WHERE file_id = $1 AND seq > $2 ORDER BY seq LIMIT $3
+         ) AS e ON true
+         LEFT JOIN users u ON u.id = e.actor_id
+         ORDER BY e.seq`,
+        [fileId, afterSeq, Math.max(0, limit)],
+      );
+      const entries = rows
+        .filter((row): row is SinceRow & { id: string; seq: string } => row.id !== null)
+        .map((row): NumberedActivity => ({ ...toItem(row), seq: Number(row.seq) }));
+      return { entries, head: Number(rows[0]?.head ?? 0) };
     },
   };
 }

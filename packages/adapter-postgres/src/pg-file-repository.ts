@@ -12,7 +12,7 @@ import {
   type SheetIndexRepository,
 } from "@cellar/core";
 import type { Pool } from "pg";
-import { activityParameter, insertActivity } from "./pg-activity-repository.js";
+import { activityParameter, insertActivity, raiseEventSeq } from "./pg-activity-repository.js";
 import { inTransaction } from "./pool.js";
 import { batchedLookupById, statementBatches } from "./statement-batches.js";
 
@@ -196,14 +196,18 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
   const findWithRole = batchedFindWithRole(pool);
   return {
     async insert({ file, activity }) {
-      // One statement: a file refused (its id taken) writes none of its entries.
+      // One statement: a file refused (its id taken) writes none of its entries. A new
+      // file's entries are numbered from 1, its counter set to their count; the row is
+      // no other transaction's to see, nor to insert again, until this commits.
       await pool.query(
-        `WITH a AS (${insertActivity(17)}),
-         v AS (INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
-               VALUES ($1, $16, $10, $8, $9, $11, $2))
-         INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
-                            created_at, updated_at, trashed_at, purge_at, name_key, version)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+        `WITH f AS (
+           INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
+                              created_at, updated_at, trashed_at, purge_at, name_key, version, event_seq)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, ${raiseEventSeq(17, "0")})
+           RETURNING event_seq
+         ), a AS (${insertActivity(17, "f")})
+         INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
+         VALUES ($1, $16, $10, $8, $9, $11, $2)`,
         [
           file.id,
           file.ownerId,
@@ -249,7 +253,9 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
     async update({ id, changes, onlyIfState, activity }) {
       // One statement for every combination of changed fields: a flag per field says
       // whether to take the new value, so a null can be written on purpose. The entries
-      // are written by the same statement, and only when it changed the file.
+      // are written by the same statement, and only when it changed the file; they are
+      // numbered from the counter this UPDATE raises, under the row lock it takes (a
+      // second UPDATE of the row in one statement is not allowed).
       const { rows } = await pool.query<FileRow>(
         `WITH changed AS (UPDATE files SET
            name       = CASE WHEN $3 THEN $4 ELSE name END,
@@ -258,11 +264,12 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
            state      = CASE WHEN $7 THEN $8 ELSE state END,
            trashed_at = CASE WHEN $9 THEN $10::timestamptz ELSE trashed_at END,
            purge_at   = CASE WHEN $11 THEN $12::timestamptz ELSE purge_at END,
-           updated_at = $13
+           updated_at = $13,
+           event_seq  = ${raiseEventSeq(15)}
          WHERE id = $1 AND ($2::text IS NULL OR state = $2)
-         RETURNING ${FILE_COLUMNS}
-         ), a AS (${insertActivity(15, "EXISTS (SELECT FROM changed)")})
-         SELECT * FROM changed`,
+         RETURNING ${FILE_COLUMNS}, event_seq
+         ), a AS (${insertActivity(15, "changed")})
+         SELECT ${FILE_COLUMNS} FROM changed`,
         [
           id,
           onlyIfState ?? null,
@@ -304,21 +311,34 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
           }
         }
         // Concurrent writers expecting the same content queue on the row; once the first
-        // commits, the others find another SHA-256 and change nothing.
-        const { rows } = await client.query<FileRow>(
-          `UPDATE files SET blob_key = $3, size = $4, sha256 = $5, version = version + 1, updated_at = $6
+        // commits, the others find another SHA-256 and change nothing. The UPDATE raises
+        // the file's counter by the entries' count, and holds the row's lock until commit:
+        // the entries, written next, are numbered up to the counter it returned.
+        const { rows } = await client.query<FileRow & { event_seq: string }>(
+          `UPDATE files SET blob_key = $3, size = $4, sha256 = $5, version = version + 1, updated_at = $6,
+                            event_seq = event_seq + $7
            WHERE id = $1 AND state = 'active' AND ($2::text IS NULL OR sha256 = $2)
-           RETURNING ${FILE_COLUMNS}`,
-          [id, expectedSha256, content.blobKey, content.size, content.sha256, at],
+           RETURNING ${FILE_COLUMNS}, event_seq`,
+          [id, expectedSha256, content.blobKey, content.size, content.sha256, at, activity.length],
         );
         const row = rows[0];
         if (row === undefined) return current();
         const file = toRecord(row);
         await client.query(
-          `WITH a AS (${insertActivity(8)})
+          `WITH a AS (${insertActivity(8, "(SELECT $9::bigint AS event_seq)")})
            INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
            VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-          [id, file.version, file.blobKey, file.size, file.sha256, at, authorId, activityParameter(activity)],
+          [
+            id,
+            file.version,
+            file.blobKey,
+            file.size,
+            file.sha256,
+            at,
+            authorId,
+            activityParameter(activity),
+            row.event_seq,
+          ],
         );
         return { outcome: "replaced", file };
       });

@@ -8,7 +8,7 @@ import {
   type SharedFileSort,
 } from "@cellar/core";
 import type { ClientBase, Pool } from "pg";
-import { activityParameter, insertActivity } from "./pg-activity-repository.js";
+import { activityParameter, insertActivity, raiseEventSeq } from "./pg-activity-repository.js";
 import { FILE_COLUMNS, type FileRow, toRecord } from "./pg-file-repository.js";
 import { inTransaction } from "./pool.js";
 
@@ -133,7 +133,9 @@ export function createPostgresPermissionRepository(pool: Pool): PermissionReposi
              INSERT INTO permissions AS p (${PERMISSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
              ON CONFLICT (file_id, email) DO UPDATE SET role = excluded.role, updated_at = excluded.updated_at
              RETURNING ${PERMISSION_COLUMNS}
-           ), a AS (${insertActivity(8)})
+           ), f AS (
+             UPDATE files SET event_seq = ${raiseEventSeq(8)} WHERE id = $2 RETURNING event_seq
+           ), a AS (${insertActivity(8, "f")})
            SELECT * FROM p`,
           [
             permission.id,
@@ -207,7 +209,10 @@ export function createPostgresPermissionRepository(pool: Pool): PermissionReposi
              UPDATE permissions p SET role = $3, updated_at = $4 FROM found
              WHERE p.id = found.id AND found.role <> $3
              RETURNING p.id, p.file_id, p.email, p.user_id, p.role, p.created_at, p.updated_at
-           ), a AS (${insertActivity(5, "EXISTS (SELECT FROM changed)")})
+           ), f AS (
+             UPDATE files SET event_seq = ${raiseEventSeq(5)} WHERE id = $2 AND EXISTS (SELECT FROM changed)
+             RETURNING event_seq
+           ), a AS (${insertActivity(5, "f")})
            SELECT * FROM changed UNION ALL SELECT * FROM found WHERE NOT EXISTS (SELECT FROM changed)`,
           [id, fileId, role, updatedAt, activityParameter([activity])],
           client,
@@ -220,7 +225,10 @@ export function createPostgresPermissionRepository(pool: Pool): PermissionReposi
         return one(
           `WITH removed AS (
              DELETE FROM permissions WHERE id = $1 AND file_id = $2 RETURNING ${PERMISSION_COLUMNS}
-           ), a AS (${insertActivity(3, "EXISTS (SELECT FROM removed)")})
+           ), f AS (
+             UPDATE files SET event_seq = ${raiseEventSeq(3)} WHERE id = $2 AND EXISTS (SELECT FROM removed)
+             RETURNING event_seq
+           ), a AS (${insertActivity(3, "f")})
            SELECT * FROM removed`,
           [id, fileId, activityParameter([activity])],
           client,

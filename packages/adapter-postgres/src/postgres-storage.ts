@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { isNetworkUnavailable, type MetadataStorage, reasonOf, StorageUnreachableError } from "@cellar/core";
 import { migrate } from "./migrations.js";
+import { changeChannel, openPgChangeFeed, type PgChangeFeed } from "./pg-change-feed.js";
 import { createPostgresRateLimitStore } from "./pg-rate-limit-store.js";
 import { createPostgresRepositories } from "./pg-repositories.js";
 import { createPostgresPool } from "./pool.js";
@@ -13,6 +14,19 @@ export interface PostgresStorageOptions {
   readonly poolMax?: number;
   /** The schema Cellar's tables live in. Default: the connection's search path (`public`). */
   readonly schema?: string;
+  /**
+   * Where the change feed's one listening connection goes (`LISTEN`), outside the pool.
+   * Default: `url`. Behind PgBouncer in transaction pooling mode it must name a direct
+   * connection to PostgreSQL, or a session-mode pool: LISTEN does not work through
+   * transaction pooling (the registration stays on a server connection the client no
+   * longer holds, and notices silently stop). Holds a password: never put in a message.
+   */
+  readonly listenUrl?: string;
+  /**
+   * Told each error the change feed recovered from (a notice not sent, the listening
+   * connection lost or not made again yet), for logs. Such errors are never thrown.
+   */
+  readonly onChangeFeedError?: (error: unknown) => void;
 }
 
 /** Cellar's metadata in PostgreSQL, and how busy its pool is (for metrics). */
@@ -45,8 +59,9 @@ export function isPostgresUnavailable(error: unknown): boolean {
  * many concurrent lookups of one kind gathered into one statement (`statementBatches`) —
  * so what one instance writes, every other reads on its very next request, and no write
  * waits for anything but its own statement. Rate-limit hits are counted there exactly,
- * many requests' hits to a statement. Fails with `StorageUnreachableError` when the
- * database cannot be used.
+ * many requests' hits to a statement. Its change feed is LISTEN/NOTIFY on a channel of
+ * the schema (`openPgChangeFeed`), on a connection of its own (`listenUrl`). Fails with
+ * `StorageUnreachableError` when the database cannot be used, or listened to.
  */
 export async function openPostgresStorage(options: PostgresStorageOptions): Promise<PostgresStorage> {
   const pool = createPostgresPool({
@@ -54,11 +69,31 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     max: options.poolMax ?? 10,
     ...(options.schema === undefined ? {} : { schema: options.schema }),
   });
+  let schema: string;
   try {
     await migrate(pool);
+    const { rows } = await pool.query<{ schema: string | null }>("SELECT current_schema() AS schema");
+    schema = rows[0]?.schema ?? "public";
   } catch (error) {
     await pool.end();
     throw new StorageUnreachableError(`cannot use the database at ${whereIs(options.url)}: ${reasonOf(error)}`);
+  }
+  // Listening from the start: a listen URL that cannot be used fails here, not at the
+  // first stream, and notices are heard from the moment the storage is handed out.
+  const listenUrl = options.listenUrl ?? options.url;
+  let changeFeed: PgChangeFeed;
+  try {
+    changeFeed = await openPgChangeFeed({
+      pool,
+      listenUrl,
+      channel: changeChannel(schema),
+      ...(options.onChangeFeedError === undefined ? {} : { onError: options.onChangeFeedError }),
+    });
+  } catch (error) {
+    await pool.end();
+    throw new StorageUnreachableError(
+      `cannot listen for changes on the database at ${whereIs(listenUrl)}: ${reasonOf(error)}`,
+    );
   }
   return {
     ...createPostgresRepositories(pool),
@@ -70,7 +105,14 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     sharedJwtSecret: (proposed) =>
       sharedSetting(pool, "jwt_secret", () => proposed ?? randomBytes(48).toString("base64url")),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => pool.end(),
+    changeFeed,
+    async close() {
+      try {
+        await changeFeed.close();
+      } finally {
+        await pool.end();
+      }
+    },
   };
 }
 

@@ -188,7 +188,128 @@ describe("the migration that brought people", () => {
   });
 });
 
+describe("the migration that brought the event log", () => {
+  it("numbers the entries of a database at version 7 in the order they happened, and goes on from there", async () => {
+    const [pool] = instances(await freshDatabase(), 1) as [Pool];
+    await migrate(pool, MIGRATIONS.slice(0, 7));
+    const repos = createPostgresRepositories(pool);
+    const owner = aUser();
+    await repos.users.insertIfAbsent(owner);
+    const [busy, other, quiet] = [aFile(owner.id), aFile(owner.id), aFile(owner.id)] as const;
+    for (const file of [busy, other, quiet]) {
+      await pool.query(
+        `INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
+                            created_at, updated_at, name_key)
+         VALUES ($1, $2, 'a.csv', 'private', 'active', 'csv', 'text/csv', 1, '', $1, now(), now(), 'a.csv')`,
+        [file.id, owner.id],
+      );
+    }
+    // Written out of order: numbered by time, then id.
+    for (const [id, fileId, time] of [
+      ["act_c", busy.id, 30],
+      ["act_a", busy.id, 10],
+      ["act_x", other.id, 5],
+      ["act_b2", busy.id, 20],
+      ["act_b1", busy.id, 20],
+    ] as const) {
+      await pool.query(
+        "INSERT INTO activity (id, file_id, at, actor_id, action, details) VALUES ($1, $2, $3, $4, 'renamed', '{}')",
+        [id, fileId, at(time), owner.id],
+      );
+    }
+    expect(await migrate(pool)).toBe(MIGRATIONS.length);
+    const numbered = await repos.activity.listSince({ fileId: busy.id, afterSeq: 0, limit: 10 });
+    expect(numbered.entries.map((entry) => [entry.seq, entry.id])).toEqual([
+      [1, "act_a"],
+      [2, "act_b1"],
+      [3, "act_b2"],
+      [4, "act_c"],
+    ]);
+    expect(numbered.head).toBe(4);
+    expect(await repos.activity.listSince({ fileId: other.id, afterSeq: 0, limit: 10 })).toMatchObject({
+      entries: [{ id: "act_x", seq: 1, actor: { id: owner.id } }],
+      head: 1,
+    });
+    expect(await repos.activity.listSince({ fileId: quiet.id, afterSeq: 0, limit: 10 })).toEqual({
+      entries: [],
+      head: 0,
+    });
+    // Pruned, the numbers stay given: the next entry takes the one after the last.
+    expect(await repos.activity.prune({ before: at(100), limit: 10 })).toBe(5);
+    const next = anActivityEntry(busy.id, owner.id, { at: at(200) });
+    await repos.files.update({ id: busy.id, changes: { updatedAt: at(200) }, activity: [next] });
+    expect(await repos.activity.listSince({ fileId: busy.id, afterSeq: 0, limit: 10 })).toMatchObject({
+      entries: [{ id: next.id, seq: 5 }],
+      head: 5,
+    });
+    await expect(
+      pool.query(
+        "INSERT INTO activity (id, file_id, at, actor_id, action, details, seq) VALUES ('act_dup', $1, now(), $2, 'renamed', '{}', 5)",
+        [busy.id, owner.id],
+      ),
+    ).rejects.toThrow(/activity_by_seq/);
+  });
+});
+
 describe("across instances sharing one database", () => {
+  it("a file's event log, followed through one instance while three others change the file, has every number once, in commit order", async () => {
+    const pools = await migratedInstances(4);
+    const repos = pools.map((pool) => createPostgresRepositories(pool));
+    const [follower, ...writers] = repos as [Repositories, Repositories, Repositories, Repositories];
+    const owner = aUser();
+    await follower.users.insertIfAbsent(owner);
+    const file = aFile(owner.id);
+    await follower.files.insert({
+      file,
+      activity: [anActivityEntry(file.id, owner.id, { action: "uploaded", details: { name: file.name } })],
+    });
+    // Renames writing two entries each, shares and new content, spread over the writers.
+    const ROUNDS = 30;
+    const written = 1 + ROUNDS * 4;
+    let writing = true;
+    const changes = Promise.all(
+      Array.from({ length: ROUNDS }, async (_, i) => {
+        const writer = writers[i % 3] as Repositories;
+        await writer.files.update({
+          id: file.id,
+          changes: { name: `r${i}.csv`, updatedAt: at(i) },
+          activity: [anActivityEntry(file.id, owner.id), anActivityEntry(file.id, owner.id, { action: "trashed" })],
+        });
+        await givePermission(writer, owner.id, aPermission(file.id, { email: `p${i}@example.com` }));
+        const replaced = await writer.files.replaceContent({
+          id: file.id,
+          expectedSha256: null,
+          content: { blobKey: `blob_${i}`, size: 1, sha256: "e".repeat(64) },
+          at: at(i),
+          authorId: owner.id,
+          activity: [anActivityEntry(file.id, owner.id, { action: "cells_edited", details: {} })],
+        });
+        expect(replaced.outcome).toBe("replaced");
+      }),
+    ).finally(() => {
+      writing = false;
+    });
+    // A number committed after a greater one would be skipped by a follower that read the
+    // greater one first: the follower sees each number right after the one before.
+    const seen: string[] = [];
+    let last = 0;
+    for (;;) {
+      const wasWriting = writing;
+      const { entries, head } = await follower.activity.listSince({ fileId: file.id, afterSeq: last, limit: 5 });
+      for (const entry of entries) {
+        expect(entry.seq).toBe(last + 1);
+        last = entry.seq;
+        seen.push(entry.id);
+      }
+      expect(head).toBeGreaterThanOrEqual(last);
+      if (!wasWriting && entries.length === 0) break;
+    }
+    await changes;
+    expect(last).toBe(written);
+    expect(new Set(seen).size).toBe(written);
+    expect((await follower.activity.listSince({ fileId: file.id, afterSeq: 0, limit: 1 })).head).toBe(written);
+  });
+
   it("of 50 concurrent verifies of one magic link spread over five instances, exactly one gets it", async () => {
     const pools = await migratedInstances(5);
     const link = aMagicLink();

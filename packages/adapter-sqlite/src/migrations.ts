@@ -203,6 +203,24 @@ export const MIGRATIONS: readonly Migration[] = [
   INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
   SELECT id, version, blob_key, size, sha256, created_at, owner_id FROM files;
   `,
+  /* 7 */ `
+  -- Each file's event log: every activity entry takes the next number of its file (seq),
+  -- from the file's counter (event_seq: the latest number given), raised by the writer in
+  -- the transaction of the entry. The counter never goes down, also when old entries are
+  -- pruned, so no number is given twice. Neither column is in the file's listings'
+  -- indexes, nor among the columns the permissions_follow_file trigger copies.
+  ALTER TABLE files ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 0 CHECK (event_seq >= 0);
+  ALTER TABLE activity ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+  -- Entries written before are numbered in the order they happened, and each file's
+  -- counter set to its count.
+  UPDATE activity SET seq = numbered.seq
+  FROM (SELECT rowid AS entry, row_number() OVER (PARTITION BY file_id ORDER BY at, id) AS seq FROM activity) AS numbered
+  WHERE activity.rowid = numbered.entry;
+  UPDATE files SET event_seq = (SELECT count(*) FROM activity WHERE file_id = files.id)
+  WHERE id IN (SELECT file_id FROM activity);
+  -- A number once per file; and a file's entries after a number, in order (listSince).
+  CREATE UNIQUE INDEX activity_by_seq ON activity (file_id, seq);
+  `,
 ];
 
 export class SchemaTooNewError extends Error {

@@ -1,4 +1,4 @@
-import type { ActivityEntry, ActivityItem, ActivityRepository } from "@cellar/core";
+import type { ActivityEntry, ActivityItem, ActivityRepository, NumberedActivity } from "@cellar/core";
 import type { Database } from "better-sqlite3";
 import { fromMillis } from "./sqlite-time.js";
 
@@ -29,14 +29,24 @@ function toItem(values: ActivityValues): ActivityItem {
 
 /**
  * Writes activity entries: for the repositories whose changes they record, which call it
- * inside the transaction of the change.
+ * inside the transaction of the change. Each entry takes the next number of its file
+ * (`seq`): the file's counter (`files.event_seq`, migration 7) goes one up, and the entry
+ * takes it. SQLite has one writer at a time, and the counter is read and raised in the
+ * writer's transaction, so numbers follow the order in which changes commit; the counter
+ * never goes down (a prune leaves it), so no number is given twice. The counter is no
+ * column of `FileRecord`, so the rows a `ReadCache` keeps are not changed by it.
  */
 export function createActivityWriter(db: Database): (entries: readonly ActivityEntry[]) => void {
-  const insert = db.prepare<[string, string, number, string, string, string]>(
-    "INSERT INTO activity (id, file_id, at, actor_id, action, details) VALUES (?, ?, ?, ?, ?, ?)",
+  const nextSeq = db
+    .prepare<[string], number>("UPDATE files SET event_seq = event_seq + 1 WHERE id = ? RETURNING event_seq")
+    .pluck();
+  const insert = db.prepare<[string, string, number, string, string, string, number]>(
+    "INSERT INTO activity (id, file_id, at, actor_id, action, details, seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
   return (entries) => {
     for (const entry of entries) {
+      const seq = nextSeq.get(entry.fileId);
+      if (seq === undefined) throw new Error(`There is no file ${entry.fileId} to write activity ${entry.id} on.`);
       insert.run(
         entry.id,
         entry.fileId,
@@ -44,10 +54,14 @@ export function createActivityWriter(db: Database): (entries: readonly ActivityE
         entry.actorId,
         entry.action,
         JSON.stringify(entry.details),
+        seq,
       );
     }
   };
 }
+
+/** A row of `listSince`: an entry (all null when the file has none after the number), its number, and the head. */
+type SinceValues = [...ActivityValues, seq: number | null, head: number];
 
 /** The activity repository on SQLite: entries are written by the file and permission repositories. */
 export function createSqliteActivityRepository(db: Database): ActivityRepository {
@@ -62,6 +76,20 @@ export function createSqliteActivityRepository(db: Database): ActivityRepository
   const prune = db.prepare<[number, number]>(
     "DELETE FROM activity WHERE rowid IN (SELECT rowid FROM activity WHERE at < ? ORDER BY at LIMIT ?)",
   );
+  // The head and the entries in one statement, so they describe the same moment: one row
+  // with the head alone when no entry follows `afterSeq`. Entries are found on
+  // activity_by_seq, in number order.
+  const since = db
+    .prepare<{ fileId: string; afterSeq: number; limit: number }, SinceValues>(`
+    SELECT a.id, a.file_id, a.at, a.actor_id, a.action, a.details, u.id, u.email, u.name, a.seq, h.head
+    FROM (SELECT coalesce((SELECT event_seq FROM files WHERE id = @fileId), 0) AS head) AS h
+    LEFT JOIN (
+      SELECT id, file_id, at, actor_id, action, details, seq FROM activity
+      WHERE file_id = @fileId AND seq > @afterSeq ORDER BY seq LIMIT @limit
+    ) AS a ON 1
+    LEFT JOIN users u ON u.id = a.actor_id
+    ORDER BY a.seq`)
+    .raw();
   // Count and page read in one transaction, so they describe the same moment.
   const listPage = db.transaction((fileId: string, offset: number, limit: number) => {
     const total = count.get(fileId) ?? 0;
@@ -75,6 +103,14 @@ export function createSqliteActivityRepository(db: Database): ActivityRepository
     },
     async prune({ before, limit }) {
       return prune.run(before.getTime(), limit).changes;
+    },
+    async listSince({ fileId, afterSeq, limit }) {
+      // A negative LIMIT is no limit in SQLite: none is asked for less than nothing.
+      const rows = since.all({ fileId, afterSeq, limit: Math.max(0, limit) });
+      const entries = rows
+        .filter((row) => row[0] !== null)
+        .map((row): NumberedActivity => ({ ...toItem(row.slice(0, 9) as ActivityValues), seq: row[9] as number }));
+      return { entries, head: rows[0]?.[10] ?? 0 };
     },
   };
 }

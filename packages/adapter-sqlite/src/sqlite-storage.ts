@@ -5,6 +5,7 @@ import type { Database } from "better-sqlite3";
 import { createBufferedRateLimitStore } from "./buffered-rate-limit-store.js";
 import { JWT_SECRET_FILE, loadJwtSecret } from "./jwt-secret-file.js";
 import { openDatabase } from "./open-database.js";
+import { createSqliteChangeFeed } from "./sqlite-change-feed.js";
 import { createSqliteRateLimitStore } from "./sqlite-rate-limit-store.js";
 import { createSqliteRepositories } from "./sqlite-repositories.js";
 
@@ -60,6 +61,8 @@ export function sqliteStorageExists(options: SqliteStorageOptions): boolean {
  *   forgives a few requests), counted in memory and written every 100 ms, so a request
  *   costs no write. Several servers on one folder see each other's counts within 100 ms.
  * - `jwt-secret`: the generated JWT key (0600), when none is configured.
+ *
+ * Its change feed reaches every server on the folder (`createSqliteChangeFeed`).
  */
 export async function openSqliteStorage(options: SqliteStorageOptions): Promise<SqliteStorage> {
   const { dataDir } = options;
@@ -71,8 +74,10 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
     const rateLimits = createBufferedRateLimitStore(createSqliteRateLimitStore(rateDb), { flushMs: 100 });
     const repositories = createSqliteRepositories(db, { cacheReads: true });
     const openedRateDb = rateDb;
+    const changeFeed = createSqliteChangeFeed(db);
     return {
       db,
+      changeFeed,
       files: repositories.files,
       sheetIndexes: repositories.files,
       users: repositories.users,
@@ -95,6 +100,7 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
         return existsSync(path) ? readFileSync(path, "utf8").trim() : undefined;
       },
       async close() {
+        changeFeed.stop();
         rateLimits.stop();
         db.close();
         openedRateDb.close();

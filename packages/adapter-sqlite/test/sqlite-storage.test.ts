@@ -79,3 +79,35 @@ describe("opening the embedded metadata from a data folder", () => {
     (code) => expect(isSqliteUnavailable(Object.assign(new Error("x"), { code }))).toBe(false),
   );
 });
+
+describe("the change feed of servers sharing a data folder", () => {
+  it("tells this server's listeners of its own announcements, and another server's of a write there", async () => {
+    const dataDir = aDataDir();
+    const first = await openSqliteStorage({ dataDir });
+    const second = await openSqliteStorage({ dataDir });
+    try {
+      const heardHere: (string | null)[] = [];
+      const heardThere: (string | null)[] = [];
+      const stopHere = first.changeFeed.subscribe((notice) => heardHere.push(notice.fileId));
+      const stopThere = second.changeFeed.subscribe((notice) => heardThere.push(notice.fileId));
+      const owner = aUser();
+      await first.users.insertIfAbsent(owner);
+      const file = aFile(owner.id);
+      await first.files.insert({ file, activity: [anActivityEntry(file.id, owner.id)] });
+      first.changeFeed.announce({ fileId: file.id });
+      await expect.poll(() => heardHere).toContain(file.id);
+      // The other server knows only that something was written: every listener reads its log again.
+      await expect.poll(() => heardThere, { timeout: 2000 }).toContain(null);
+      expect(heardThere).not.toContain(file.id);
+      stopThere();
+      const before = heardThere.length;
+      await first.files.update({ id: file.id, changes: { name: "Later.csv", updatedAt: new Date() }, activity: [] });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(heardThere).toHaveLength(before);
+      stopHere();
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});

@@ -309,6 +309,14 @@ describe("people on a file, in SQLite", () => {
       );
       expect(activity).toMatch(/USING INDEX activity_by_file \(file_id=\?\)/);
       expect(activity).not.toMatch(/TEMP B-TREE/);
+      const since = plan(
+        `SELECT a.*, u.* FROM (SELECT coalesce((SELECT event_seq FROM files WHERE id = 'f'), 0) AS head) AS h
+         LEFT JOIN (SELECT * FROM activity WHERE file_id = 'f' AND seq > 3 ORDER BY seq LIMIT 25) AS a ON 1
+         LEFT JOIN users u ON u.id = a.actor_id ORDER BY a.seq`,
+      );
+      // The entries after a number are found in order on the index; only the page is sorted again, with the head.
+      expect(since).toMatch(/SEARCH activity USING INDEX activity_by_seq \(file_id=\? AND seq>\?\)/);
+      expect(since).not.toMatch(/SCAN activity/);
       expect(plan("SELECT rowid FROM activity WHERE at < 5 ORDER BY at LIMIT 10")).toMatch(
         /USING COVERING INDEX activity_by_age \(at<\?\)/,
       );
@@ -440,6 +448,70 @@ describe("people on a file, in SQLite", () => {
   });
 });
 
+describe("the event log of a file, in SQLite", () => {
+  it("numbers the activity of a database made before it in the order it happened, and goes on from there", async () => {
+    const temp = tempDatabase();
+    try {
+      const path = join(temp.dir, "before-event-log.db");
+      const old = new Database(path);
+      old.pragma("foreign_keys = ON");
+      migrate(old, MIGRATIONS.slice(0, 6));
+      const owner = aUser();
+      old
+        .prepare("INSERT INTO users (id, email, name, created_at, updated_at) VALUES (?, ?, ?, 0, 0)")
+        .run(owner.id, owner.email, owner.name);
+      const insertFile = old.prepare(`INSERT INTO files (id, owner_id, name, name_key, visibility, state, kind,
+        content_type, size, sha256, blob_key, created_at, updated_at)
+        VALUES (?, ?, 'a.csv', 'a.csv', 'private', 'active', 'csv', 'text/csv', 1, '', ?, 0, 0)`);
+      for (const id of ["file_busy", "file_other", "file_quiet"]) insertFile.run(id, owner.id, id);
+      const insertEntry = old.prepare(
+        "INSERT INTO activity (id, file_id, at, actor_id, action, details) VALUES (?, ?, ?, ?, 'renamed', '{}')",
+      );
+      // Written out of order: numbered by time, then id.
+      for (const [id, fileId, time] of [
+        ["act_c", "file_busy", 30],
+        ["act_a", "file_busy", 10],
+        ["act_x", "file_other", 5],
+        ["act_b2", "file_busy", 20],
+        ["act_b1", "file_busy", 20],
+      ] as const) {
+        insertEntry.run(id, fileId, time, owner.id);
+      }
+      old.close();
+
+      const db = openDatabase(path);
+      const repos = createSqliteRepositories(db);
+      const busy = await repos.activity.listSince({ fileId: "file_busy", afterSeq: 0, limit: 10 });
+      expect(busy.entries.map((entry) => [entry.seq, entry.id])).toEqual([
+        [1, "act_a"],
+        [2, "act_b1"],
+        [3, "act_b2"],
+        [4, "act_c"],
+      ]);
+      expect(busy.head).toBe(4);
+      expect(await repos.activity.listSince({ fileId: "file_other", afterSeq: 0, limit: 10 })).toMatchObject({
+        entries: [{ id: "act_x", seq: 1, actor: { id: owner.id } }],
+        head: 1,
+      });
+      expect(await repos.activity.listSince({ fileId: "file_quiet", afterSeq: 0, limit: 10 })).toEqual({
+        entries: [],
+        head: 0,
+      });
+      // Pruned, the numbers stay given: the next entry takes the one after the last.
+      expect(await repos.activity.prune({ before: new Date(100), limit: 10 })).toBe(5);
+      const next = anActivityEntry("file_busy", owner.id, { at: at(1) });
+      await repos.files.update({ id: "file_busy", changes: { updatedAt: at(1) }, activity: [next] });
+      expect(await repos.activity.listSince({ fileId: "file_busy", afterSeq: 0, limit: 10 })).toMatchObject({
+        entries: [{ id: next.id, seq: 5 }],
+        head: 5,
+      });
+      db.close();
+    } finally {
+      temp.close();
+    }
+  });
+});
+
 describe("two connections on one database", () => {
   it("let exactly one of two verifies consume a magic link", async () => {
     const temp = tempDatabase();
@@ -535,6 +607,10 @@ describe("two connections on one database", () => {
       expect(outcomes.filter((outcome) => outcome === "limit_reached")).toHaveLength(THREADS * EACH - 100);
       expect(await repos.permissions.listByFile({ fileId: file.id })).toHaveLength(100);
       expect((await repos.activity.listByFile({ fileId: file.id, offset: 0, limit: 1 })).total).toBe(100);
+      // Written by four connections at once, the entries still took the numbers 1 to 100, each once.
+      const since = await repos.activity.listSince({ fileId: file.id, afterSeq: 0, limit: 200 });
+      expect(since.head).toBe(100);
+      expect(since.entries.map((entry) => entry.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     } finally {
       temp.close();
     }

@@ -141,4 +141,30 @@ describe("a file's event stream", () => {
     stream.close();
     expect(await events.next()).toBe("ended");
   });
+
+  it("stays open while its log cannot be read, and tells what it missed once it can", async () => {
+    const { cellar, ada, grace, file } = await aWatchedFile();
+    const stream = await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id });
+    const iterator = stream.events[Symbol.asyncIterator]();
+    await iterator.next();
+    const activity = cellar.deps.activity;
+    const listSince = activity.listSince.bind(activity);
+    let failures = 0;
+    let failing = true;
+    activity.listSince = async (query) => {
+      if (failing) {
+        failures++;
+        throw new Error("connection terminated");
+      }
+      return listSince(query);
+    };
+    const next = iterator.next();
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "During.csv" } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(failures).toBeGreaterThan(0);
+    failing = false;
+    // It reads again by itself, a second after the failure at the latest.
+    expect((await next).value).toMatchObject({ kind: "file", id: "3", file: { name: "During.csv" } });
+    stream.close();
+  });
 });

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { createTestBucket, createTestDatabase } from "@cellar/test-engines";
 import { describe, expect, inject, it } from "vitest";
 import { download, type FileJson, listAll, sha256, signIn, upload } from "../support/cellar-http.js";
+import { openEventStream } from "../support/event-stream.js";
 import { objectsIn, s3Env } from "../support/s3.js";
 import { useScratch } from "../support/scratch.js";
 
@@ -102,6 +103,10 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     );
     // Who the file is shared with, and what happened to it, came with it.
     expect(await peopleAndActivity(shared.url)).toEqual(before);
+    // In the order it happened: the file's event log, read from its start, begins with the upload.
+    const events = await openEventStream(`${shared.url}/v1/files/${small.id}/events`, ada.jwt, "0");
+    expect(await events.next()).toMatchObject({ id: "1", event: "file" });
+    events.close();
     const sharedWithBo = await fetch(`${shared.url}/v1/files?shared=true`, {
       headers: { authorization: `Bearer ${bo.jwt}` },
     });

@@ -1,6 +1,10 @@
-/** That a file's event log has grown: an id, never the events themselves. */
+/**
+ * That a file's event log has grown: an id, never the events themselves; or, with a null
+ * `fileId`, that any file's may have (the feed was cut off for a while, and what it missed
+ * cannot be named): every reader reads its log again.
+ */
 export interface ChangeNotice {
-  readonly fileId: string;
+  readonly fileId: string | null;
 }
 
 /**
@@ -11,13 +15,15 @@ export interface ChangeNotice {
  *
  * Guarantees an implementation owes:
  * - after `announce`, every listener subscribed on any instance sharing the store (this
- *   one included) is called with that file's notice, soon;
+ *   one included) is called with that file's notice, soon; when a notice may have been
+ *   lost (a connection between instances broken and made again), listeners are called
+ *   with a null `fileId` once the feed works again;
  * - a listener is never called inside `announce` (a change's answer never waits on its
  *   readers);
  * - `subscribe` returns the function that ends that subscription.
  */
 export interface ChangeFeed {
-  announce(notice: ChangeNotice): void;
+  announce(notice: { readonly fileId: string }): void;
   subscribe(listener: (notice: ChangeNotice) => void): () => void;
 }
 

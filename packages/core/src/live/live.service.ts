@@ -48,6 +48,9 @@ export interface FileEventStream {
 /** Entries read from the log at a time. */
 const LOG_PAGE = 200;
 
+/** How soon a stream whose log could not be read tries again. */
+const RETRY_MS = 1000;
+
 export type LiveService = ReturnType<typeof createLiveService>;
 
 /**
@@ -92,7 +95,7 @@ export function createLiveService(deps: { files: FileRepository; activity: Activ
       let pending = true;
       let closed = false;
       const unsubscribe = feed.subscribe((notice) => {
-        if (notice.fileId !== fileId) return;
+        if (notice.fileId !== null && notice.fileId !== fileId) return;
         pending = true;
         wake?.();
       });
@@ -126,34 +129,46 @@ export function createLiveService(deps: { files: FileRepository; activity: Activ
               continue;
             }
             pending = false;
-            for (;;) {
-              const page = await activity.listSince({ fileId, afterSeq: cursor, limit: LOG_PAGE });
-              if (page.entries.length === 0) break;
-              const access = await stillAuthorized(callerId, fileId);
-              if (access === null) {
+            try {
+              let page = await activity.listSince({ fileId, afterSeq: cursor, limit: LOG_PAGE });
+              while (page.entries.length > 0) {
+                const access = await stillAuthorized(callerId, fileId);
+                if (access === null) {
+                  yield { kind: "revoked" };
+                  return;
+                }
+                const firstEntry = page.entries[0] as NumberedActivity;
+                if (firstEntry.seq !== cursor + 1) {
+                  // Entries after the cursor were pruned: what is missing cannot be told.
+                  cursor = page.head;
+                  yield { kind: "reset", id: String(cursor), file: toMetadata(access.file, access.role) };
+                  break;
+                }
+                for (const entry of page.entries) {
+                  cursor = entry.seq;
+                  const event = eventOf(entry, access);
+                  if (event !== null) yield event;
+                  if (closed) return;
+                }
+                if (page.entries.length < LOG_PAGE) break;
+                page = await activity.listSince({ fileId, afterSeq: cursor, limit: LOG_PAGE });
+              }
+              // A change may take access away without writing to this file's log (an
+              // account deleted): the notice that woke the stream is checked against it too.
+              if ((await stillAuthorized(callerId, fileId)) === null) {
                 yield { kind: "revoked" };
                 return;
               }
-              const firstEntry = page.entries[0] as NumberedActivity;
-              if (firstEntry.seq !== cursor + 1) {
-                // Entries after the cursor were pruned: what is missing cannot be told.
-                cursor = page.head;
-                yield { kind: "reset", id: String(cursor), file: toMetadata(access.file, access.role) };
-                break;
-              }
-              for (const entry of page.entries) {
-                cursor = entry.seq;
-                const event = eventOf(entry, access);
-                if (event !== null) yield event;
-                if (closed) return;
-              }
-              if (page.entries.length < LOG_PAGE) break;
-            }
-            // A change may take access away without writing to this file's log (an
-            // account deleted): the notice that woke the stream is checked against it too.
-            if ((await stillAuthorized(callerId, fileId)) === null) {
-              yield { kind: "revoked" };
-              return;
+            } catch {
+              // The store is unreachable for now: the stream stays open (its heartbeats go
+              // on) and reads on from where it was shortly, or when the feed, working
+              // again, says the log may have grown.
+              await new Promise<void>((resolve) => {
+                wake = resolve;
+                setTimeout(resolve, RETRY_MS).unref();
+              });
+              wake = null;
+              pending = true;
             }
           }
         } finally {

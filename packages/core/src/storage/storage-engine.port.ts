@@ -3,6 +3,7 @@ import type { MagicLinkRepository } from "../auth/magic-link-repository.port.js"
 import type { SessionRepository } from "../auth/session-repository.port.js";
 import type { BlobStore } from "../files/blob-store.port.js";
 import type { FileRepository } from "../files/file-repository.port.js";
+import type { ChangeFeed } from "../live/change-feed.port.js";
 import type { PermissionRepository } from "../people/permission-repository.port.js";
 import type { RateLimitStore } from "../rate-limit/rate-limit-store.port.js";
 import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
@@ -46,6 +47,12 @@ export interface MetadataStorage extends StorageEngine {
    * instances starting together agree on one key.
    */
   sharedJwtSecret(proposed?: string): Promise<string>;
+  /**
+   * Tells every instance on this storage which files' event logs grew (`ChangeFeed`),
+   * including instances in other processes: PostgreSQL's LISTEN/NOTIFY, or SQLite's
+   * watch on writes by other processes sharing its file. Ended by `close`.
+   */
+  readonly changeFeed: ChangeFeed;
 }
 
 /** Where file bytes live. */

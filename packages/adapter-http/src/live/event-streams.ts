@@ -1,0 +1,155 @@
+import type { ServerResponse } from "node:http";
+import { CellarError, ErrorCode } from "@cellar/core";
+import type { FastifyReply } from "fastify";
+
+/** Open streams one account may hold on one server; more get 429. */
+export const MAX_STREAMS_PER_ACCOUNT = 20;
+
+/**
+ * How often an idle stream gets a comment line: under the 25 s the API promises, and
+ * under the minute after which common proxies (nginx's `proxy_read_timeout`) drop a
+ * quiet connection.
+ */
+export const HEARTBEAT_MS = 20_000;
+
+/** One event as Server-Sent Events frame it. */
+export interface SentEvent {
+  readonly event: string;
+  readonly id?: string;
+  readonly data: unknown;
+}
+
+/** An open stream: written to as events come, ended by the server or by its reader going away. */
+export interface OpenStream {
+  /** Writes one event; resolves once the socket has taken it (or the stream is gone). */
+  send(event: SentEvent): Promise<void>;
+  end(): void;
+  readonly closed: boolean;
+}
+
+/**
+ * The Server-Sent Events streams this server holds open: at most `MAX_STREAMS_PER_ACCOUNT`
+ * per account, one heartbeat timer for all of them, every one ended when the server
+ * closes. Streams are written on the raw response after Fastify lets go of it
+ * (`reply.hijack()`): never compressed or buffered, and kept open past any handler timeout.
+ *
+ * Written by hand rather than with `@fastify/sse` 0.6: that plugin does not hijack (a
+ * `handlerTimeout` ends its streams), its `send` never settles when a backed-up client
+ * goes away (its issue #54), it keeps a timer per stream and formats each event once per
+ * stream, and the limits, replay and endings Cellar needs would still be Cellar's to write.
+ */
+export class EventStreams {
+  private readonly byAccount = new Map<string, Set<OpenStream>>();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private readonly heartbeatMs: number;
+
+  constructor(options: { heartbeatMs?: number } = {}) {
+    this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  }
+
+  /** Refuses a stream past the account's limit, before anything is opened. */
+  checkRoom(userId: string): void {
+    if ((this.byAccount.get(userId)?.size ?? 0) >= MAX_STREAMS_PER_ACCOUNT) {
+      throw new CellarError(
+        ErrorCode.rate_limited,
+        `At most ${MAX_STREAMS_PER_ACCOUNT} event streams may be open at once per account; close one first.`,
+        { retryAfterSeconds: 1 },
+      );
+    }
+  }
+
+  /**
+   * Takes the response over and starts the stream: status 200 and the headers already
+   * set on the reply (request id and the like) with Server-Sent Events' own. `onClose` is
+   * called once when the stream ends, whoever ends it.
+   */
+  open(reply: FastifyReply, userId: string, onClose: () => void): OpenStream {
+    this.checkRoom(userId);
+    reply.hijack();
+    const raw = reply.raw;
+    const headers: Record<string, string | number | string[]> = {};
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
+    raw.writeHead(200, {
+      ...headers,
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
+      connection: "keep-alive",
+    });
+    // Sent at once, so that the reader (and any proxy) knows the stream is open.
+    raw.write(": open\n\n");
+    raw.socket?.setNoDelay(true);
+    const streams = this.byAccount.get(userId) ?? new Set<OpenStream>();
+    this.byAccount.set(userId, streams);
+    let closed = false;
+    const stream: OpenStream = {
+      send: (event) => (closed ? Promise.resolve() : written(raw, frame(event))),
+      end: () => {
+        if (!closed) raw.end();
+        finish();
+      },
+      get closed() {
+        return closed;
+      },
+    };
+    const finish = () => {
+      if (closed) return;
+      closed = true;
+      streams.delete(stream);
+      if (streams.size === 0) this.byAccount.delete(userId);
+      if (this.byAccount.size === 0) this.stopHeartbeat();
+      onClose();
+    };
+    raw.on("close", finish);
+    streams.add(stream);
+    this.startHeartbeat();
+    return stream;
+  }
+
+  /** Ends every open stream (the server is closing: readers reconnect to another). */
+  endAll(): void {
+    for (const streams of [...this.byAccount.values()]) for (const stream of [...streams]) stream.end();
+  }
+
+  private startHeartbeat(): void {
+    if (this.heartbeat !== undefined) return;
+    this.heartbeat = setInterval(() => {
+      for (const streams of this.byAccount.values()) for (const stream of streams) void stream.send(HEARTBEAT);
+    }, this.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+}
+
+/** The heartbeat: a comment line, which readers skip. */
+const HEARTBEAT: SentEvent = { event: "", data: null };
+
+/** An event framed for the wire; an empty `event` is a comment line, the heartbeat. */
+function frame(event: SentEvent): string {
+  if (event.event === "") return ": keep-alive\n\n";
+  const id = event.id === undefined ? "" : `id: ${event.id}\n`;
+  return `${id}event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
+/**
+ * Writes `text`, resolving once the socket has taken it: at once, or when it drains, or
+ * when the response closes (a reader gone away while backed up never keeps a writer
+ * waiting).
+ */
+function written(raw: ServerResponse, text: string): Promise<void> {
+  if (raw.destroyed || raw.writableEnded) return Promise.resolve();
+  if (raw.write(text)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      raw.off("drain", done);
+      raw.off("close", done);
+      resolve();
+    };
+    raw.on("drain", done);
+    raw.on("close", done);
+  });
+}

@@ -1,0 +1,202 @@
+import Fastify from "fastify";
+import { afterEach, describe, expect, it } from "vitest";
+import { EventStreams, MAX_STREAMS_PER_ACCOUNT } from "../src/live/event-streams.js";
+import { buildTestApp, expectError } from "./support/test-app.js";
+
+type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
+
+interface Received {
+  readonly event: string;
+  readonly id?: string;
+  readonly data: unknown;
+}
+
+const opened: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of opened.splice(0)) await close();
+});
+
+/** The test app listening on a port of its own, for streams that inject cannot hold open. */
+async function listening(t: TestApp): Promise<string> {
+  await t.app.listen({ host: "127.0.0.1", port: 0 });
+  opened.push(() => t.app.close());
+  const address = t.app.server.address();
+  if (address === null || typeof address === "string") throw new Error("not listening on a port");
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** Opens a stream as a browser's fetch would, and reads its events one at a time. */
+async function openStream(url: string, headers: Record<string, string>) {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers, signal: controller.signal });
+  opened.push(async () => controller.abort());
+  const reader = response.body?.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const comments: string[] = [];
+  return {
+    response,
+    comments,
+    /** The next event (comments skipped), or "ended" when the server ended the stream. */
+    async next(): Promise<Received | "ended"> {
+      const deadline = Date.now() + 2000;
+      for (;;) {
+        const end = buffer.indexOf("\n\n");
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const fields = new Map<string, string>();
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) comments.push(line);
+            else fields.set(line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2));
+          }
+          if (!fields.has("event")) continue;
+          return {
+            event: fields.get("event") as string,
+            ...(fields.has("id") ? { id: fields.get("id") as string } : {}),
+            data: JSON.parse(fields.get("data") as string),
+          };
+        }
+        if (reader === undefined || Date.now() > deadline) throw new Error("no event in time");
+        const chunk = await Promise.race([
+          reader.read(),
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no event in time")), 2000).unref()),
+        ]);
+        if (chunk.done) return "ended";
+        buffer += decoder.decode(chunk.value, { stream: true });
+      }
+    },
+  };
+}
+
+async function aSharedFile() {
+  const t = await buildTestApp();
+  const ada = await t.signIn("ada@example.com");
+  const grace = await t.signIn("grace@example.com");
+  const file = await t.uploadCsv(ada.headers, { name: "Stock.csv", content: "name,qty\napples,3\n" });
+  const share = await t.share(ada.headers, file.id, { email: "grace@example.com", role: "viewer", notify: false });
+  const base = await listening(t);
+  return { t, ada, grace, file, permissionId: share.json<{ id: string }>().id, base };
+}
+
+describe("GET /v1/files/:id/events", () => {
+  it("streams the file, then each change, as Server-Sent Events with ids, never cached or transformed", async () => {
+    const { t, ada, grace, file, base } = await aSharedFile();
+    const stream = await openStream(`${base}/v1/files/${file.id}/events`, grace.headers);
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(stream.response.headers.get("cache-control")).toBe("no-cache, no-transform");
+    expect(stream.response.headers.get("x-accel-buffering")).toBe("no");
+    expect(stream.response.headers.get("x-request-id")).toBeTruthy();
+    expect(await stream.next()).toMatchObject({
+      event: "file",
+      id: "2",
+      data: { id: file.id, name: "Stock.csv", role: "viewer" },
+    });
+    await t.inject({
+      method: "PATCH",
+      url: `/v1/files/${file.id}`,
+      headers: ada.headers,
+      payload: { name: "Fruit.csv" },
+    });
+    expect(await stream.next()).toMatchObject({ event: "file", id: "3", data: { name: "Fruit.csv" } });
+    const edited = await t.inject({
+      method: "PATCH",
+      url: `/v1/files/${file.id}/values`,
+      headers: { ...ada.headers, "if-match": "*" },
+      payload: { range: "B2", values: [[4]] },
+    });
+    expect(await stream.next()).toEqual({
+      event: "content",
+      id: "4",
+      data: {
+        version: 2,
+        sha256: edited.json<{ file: { sha256: string } }>().file.sha256,
+        author: { id: ada.user.id, email: "ada@example.com", name: ada.user.name },
+        range: "Sheet1!B2",
+      },
+    });
+  });
+
+  it("tells what was missed after Last-Event-ID, and resets on an id that is not the file's", async () => {
+    const { t, ada, grace, file, base } = await aSharedFile();
+    await t.inject({
+      method: "PATCH",
+      url: `/v1/files/${file.id}`,
+      headers: ada.headers,
+      payload: { name: "One.csv" },
+    });
+    const resumed = await openStream(`${base}/v1/files/${file.id}/events`, { ...grace.headers, "last-event-id": "2" });
+    expect(await resumed.next()).toMatchObject({ event: "file", id: "3", data: { name: "One.csv" } });
+    const reset = await openStream(`${base}/v1/files/${file.id}/events`, { ...grace.headers, "last-event-id": "77" });
+    expect(await reset.next()).toMatchObject({ event: "reset", id: "3", data: { name: "One.csv" } });
+  });
+
+  it("ends with revoked when the reader is taken off the file", async () => {
+    const { t, ada, grace, file, permissionId, base } = await aSharedFile();
+    const stream = await openStream(`${base}/v1/files/${file.id}/events`, grace.headers);
+    await stream.next();
+    const removed = await t.inject({
+      method: "DELETE",
+      url: `/v1/files/${file.id}/permissions/${permissionId}`,
+      headers: ada.headers,
+    });
+    expect(removed.statusCode).toBe(204);
+    expect(await stream.next()).toEqual({ event: "revoked", data: {} });
+    expect(await stream.next()).toBe("ended");
+  });
+
+  it("answers in JSON when it cannot open: 401 without a token, 404 to a stranger, 429 past the streams an account may hold", async () => {
+    const { t, ada, file, base } = await aSharedFile();
+    const eve = await t.signIn("eve@example.com");
+    expectError(await t.inject({ method: "GET", url: `/v1/files/${file.id}/events` }), 401, "unauthorized");
+    expectError(
+      await t.inject({ method: "GET", url: `/v1/files/${file.id}/events`, headers: eve.headers }),
+      404,
+      "not_found",
+    );
+    const streams = [];
+    for (let k = 0; k < MAX_STREAMS_PER_ACCOUNT; k++) {
+      const stream = await openStream(`${base}/v1/files/${file.id}/events`, ada.headers);
+      await stream.next();
+      streams.push(stream);
+    }
+    const refused = await fetch(`${base}/v1/files/${file.id}/events`, { headers: ada.headers });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error: { code: "rate_limited" } });
+  });
+
+  it("is ended by the server closing, so that closing never waits on a reader", async () => {
+    const { t, grace, file, base } = await aSharedFile();
+    const stream = await openStream(`${base}/v1/files/${file.id}/events`, grace.headers);
+    await stream.next();
+    await t.app.close();
+    expect(await stream.next()).toBe("ended");
+  });
+});
+
+describe("event streams", () => {
+  it("send a comment line to every idle stream at each heartbeat", async () => {
+    const streams = new EventStreams({ heartbeatMs: 30 });
+    const app = Fastify();
+    app.get("/stream", async (_request, reply) => {
+      streams.open(reply, "usr_a", () => {});
+    });
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    opened.push(async () => {
+      streams.endAll();
+      await app.close();
+    });
+    const address = app.server.address() as { port: number };
+    const response = await fetch(`http://127.0.0.1:${address.port}/stream`);
+    const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    let text = "";
+    while ((text.match(/: keep-alive\n\n/g) ?? []).length < 2) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += new TextDecoder().decode(chunk.value);
+    }
+    expect(text.startsWith(": open\n\n")).toBe(true);
+    expect((text.match(/: keep-alive\n\n/g) ?? []).length).toBeGreaterThanOrEqual(2);
+  });
+});
