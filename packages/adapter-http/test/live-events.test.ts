@@ -150,6 +150,10 @@ describe("GET /v1/files/:id/events", () => {
     const { t, ada, file, base } = await aSharedFile();
     const eve = await t.signIn("eve@example.com");
     expectError(await t.inject({ method: "GET", url: `/v1/files/${file.id}/events` }), 401, "unauthorized");
+    // No HEAD: it would open a stream whose headers never go out.
+    expect(
+      (await t.inject({ method: "HEAD", url: `/v1/files/${file.id}/events`, headers: ada.headers })).statusCode,
+    ).toBe(404);
     expectError(
       await t.inject({ method: "GET", url: `/v1/files/${file.id}/events`, headers: eve.headers }),
       404,

@@ -274,6 +274,25 @@ export async function openPgChangeFeed(options: PgChangeFeedOptions): Promise<Pg
     );
   }
 
+  /**
+   * A notice that could not be sent (the change it tells of has committed): the other
+   * instances are told that any file may have changed instead, once a notice goes through,
+   * tried every second until one does.
+   */
+  let resending: NodeJS.Timeout | undefined;
+  function resendLost(): void {
+    if (closed || resending !== undefined) return;
+    resending = setTimeout(() => {
+      resending = undefined;
+      if (closed) return;
+      send(JSON.stringify({ fileId: null })).catch((error: unknown) => {
+        report(error);
+        resendLost();
+      });
+    }, 1000);
+    resending.unref();
+  }
+
   current = await connect();
   const heartbeat = setInterval(() => void beat(), heartbeatMs);
   heartbeat.unref();
@@ -284,11 +303,14 @@ export async function openPgChangeFeed(options: PgChangeFeedOptions): Promise<Pg
       tell({ fileId });
       let payload = JSON.stringify({ fileId });
       if (Buffer.byteLength(payload) >= MAX_PAYLOAD_BYTES) {
-        report(new RangeError(`a file id of ${fileId.length} characters is too long for a notice`));
+        report(new RangeError(`a file id of ${String(fileId?.length)} characters is too long for a notice`));
         // Still a notice: every reader reads its log again.
         payload = JSON.stringify({ fileId: null });
       }
-      send(payload).catch(report);
+      send(payload).catch((error: unknown) => {
+        report(error);
+        resendLost();
+      });
     },
     subscribe(listener) {
       // Wrapped, so that one listener subscribed twice is two subscriptions.
@@ -302,6 +324,7 @@ export async function openPgChangeFeed(options: PgChangeFeedOptions): Promise<Pg
       if (closed) return;
       closed = true;
       clearInterval(heartbeat);
+      clearTimeout(resending);
       clearTimeout(retryTimer);
       retryTimer = undefined;
       stopAwaitingBeat();

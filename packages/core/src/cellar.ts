@@ -165,7 +165,11 @@ export function createCellar(deps: CellarDeps): Cellar {
   const random = deps.random ?? cryptoRandom;
   const feed = deps.changeFeed ?? createLocalChangeFeed();
   // Every write that grows a file's event log is announced once it has committed.
-  const { files: fileRepository, permissions: permissionRepository } = announcingRepositories(deps, feed);
+  const {
+    files: fileRepository,
+    permissions: permissionRepository,
+    sessions: sessionRepository,
+  } = announcingRepositories(deps, feed);
   const jwt = createJwtCodec({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience });
   const contents = createSheetContents({
     sheetIndexes: deps.sheetIndexes,
@@ -192,7 +196,7 @@ export function createCellar(deps: CellarDeps): Cellar {
   const deleteExpired = async () => {
     const now = clock.now();
     return {
-      sessions: await deps.sessions.deleteExpired(now),
+      sessions: await sessionRepository.deleteExpired(now),
       magicLinks: await deps.magicLinks.deleteExpired(now),
       rateWindows: await deps.rateLimits.deleteExpired(now),
     };
@@ -238,7 +242,7 @@ export function createCellar(deps: CellarDeps): Cellar {
     }),
     auth: createAuthService({
       users: deps.users,
-      sessions: deps.sessions,
+      sessions: sessionRepository,
       magicLinks: deps.magicLinks,
       permissions: permissionRepository,
       mailer: deps.mailer,
@@ -257,7 +261,13 @@ export function createCellar(deps: CellarDeps): Cellar {
       max: config.rateLimitMax,
       windowSeconds: config.rateLimitWindowSeconds,
     }),
-    live: createLiveService({ files: fileRepository, activity: deps.activity, feed }),
+    live: createLiveService({
+      files: fileRepository,
+      activity: deps.activity,
+      sessions: sessionRepository,
+      feed,
+      clock,
+    }),
     maintenance: createMaintenance({ files, activity, versions, deleteExpired }),
     deleteExpired,
   };

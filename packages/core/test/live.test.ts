@@ -8,11 +8,12 @@ const DAY = 86_400_000;
 async function aWatchedFile() {
   const { cellar, clock } = aCellar();
   const ada = (await signIn(cellar, "ada@example.com")).user;
-  const grace = (await signIn(cellar, "grace@example.com")).user;
+  const graceSignedIn = await signIn(cellar, "grace@example.com");
+  const grace = graceSignedIn.user;
   const eve = (await signIn(cellar, "eve@example.com")).user;
   const file = await uploadCsv(cellar, ada.id, { name: "Budget.csv" });
   const shared = await cellar.people.share({ callerId: ada.id, fileId: file.id, email: grace.email, role: "viewer" });
-  return { cellar, clock, ada, grace, eve, file, shared };
+  return { cellar, clock, ada, grace, graceSession: graceSignedIn.session, eve, file, shared };
 }
 
 /** Reads events from a stream one at a time, each within a second. */
@@ -166,5 +167,45 @@ describe("a file's event stream", () => {
     // It reads again by itself, a second after the failure at the latest.
     expect((await next).value).toMatchObject({ kind: "file", id: "3", file: { name: "During.csv" } });
     stream.close();
+  });
+
+  it("ends with revoked when its reader's session is signed out, or has expired", async () => {
+    const { cellar, clock, grace, graceSession, file } = await aWatchedFile();
+    const watching = { callerId: grace.id, fileId: file.id, sessionId: graceSession.id };
+    const events = reader(await cellar.live.openFileStream(watching));
+    await events.next();
+    await cellar.auth.signOut({ sessionId: graceSession.id });
+    expect(await events.next()).toEqual({ kind: "revoked" });
+    expect(await events.next()).toBe("ended");
+
+    const again = await signIn(cellar, "grace@example.com");
+    const expiring = reader(
+      await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id, sessionId: again.session.id }),
+    );
+    await expiring.next();
+    clock.set(new Date(again.session.expiresAt.getTime() + 1));
+    // Its timer is the clock's; any other wake finds the session expired too.
+    const eve = await signIn(cellar, "eve2@example.com");
+    await cellar.auth.signOut({ sessionId: eve.session.id });
+    expect(await expiring.next()).toEqual({ kind: "revoked" });
+  });
+
+  it("resets a reader whose missed events were all pruned, though nothing came after them", async () => {
+    const { cellar, clock, ada, grace, file } = await aWatchedFile();
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Gone.csv" } });
+    clock.advance((ACTIVITY_RETENTION_DAYS + 1) * DAY);
+    await cellar.activity.prune();
+    const events = reader(await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id, lastEventId: "1" }));
+    expect(await events.next()).toMatchObject({ kind: "reset", id: "3", file: { name: "Gone.csv" } });
+  });
+
+  it("ends the owner's stream of a trashed file with revoked when the file is purged", async () => {
+    const { cellar, clock, ada, file } = await aWatchedFile();
+    await cellar.files.trash({ callerId: ada.id, fileId: file.id });
+    const events = reader(await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id }));
+    expect(await events.next()).toMatchObject({ kind: "file", file: { state: "trashed" } });
+    clock.advance(31 * DAY);
+    expect((await cellar.files.purgeDue()).purged).toBe(1);
+    expect(await events.next()).toEqual({ kind: "revoked" });
   });
 });

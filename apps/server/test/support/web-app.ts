@@ -98,8 +98,7 @@ export function useWebApp() {
       });
     server = await serve("data");
     smallServer = await serve("small-data", { MAX_UPLOAD_BYTES: String(SMALL_UPLOAD_LIMIT) });
-    const { executablePath, args } = inject("chromium");
-    browser = await chromium.launch({ executablePath, args: [...args], headless: true });
+    browser = await launchChromium();
   }, TEST_MS);
 
   afterEach(async () => {
@@ -253,4 +252,19 @@ export function useWebApp() {
     seedTheUsualFiles,
     requestLink,
   };
+}
+
+/**
+ * Chromium from `@sparticuz/chromium`, started once more if it dies while starting: on a
+ * loaded machine it has been seen to crash (SIGSEGV) before its first page, a failure of
+ * the browser's start, not of anything the tests check.
+ */
+async function launchChromium(): Promise<Browser> {
+  const { executablePath, args } = inject("chromium");
+  const launch = () => chromium.launch({ executablePath, args: [...args], headless: true });
+  try {
+    return await launch();
+  } catch {
+    return launch();
+  }
 }

@@ -25,6 +25,8 @@ export interface OpenStream {
   send(event: SentEvent): Promise<void>;
   end(): void;
   readonly closed: boolean;
+  /** Whether the socket has yet to take what was written. */
+  readonly backedUp: boolean;
 }
 
 /**
@@ -47,8 +49,16 @@ export class EventStreams {
     this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   }
 
-  /** Refuses a stream past the account's limit, before anything is opened. */
+  /** Set once the server is closing: no stream opens after its streams were ended. */
+  private closing = false;
+
+  /** Refuses a stream past the account's limit, or on a closing server, before anything is opened. */
   checkRoom(userId: string): void {
+    if (this.closing) {
+      throw new CellarError(ErrorCode.unavailable, "The server is shutting down; connect again.", {
+        retryAfterSeconds: 1,
+      });
+    }
     if ((this.byAccount.get(userId)?.size ?? 0) >= MAX_STREAMS_PER_ACCOUNT) {
       throw new CellarError(
         ErrorCode.rate_limited,
@@ -83,13 +93,23 @@ export class EventStreams {
     this.byAccount.set(userId, streams);
     let closed = false;
     const stream: OpenStream = {
-      send: (event) => (closed ? Promise.resolve() : written(raw, frame(event))),
+      send: (event) => {
+        if (closed) return Promise.resolve();
+        if (raw.destroyed) {
+          finish();
+          return Promise.resolve();
+        }
+        return written(raw, frame(event));
+      },
       end: () => {
         if (!closed) raw.end();
         finish();
       },
       get closed() {
         return closed;
+      },
+      get backedUp() {
+        return raw.writableNeedDrain;
       },
     };
     const finish = () => {
@@ -100,21 +120,28 @@ export class EventStreams {
       if (this.byAccount.size === 0) this.stopHeartbeat();
       onClose();
     };
-    raw.on("close", finish);
     streams.add(stream);
     this.startHeartbeat();
+    // A reader that went away while the stream was opening has closed it already: its
+    // close event came before anyone listened.
+    if (raw.destroyed || raw.socket === null || raw.socket.destroyed) finish();
+    else raw.on("close", finish);
     return stream;
   }
 
   /** Ends every open stream (the server is closing: readers reconnect to another). */
   endAll(): void {
+    this.closing = true;
     for (const streams of [...this.byAccount.values()]) for (const stream of [...streams]) stream.end();
   }
 
   private startHeartbeat(): void {
     if (this.heartbeat !== undefined) return;
     this.heartbeat = setInterval(() => {
-      for (const streams of this.byAccount.values()) for (const stream of streams) void stream.send(HEARTBEAT);
+      for (const streams of this.byAccount.values()) {
+        // A stream still writing has no need of a heartbeat, nor room for one.
+        for (const stream of streams) if (!stream.backedUp) void stream.send(HEARTBEAT);
+      }
     }, this.heartbeatMs);
     this.heartbeat.unref();
   }

@@ -17,6 +17,8 @@ export function registerLiveRoutes(
   app.get<{ Params: FileIdParams }>(
     "/files/:id/events",
     {
+      // A HEAD would open a stream whose headers never go out.
+      exposeHeadRoute: false,
       schema: {
         operationId: "watchFile",
         summary: "Follow a file's changes as they happen",
@@ -40,12 +42,13 @@ export function registerLiveRoutes(
       },
     },
     async (request, reply) => {
-      const { userId } = callerOf(request);
+      const { userId, session } = callerOf(request);
       streams.checkRoom(userId);
       const lastEventId = request.headers["last-event-id"];
       const watched = await cellar.live.openFileStream({
         callerId: userId,
         fileId: request.params.id,
+        sessionId: session.id,
         ...(typeof lastEventId === "string" ? { lastEventId } : {}),
       });
       let stream: ReturnType<EventStreams["open"]>;

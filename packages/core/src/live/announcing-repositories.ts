@@ -1,18 +1,20 @@
+import type { SessionRepository } from "../auth/session-repository.port.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { PermissionRepository } from "../people/permission-repository.port.js";
 import type { ChangeFeed } from "./change-feed.port.js";
 
 /**
- * The file and permission repositories, announcing on `feed` each file whose event log a
- * write has just grown: after the write has committed, so a reader that hears of it finds
- * the new entries. Every change that writes activity goes through these two ports, so
- * no change is left unannounced.
+ * The file, permission and session repositories, announcing on `feed` each file whose
+ * event log a write has just grown, after the write has committed, so a reader that hears
+ * of it finds the new entries; every change that writes activity goes through the first
+ * two ports, so none is left unannounced. A purge is announced too (its readers end), and
+ * a session revoked as a change of any file (every stream checks that its session lives).
  */
 export function announcingRepositories(
-  repositories: { files: FileRepository; permissions: PermissionRepository },
+  repositories: { files: FileRepository; permissions: PermissionRepository; sessions: SessionRepository },
   feed: ChangeFeed,
-): { files: FileRepository; permissions: PermissionRepository } {
-  const { files, permissions } = repositories;
+): { files: FileRepository; permissions: PermissionRepository; sessions: SessionRepository } {
+  const { files, permissions, sessions } = repositories;
   const announce = (fileId: string) => feed.announce({ fileId });
   return {
     files: withOverrides(files, {
@@ -30,6 +32,11 @@ export function announcingRepositories(
         if (result.outcome === "replaced" && input.activity.length > 0) announce(input.id);
         return result;
       },
+      async removeDueForPurge(query) {
+        const purged = await files.removeDueForPurge(query);
+        for (const { file } of purged) announce(file.id);
+        return purged;
+      },
     }),
     permissions: withOverrides(permissions, {
       async upsert(input) {
@@ -46,6 +53,13 @@ export function announcingRepositories(
         const removed = await permissions.remove(input);
         if (removed !== null) announce(input.fileId);
         return removed;
+      },
+    }),
+    sessions: withOverrides(sessions, {
+      async revoke(input) {
+        const revoked = await sessions.revoke(input);
+        if (revoked) feed.announce({ fileId: null });
+        return revoked;
       },
     }),
   };

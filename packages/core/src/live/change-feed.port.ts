@@ -20,10 +20,12 @@ export interface ChangeNotice {
  *   with a null `fileId` once the feed works again;
  * - a listener is never called inside `announce` (a change's answer never waits on its
  *   readers);
+ * - `announce` with a null `fileId` tells every listener that any file may have changed
+ *   (a session revoked: every stream checks that its reader may still read);
  * - `subscribe` returns the function that ends that subscription.
  */
 export interface ChangeFeed {
-  announce(notice: { readonly fileId: string }): void;
+  announce(notice: ChangeNotice): void;
   subscribe(listener: (notice: ChangeNotice) => void): () => void;
 }
 

@@ -1,8 +1,10 @@
 import type { ActivityRepository, NumberedActivity } from "../activity/activity-repository.port.js";
+import type { SessionRepository } from "../auth/session-repository.port.js";
 import { type FileMetadata, toMetadata } from "../files/file.entity.js";
 import { type AuthorizedFile, authorizeFileAction } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { Role } from "../people/role.js";
+import type { Clock } from "../shared/clock.port.js";
 import { isCellarError } from "../shared/errors.js";
 import type { UserSummary } from "../users/user.entity.js";
 import type { ChangeFeed } from "./change-feed.port.js";
@@ -51,6 +53,9 @@ const LOG_PAGE = 200;
 /** How soon a stream whose log could not be read tries again. */
 const RETRY_MS = 1000;
 
+/** The longest a timer can wait (a session lasting longer is checked again then). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export type LiveService = ReturnType<typeof createLiveService>;
 
 /**
@@ -62,8 +67,14 @@ export type LiveService = ReturnType<typeof createLiveService>;
  * when the log no longer holds all of it. Before each batch of events, the stream checks
  * that its reader may still see the file; when not, it ends with `revoked`.
  */
-export function createLiveService(deps: { files: FileRepository; activity: ActivityRepository; feed: ChangeFeed }) {
-  const { files, activity, feed } = deps;
+export function createLiveService(deps: {
+  files: FileRepository;
+  activity: ActivityRepository;
+  sessions: SessionRepository;
+  feed: ChangeFeed;
+  clock: Clock;
+}) {
+  const { files, activity, sessions, feed, clock } = deps;
 
   async function authorized(callerId: string, fileId: string): Promise<AuthorizedFile> {
     return authorizeFileAction("watch", await files.findWithRole({ id: fileId, userId: callerId }), callerId);
@@ -87,9 +98,15 @@ export function createLiveService(deps: { files: FileRepository; activity: Activ
      * that one, or `reset` when they are not all in the log any more (or the id is not
      * one of this file's).
      */
-    async openFileStream(input: { callerId: string; fileId: string; lastEventId?: string }): Promise<FileEventStream> {
-      const { callerId, fileId } = input;
-      const first = await authorized(callerId, fileId);
+    async openFileStream(input: {
+      callerId: string;
+      fileId: string;
+      lastEventId?: string;
+      /** The caller's session: the stream ends (`revoked`) once it is signed out or expires. */
+      sessionId?: string;
+    }): Promise<FileEventStream> {
+      const { callerId, fileId, sessionId } = input;
+      await authorized(callerId, fileId);
       // Subscribed before the log is first read, so no change falls between the two.
       let wake: (() => void) | null = null;
       let pending = true;
@@ -99,75 +116,107 @@ export function createLiveService(deps: { files: FileRepository; activity: Activ
         pending = true;
         wake?.();
       });
+      // A session's end is a change too: the stream wakes then, finds it gone and ends.
+      let expiry: NodeJS.Timeout | undefined;
+      const session = sessionId === undefined ? null : await sessions.findById(sessionId);
+      if (session !== null) {
+        const ms = Math.min(MAX_TIMER_MS, Math.max(0, session.expiresAt.getTime() - clock.now().getTime()) + 1);
+        expiry = setTimeout(() => {
+          pending = true;
+          wake?.();
+        }, ms);
+        expiry.unref();
+      }
       const close = () => {
         closed = true;
+        clearTimeout(expiry);
         unsubscribe();
         wake?.();
       };
       const resumeAfter = parseEventId(input.lastEventId);
 
+      /** The reader's access now, also to its session, or null when either is gone. */
+      async function access(): Promise<AuthorizedFile | null> {
+        if (sessionId !== undefined) {
+          const session = await sessions.findById(sessionId);
+          if (session === null || session.revokedAt !== null || session.expiresAt <= clock.now()) return null;
+        }
+        return stillAuthorized(callerId, fileId);
+      }
+
+      /** Waits for a notice, or `ms` when given. */
+      const nextWake = (ms?: number) =>
+        new Promise<void>((resolve) => {
+          wake = resolve;
+          if (ms !== undefined) setTimeout(resolve, ms).unref();
+        }).then(() => {
+          wake = null;
+        });
+
       async function* events(): AsyncGenerator<FileEvent> {
         try {
-          let cursor: number;
-          const { head } = await activity.listSince({ fileId, afterSeq: Number.MAX_SAFE_INTEGER, limit: 1 });
-          const metadata = toMetadata(first.file, first.role);
-          if (resumeAfter === undefined) {
-            cursor = head;
-            yield { kind: "file", id: String(head), file: metadata };
-          } else if (resumeAfter === null || resumeAfter > head) {
-            cursor = head;
-            yield { kind: "reset", id: String(head), file: metadata };
-          } else {
-            cursor = resumeAfter;
+          // Where the reader starts: the head is read before the file, so that the file it
+          // is told of is at least as new as the id it gets (never older: a change between
+          // the two would be counted in the id, and never told).
+          let cursor = -1;
+          while (cursor < 0 && !closed) {
+            try {
+              const { head } = await activity.listSince({ fileId, afterSeq: Number.MAX_SAFE_INTEGER, limit: 1 });
+              const now = await access();
+              if (now === null) {
+                yield { kind: "revoked" };
+                return;
+              }
+              if (resumeAfter === undefined || resumeAfter === null || resumeAfter > head) {
+                cursor = head;
+                const file = toMetadata(now.file, now.role);
+                yield resumeAfter === undefined
+                  ? { kind: "file", id: String(head), file }
+                  : { kind: "reset", id: String(head), file };
+              } else cursor = resumeAfter;
+            } catch {
+              await nextWake(RETRY_MS);
+            }
           }
           while (!closed) {
             if (!pending) {
-              await new Promise<void>((resolve) => {
-                wake = resolve;
-              });
-              wake = null;
+              await nextWake();
               continue;
             }
             pending = false;
             try {
               let page = await activity.listSince({ fileId, afterSeq: cursor, limit: LOG_PAGE });
-              while (page.entries.length > 0) {
-                const access = await stillAuthorized(callerId, fileId);
-                if (access === null) {
-                  yield { kind: "revoked" };
-                  return;
-                }
-                const firstEntry = page.entries[0] as NumberedActivity;
-                if (firstEntry.seq !== cursor + 1) {
-                  // Entries after the cursor were pruned: what is missing cannot be told.
+              const now = await access();
+              if (now === null) {
+                yield { kind: "revoked" };
+                return;
+              }
+              for (;;) {
+                // A number missing after the cursor (entries pruned, the newest of them
+                // too): what was missed cannot be told.
+                const gap =
+                  page.entries.length === 0
+                    ? page.head > cursor
+                    : page.entries.some((entry, k) => entry.seq !== cursor + 1 + k);
+                if (gap) {
                   cursor = page.head;
-                  yield { kind: "reset", id: String(cursor), file: toMetadata(access.file, access.role) };
+                  yield { kind: "reset", id: String(cursor), file: toMetadata(now.file, now.role) };
                   break;
                 }
                 for (const entry of page.entries) {
                   cursor = entry.seq;
-                  const event = eventOf(entry, access);
+                  const event = eventOf(entry, now);
                   if (event !== null) yield event;
                   if (closed) return;
                 }
                 if (page.entries.length < LOG_PAGE) break;
                 page = await activity.listSince({ fileId, afterSeq: cursor, limit: LOG_PAGE });
               }
-              // A change may take access away without writing to this file's log (an
-              // account deleted): the notice that woke the stream is checked against it too.
-              if ((await stillAuthorized(callerId, fileId)) === null) {
-                yield { kind: "revoked" };
-                return;
-              }
             } catch {
               // The store is unreachable for now: the stream stays open (its heartbeats go
               // on) and reads on from where it was shortly, or when the feed, working
               // again, says the log may have grown.
-              await new Promise<void>((resolve) => {
-                wake = resolve;
-                setTimeout(resolve, RETRY_MS).unref();
-              });
-              wake = null;
+              await nextWake(RETRY_MS);
               pending = true;
             }
           }
