@@ -78,7 +78,8 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
     useFactory: instanceCachingFactory(async (c) => {
       const settings = c.resolve(Tokens.Settings);
       const metadata = await c.resolve(Tokens.MetadataStorage);
-      const { blobs } = await c.resolve(Tokens.BlobStorage);
+      const blobStorage = await c.resolve(Tokens.BlobStorage);
+      const { blobs } = blobStorage;
       return createCellar({
         files: metadata.files,
         sheetIndexes: metadata.sheetIndexes,
@@ -92,6 +93,7 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         blobs,
         // Reaches every server on this storage, whatever process or machine it runs in.
         changeFeed: metadata.changeFeed,
+        isStorageUnavailable: (error) => metadata.isUnavailable(error) || blobStorage.isUnavailable(error),
         spreadsheets: createSpreadsheetReader(),
         spreadsheetWriter: createSpreadsheetWriter(),
         mailer: c.resolve(Tokens.Mailer),

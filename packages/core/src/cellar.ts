@@ -100,6 +100,12 @@ export interface CellarDeps {
    * one, the feed of this process alone: right for one server, not for several.
    */
   readonly changeFeed?: ChangeFeed;
+  /**
+   * Whether an error a port raised means its storage cannot serve for now (the engines'
+   * `isUnavailable`): an event stream then waits and reads again, and ends on any other
+   * error. Without one, every error is taken for that.
+   */
+  readonly isStorageUnavailable?: (error: unknown) => boolean;
   readonly clock?: Clock;
   readonly random?: RandomSource;
   readonly config: CellarConfig;
@@ -267,6 +273,7 @@ export function createCellar(deps: CellarDeps): Cellar {
       sessions: sessionRepository,
       feed,
       clock,
+      isUnavailable: deps.isStorageUnavailable ?? (() => true),
     }),
     maintenance: createMaintenance({ files, activity, versions, deleteExpired }),
     deleteExpired,

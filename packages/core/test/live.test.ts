@@ -169,6 +169,28 @@ describe("a file's event stream", () => {
     stream.close();
   });
 
+  it("ends with the error when reading its log fails for another reason than the store being unavailable", async () => {
+    const { cellar } = aCellar({
+      isStorageUnavailable: (error) => (error as Error).message === "connection terminated",
+    });
+    const ada = (await signIn(cellar, "ada@example.com")).user;
+    const file = await uploadCsv(cellar, ada.id);
+    const stream = await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id });
+    const iterator = stream.events[Symbol.asyncIterator]();
+    await iterator.next();
+    const activity = cellar.deps.activity;
+    let failure = new Error("connection terminated");
+    activity.listSince = async () => {
+      throw failure;
+    };
+    const next = iterator.next();
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Renamed.csv" } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Unavailable: still waiting to read again. A bug: the stream ends with it.
+    failure = new TypeError("details.ranges is not iterable");
+    await expect(next).rejects.toThrow("details.ranges is not iterable");
+  });
+
   it("ends with revoked when its reader's session is signed out, or has expired", async () => {
     const { cellar, clock, grace, graceSession, file } = await aWatchedFile();
     const watching = { callerId: grace.id, fileId: file.id, sessionId: graceSession.id };

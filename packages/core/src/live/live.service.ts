@@ -73,8 +73,10 @@ export function createLiveService(deps: {
   sessions: SessionRepository;
   feed: ChangeFeed;
   clock: Clock;
+  /** Whether an error means the store cannot serve for now: the stream waits and reads again; any other ends it. */
+  isUnavailable: (error: unknown) => boolean;
 }) {
-  const { files, activity, sessions, feed, clock } = deps;
+  const { files, activity, sessions, feed, clock, isUnavailable } = deps;
 
   async function authorized(callerId: string, fileId: string): Promise<AuthorizedFile> {
     return authorizeFileAction("watch", await files.findWithRole({ id: fileId, userId: callerId }), callerId);
@@ -174,7 +176,8 @@ export function createLiveService(deps: {
                   ? { kind: "file", id: String(head), file }
                   : { kind: "reset", id: String(head), file };
               } else cursor = resumeAfter;
-            } catch {
+            } catch (error) {
+              if (!isUnavailable(error)) throw error;
               await nextWake(RETRY_MS);
             }
           }
@@ -212,7 +215,8 @@ export function createLiveService(deps: {
                 if (page.entries.length < LOG_PAGE) break;
                 page = await activity.listSince({ fileId, afterSeq: cursor, limit: LOG_PAGE });
               }
-            } catch {
+            } catch (error) {
+              if (!isUnavailable(error)) throw error;
               // The store is unreachable for now: the stream stays open (its heartbeats go
               // on) and reads on from where it was shortly, or when the feed, working
               // again, says the log may have grown.

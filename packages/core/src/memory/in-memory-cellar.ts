@@ -59,6 +59,8 @@ export interface InMemoryCellarOptions {
   readonly spreadsheets?: SpreadsheetReader;
   /** The spreadsheet writer (`createSpreadsheetWriter` of `@cellar/adapter-sheets`), for cell edits. */
   readonly spreadsheetWriter?: SpreadsheetWriter;
+  /** Which errors of the ports count as their storage being unavailable (`CellarDeps.isStorageUnavailable`). */
+  readonly isStorageUnavailable?: (error: unknown) => boolean;
 }
 
 /**
@@ -72,6 +74,7 @@ export function createInMemoryCellar(options: InMemoryCellarOptions = {}): Cella
     ...(options.random === undefined ? {} : { random: options.random }),
     ...(options.spreadsheets === undefined ? {} : { spreadsheets: options.spreadsheets }),
     ...(options.spreadsheetWriter === undefined ? {} : { spreadsheetWriter: options.spreadsheetWriter }),
+    ...(options.isStorageUnavailable === undefined ? {} : { isStorageUnavailable: options.isStorageUnavailable }),
     config: {
       publicUrl: "http://127.0.0.1:3000",
       jwtSecret: randomBytes(32),
