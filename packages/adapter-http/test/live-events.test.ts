@@ -142,7 +142,7 @@ describe("GET /v1/files/:id/events", () => {
       headers: ada.headers,
     });
     expect(removed.statusCode).toBe(204);
-    expect(await stream.next()).toEqual({ event: "revoked", data: {} });
+    expect(await stream.next()).toEqual({ event: "revoked", id: "2", data: {} });
     expect(await stream.next()).toBe("ended");
   });
 

@@ -105,7 +105,7 @@ describe("a file's event stream", () => {
     const events = reader(await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id }));
     await events.next();
     await cellar.people.remove({ callerId: ada.id, fileId: file.id, permissionId: shared.permission.id });
-    expect(await events.next()).toEqual({ kind: "revoked" });
+    expect(await events.next()).toEqual({ kind: "revoked", id: expect.stringMatching(/^\d+$/) });
     expect(await events.next()).toBe("ended");
 
     await cellar.people.share({ callerId: ada.id, fileId: file.id, email: grace.email, role: "viewer" });
@@ -114,7 +114,7 @@ describe("a file's event stream", () => {
     const owners = reader(await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id }));
     await owners.next();
     await cellar.files.trash({ callerId: ada.id, fileId: file.id });
-    expect(await again.next()).toEqual({ kind: "revoked" });
+    expect(await again.next()).toEqual({ kind: "revoked", id: expect.stringMatching(/^\d+$/) });
     // The owner still sees a trashed file.
     expect(await owners.next()).toMatchObject({ kind: "file", file: { state: "trashed" } });
   });
@@ -197,7 +197,7 @@ describe("a file's event stream", () => {
     const events = reader(await cellar.live.openFileStream(watching));
     await events.next();
     await cellar.auth.signOut({ sessionId: graceSession.id });
-    expect(await events.next()).toEqual({ kind: "revoked" });
+    expect(await events.next()).toEqual({ kind: "revoked", id: expect.stringMatching(/^\d+$/) });
     expect(await events.next()).toBe("ended");
 
     const again = await signIn(cellar, "grace@example.com");
@@ -209,7 +209,7 @@ describe("a file's event stream", () => {
     // Its timer is the clock's; any other wake finds the session expired too.
     const eve = await signIn(cellar, "eve2@example.com");
     await cellar.auth.signOut({ sessionId: eve.session.id });
-    expect(await expiring.next()).toEqual({ kind: "revoked" });
+    expect(await expiring.next()).toEqual({ kind: "revoked", id: expect.stringMatching(/^\d+$/) });
   });
 
   it("resets a reader whose missed events were all pruned, though nothing came after them", async () => {
@@ -228,6 +228,6 @@ describe("a file's event stream", () => {
     expect(await events.next()).toMatchObject({ kind: "file", file: { state: "trashed" } });
     clock.advance(31 * DAY);
     expect((await cellar.files.purgeDue()).purged).toBe(1);
-    expect(await events.next()).toEqual({ kind: "revoked" });
+    expect(await events.next()).toEqual({ kind: "revoked", id: expect.stringMatching(/^\d+$/) });
   });
 });

@@ -22,7 +22,7 @@ export function registerLiveRoutes(
       schema: {
         operationId: "watchFile",
         summary: "Follow a file's changes as they happen",
-        description: `A \`text/event-stream\` of the file's events, for anyone who may see it: \`file\` (the file object, first and after each rename, visibility change, trash or restore), \`content\` (\`{ version, sha256, author, range? }\`), \`permissions\` (\`{ action, email, role }\`), \`reset\` (the file object: the events after \`Last-Event-ID\` are no longer all kept; read the file afresh) and \`revoked\` (the caller may no longer see the file; the stream ends). Each event of the file's log has an \`id\`; reconnecting with \`Last-Event-ID\` tells what was missed. A comment line comes at least every ${HEARTBEAT_MS / 1000} s. At most ${MAX_STREAMS_PER_ACCOUNT} streams per account are open at once (429). Read it with \`fetch\`: an EventSource cannot send the bearer token.`,
+        description: `A \`text/event-stream\` of the file's events, for anyone who may see it: \`file\` (the file object, first and after each rename, visibility change, trash or restore), \`content\` (\`{ version, sha256, author, range? }\`), \`permissions\` (\`{ action, email, role }\`), \`reset\` (the file object: the events after \`Last-Event-ID\` are no longer all kept; read the file afresh) and \`revoked\` (the caller may no longer see the file; the stream ends). Every event has an \`id\`; reconnecting with \`Last-Event-ID\` tells what was missed. A comment line comes at least every ${HEARTBEAT_MS / 1000} s. At most ${MAX_STREAMS_PER_ACCOUNT} streams per account are open at once (429). Read it with \`fetch\`: an EventSource cannot send the bearer token.`,
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,
@@ -100,6 +100,6 @@ function sentEvent(event: FileEvent): SentEvent {
         data: { action: event.action, email: event.email, role: event.role },
       };
     case "revoked":
-      return { event: "revoked", data: {} };
+      return { event: "revoked", id: event.id, data: {} };
   }
 }

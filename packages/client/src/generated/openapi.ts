@@ -382,7 +382,7 @@ export interface paths {
         };
         /**
          * Follow a file's changes as they happen
-         * @description A `text/event-stream` of the file's events, for anyone who may see it: `file` (the file object, first and after each rename, visibility change, trash or restore), `content` (`{ version, sha256, author, range? }`), `permissions` (`{ action, email, role }`), `reset` (the file object: the events after `Last-Event-ID` are no longer all kept; read the file afresh) and `revoked` (the caller may no longer see the file; the stream ends). Each event of the file's log has an `id`; reconnecting with `Last-Event-ID` tells what was missed. A comment line comes at least every 20 s. At most 20 streams per account are open at once (429). Read it with `fetch`: an EventSource cannot send the bearer token.
+         * @description A `text/event-stream` of the file's events, for anyone who may see it: `file` (the file object, first and after each rename, visibility change, trash or restore), `content` (`{ version, sha256, author, range? }`), `permissions` (`{ action, email, role }`), `reset` (the file object: the events after `Last-Event-ID` are no longer all kept; read the file afresh) and `revoked` (the caller may no longer see the file; the stream ends). Every event has an `id`; reconnecting with `Last-Event-ID` tells what was missed. A comment line comes at least every 20 s. At most 20 streams per account are open at once (429). Read it with `fetch`: an EventSource cannot send the bearer token.
          */
         get: operations["watchFile"];
         put?: never;

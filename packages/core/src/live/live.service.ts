@@ -37,8 +37,8 @@ export type FileEvent =
     }
   /** The events asked to resume after are no longer all in the log: read the file afresh. */
   | { readonly kind: "reset"; readonly id: string; readonly file: FileMetadata }
-  /** The reader may no longer see the file: the last event of its stream. */
-  | { readonly kind: "revoked" };
+  /** The reader may no longer see the file: the last event of its stream, with the id of the last before it (every event has one). */
+  | { readonly kind: "revoked"; readonly id: string };
 
 /** An open stream of a file's events. */
 export interface FileEventStream {
@@ -166,7 +166,7 @@ export function createLiveService(deps: {
               const { head } = await activity.listSince({ fileId, afterSeq: Number.MAX_SAFE_INTEGER, limit: 1 });
               const now = await access();
               if (now === null) {
-                yield { kind: "revoked" };
+                yield { kind: "revoked", id: String(head) };
                 return;
               }
               if (resumeAfter === undefined || resumeAfter === null || resumeAfter > head) {
@@ -191,7 +191,7 @@ export function createLiveService(deps: {
               let page = await activity.listSince({ fileId, afterSeq: cursor, limit: LOG_PAGE });
               const now = await access();
               if (now === null) {
-                yield { kind: "revoked" };
+                yield { kind: "revoked", id: String(cursor) };
                 return;
               }
               for (;;) {
