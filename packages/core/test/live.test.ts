@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ACTIVITY_RETENTION_DAYS, type FileEvent, type FileEventStream } from "../src/index.js";
-import { aCellar, signIn, uploadCsv } from "./support/helpers.js";
+import {
+  ACTIVITY_RETENTION_DAYS,
+  type ChangeFeed,
+  createLocalChangeFeed,
+  type FileEvent,
+  type FileEventStream,
+} from "../src/index.js";
+import { aCellar, bytesOf, signIn, uploadCsv } from "./support/helpers.js";
 
 const DAY = 86_400_000;
 
@@ -229,5 +235,67 @@ describe("a file's event stream", () => {
     clock.advance(31 * DAY);
     expect((await cellar.files.purgeDue()).purged).toBe(1);
     expect(await events.next()).toEqual({ kind: "revoked", id: expect.stringMatching(/^\d+$/) });
+  });
+
+  it("reads a file's log once per change for all its streams, and a reader's access again only when a change may touch it", async () => {
+    const { cellar, ada, grace, file } = await aWatchedFile();
+    const streams = await Promise.all(
+      Array.from({ length: 50 }, () => cellar.live.openFileStream({ callerId: grace.id, fileId: file.id })),
+    );
+    const readers = streams.map(reader);
+    for (const events of readers) expect(await events.next()).toMatchObject({ kind: "file" });
+    const { activity, files } = cellar.deps;
+    const listSince = activity.listSince.bind(activity);
+    const findWithRole = files.findWithRole.bind(files);
+    let logReads = 0;
+    let accessReads = 0;
+    activity.listSince = async (query) => {
+      logReads++;
+      return listSince(query);
+    };
+    files.findWithRole = async (query) => {
+      if (query.userId === grace.id) accessReads++;
+      return findWithRole(query);
+    };
+    await cellar.versions.replaceContent({
+      callerId: ada.id,
+      fileId: file.id,
+      precondition: "any",
+      content: bytesOf("a,b\n3,4\n"),
+    });
+    for (const events of readers) expect(await events.next()).toMatchObject({ kind: "content", id: "3" });
+    expect(logReads).toBe(1);
+    expect(accessReads).toBe(0);
+    // A rename changes the file object every reader is told of: each reads its access (and the file) again.
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Renamed.csv" } });
+    for (const events of readers)
+      expect(await events.next()).toMatchObject({ kind: "file", file: { name: "Renamed.csv" } });
+    expect(logReads).toBe(2);
+    expect(accessReads).toBe(50);
+    for (const stream of streams) stream.close();
+  });
+
+  it("tells a stream that opens of a change another instance has told of, though this one has not heard of it yet", async () => {
+    const local = createLocalChangeFeed();
+    let muted = false;
+    const changeFeed: ChangeFeed = {
+      announce: (notice) => (muted ? undefined : local.announce(notice)),
+      subscribe: (listener) => local.subscribe(listener),
+    };
+    const { cellar } = aCellar({ changeFeed });
+    const ada = (await signIn(cellar, "ada@example.com")).user;
+    const file = await uploadCsv(cellar, ada.id);
+    const first = reader(await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id }));
+    expect(await first.next()).toMatchObject({ kind: "file", id: "1" });
+    // A change whose notice has not come: as if made through another instance.
+    muted = true;
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Elsewhere.csv" } });
+    muted = false;
+    const resumed = reader(await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id, lastEventId: "2" }));
+    // Resumed after 2, which this instance's shared log had not read: no reset, nothing told twice.
+    const next = resumed.next();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Next.csv" } });
+    expect(await next).toMatchObject({ kind: "file", id: "3", file: { name: "Next.csv" } });
   });
 });

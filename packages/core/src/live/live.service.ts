@@ -1,4 +1,5 @@
 import type { ActivityRepository, NumberedActivity } from "../activity/activity-repository.port.js";
+import type { SessionRecord } from "../auth/session.entity.js";
 import type { SessionRepository } from "../auth/session-repository.port.js";
 import { type FileMetadata, toMetadata } from "../files/file.entity.js";
 import { type AuthorizedFile, authorizeFileAction } from "../files/file-access.js";
@@ -8,6 +9,7 @@ import type { Clock } from "../shared/clock.port.js";
 import { isCellarError } from "../shared/errors.js";
 import type { UserSummary } from "../users/user.entity.js";
 import type { ChangeFeed } from "./change-feed.port.js";
+import { createSharedFileLogs, LOG_PAGE } from "./shared-file-logs.js";
 
 /**
  * What a reader of a file's events is told, in order. Each event of the file's log has
@@ -47,9 +49,6 @@ export interface FileEventStream {
   close(): void;
 }
 
-/** Entries read from the log at a time. */
-const LOG_PAGE = 200;
-
 /** How soon a stream whose log could not be read tries again. */
 const RETRY_MS = 1000;
 
@@ -77,6 +76,7 @@ export function createLiveService(deps: {
   isUnavailable: (error: unknown) => boolean;
 }) {
   const { files, activity, sessions, feed, clock, isUnavailable } = deps;
+  const logs = createSharedFileLogs({ activity, feed });
 
   async function authorized(callerId: string, fileId: string): Promise<AuthorizedFile> {
     return authorizeFileAction("watch", await files.findWithRole({ id: fileId, userId: callerId }), callerId);
@@ -109,30 +109,43 @@ export function createLiveService(deps: {
     }): Promise<FileEventStream> {
       const { callerId, fileId, sessionId } = input;
       await authorized(callerId, fileId);
-      // Subscribed before the log is first read, so no change falls between the two.
+      // Joined before the log is first read, so no change falls between the two.
+      const log = logs.open(fileId);
       let wake: (() => void) | null = null;
       let pending = true;
+      /** Whether the reader's access must be checked before the next events: a notice of any file, or the session's end. */
+      let recheck = true;
       let closed = false;
-      const unsubscribe = feed.subscribe((notice) => {
-        if (notice.fileId !== null && notice.fileId !== fileId) return;
+      const stopListening = log.onNotice((anyFile) => {
         pending = true;
+        if (anyFile) recheck = true;
         wake?.();
       });
       // A session's end is a change too: the stream wakes then, finds it gone and ends.
       let expiry: NodeJS.Timeout | undefined;
-      const session = sessionId === undefined ? null : await sessions.findById(sessionId);
+      let session: SessionRecord | null = null;
+      try {
+        session = sessionId === undefined ? null : await sessions.findById(sessionId);
+      } catch (error) {
+        stopListening();
+        log.release();
+        throw error;
+      }
       if (session !== null) {
         const ms = Math.min(MAX_TIMER_MS, Math.max(0, session.expiresAt.getTime() - clock.now().getTime()) + 1);
         expiry = setTimeout(() => {
           pending = true;
+          recheck = true;
           wake?.();
         }, ms);
         expiry.unref();
       }
       const close = () => {
+        if (closed) return;
         closed = true;
         clearTimeout(expiry);
-        unsubscribe();
+        stopListening();
+        log.release();
         wake?.();
       };
       const resumeAfter = parseEventId(input.lastEventId);
@@ -161,17 +174,20 @@ export function createLiveService(deps: {
           // is told of is at least as new as the id it gets (never older: a change between
           // the two would be counted in the id, and never told).
           let cursor = -1;
+          /** The reader's access as last checked: it holds until an entry or notice may have changed it. */
+          let known: AuthorizedFile | null = null;
           while (cursor < 0 && !closed) {
             try {
-              const { head } = await activity.listSince({ fileId, afterSeq: Number.MAX_SAFE_INTEGER, limit: 1 });
-              const now = await access();
-              if (now === null) {
+              const { head } = await log.readAfter(Number.MAX_SAFE_INTEGER, { fresh: true });
+              known = await access();
+              recheck = false;
+              if (known === null) {
                 yield { kind: "revoked", id: String(head) };
                 return;
               }
               if (resumeAfter === undefined || resumeAfter === null || resumeAfter > head) {
                 cursor = head;
-                const file = toMetadata(now.file, now.role);
+                const file = toMetadata(known.file, known.role);
                 yield resumeAfter === undefined
                   ? { kind: "file", id: String(head), file }
                   : { kind: "reset", id: String(head), file };
@@ -188,13 +204,20 @@ export function createLiveService(deps: {
             }
             pending = false;
             try {
-              let page = await activity.listSince({ fileId, afterSeq: cursor, limit: LOG_PAGE });
-              const now = await access();
-              if (now === null) {
-                yield { kind: "revoked", id: String(cursor) };
-                return;
-              }
+              let page = await log.readAfter(cursor);
               for (;;) {
+                // The reader's access is read again only when it may have changed: after
+                // a notice of any file (a session revoked), the session's end, or an entry
+                // that changes the file or its people; a purged file's log is gone (its
+                // head is 0). A content change or a comment leaves it as it was.
+                if (recheck || page.head < cursor || page.entries.some(changesAccess) || known === null) {
+                  recheck = false;
+                  known = await access();
+                }
+                if (known === null) {
+                  yield { kind: "revoked", id: String(cursor) };
+                  return;
+                }
                 // A number missing after the cursor (entries pruned, the newest of them
                 // too): what was missed cannot be told.
                 const gap =
@@ -203,17 +226,17 @@ export function createLiveService(deps: {
                     : page.entries.some((entry, k) => entry.seq !== cursor + 1 + k);
                 if (gap) {
                   cursor = page.head;
-                  yield { kind: "reset", id: String(cursor), file: toMetadata(now.file, now.role) };
+                  yield { kind: "reset", id: String(cursor), file: toMetadata(known.file, known.role) };
                   break;
                 }
                 for (const entry of page.entries) {
                   cursor = entry.seq;
-                  const event = eventOf(entry, now);
+                  const event = eventOf(entry, known);
                   if (event !== null) yield event;
                   if (closed) return;
                 }
                 if (page.entries.length < LOG_PAGE) break;
-                page = await activity.listSince({ fileId, afterSeq: cursor, limit: LOG_PAGE });
+                page = await log.readAfter(cursor);
               }
             } catch (error) {
               if (!isUnavailable(error)) throw error;
@@ -222,6 +245,7 @@ export function createLiveService(deps: {
               // again, says the log may have grown.
               await nextWake(RETRY_MS);
               pending = true;
+              recheck = true;
             }
           }
         } finally {
@@ -239,6 +263,18 @@ function parseEventId(id: string | undefined): number | null | undefined {
   if (id === undefined) return undefined;
   return /^(0|[1-9]\d{0,15})$/.test(id) ? Number(id) : null;
 }
+
+/** Whether an entry may change who may see the file, with which role, or what the file object says. */
+function changesAccess(entry: NumberedActivity): boolean {
+  return !CONTENT_ACTIONS.has(entry.action) && entry.action !== "commented";
+}
+
+const CONTENT_ACTIONS: ReadonlySet<string> = new Set([
+  "content_replaced",
+  "cells_edited",
+  "rows_appended",
+  "version_restored",
+]);
 
 /** What an entry of the log tells a reader, or null for one that tells nothing new. */
 function eventOf(entry: NumberedActivity, access: AuthorizedFile): FileEvent | null {

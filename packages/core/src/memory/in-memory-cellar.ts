@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Cellar, type CellarConfig, createCellar } from "../cellar.js";
 import type { SpreadsheetWriter } from "../edits/spreadsheet-writer.port.js";
+import type { ChangeFeed } from "../live/change-feed.port.js";
 import type { Clock } from "../shared/clock.port.js";
 import { systemClock } from "../shared/clock.port.js";
 import type { RandomSource } from "../shared/random.port.js";
@@ -59,6 +60,8 @@ export interface InMemoryCellarOptions {
   readonly spreadsheets?: SpreadsheetReader;
   /** The spreadsheet writer (`createSpreadsheetWriter` of `@cellar/adapter-sheets`), for cell edits. */
   readonly spreadsheetWriter?: SpreadsheetWriter;
+  /** The change feed its event streams follow (`CellarDeps.changeFeed`); one of its own by default. */
+  readonly changeFeed?: ChangeFeed;
   /** Which errors of the ports count as their storage being unavailable (`CellarDeps.isStorageUnavailable`). */
   readonly isStorageUnavailable?: (error: unknown) => boolean;
 }
@@ -75,6 +78,7 @@ export function createInMemoryCellar(options: InMemoryCellarOptions = {}): Cella
     ...(options.spreadsheets === undefined ? {} : { spreadsheets: options.spreadsheets }),
     ...(options.spreadsheetWriter === undefined ? {} : { spreadsheetWriter: options.spreadsheetWriter }),
     ...(options.isStorageUnavailable === undefined ? {} : { isStorageUnavailable: options.isStorageUnavailable }),
+    ...(options.changeFeed === undefined ? {} : { changeFeed: options.changeFeed }),
     config: {
       publicUrl: "http://127.0.0.1:3000",
       jwtSecret: randomBytes(32),

@@ -1,0 +1,140 @@
+import type { ActivityRepository, ActivitySince, NumberedActivity } from "../activity/activity-repository.port.js";
+import type { ChangeFeed, ChangeNotice } from "./change-feed.port.js";
+
+/** Entries read from the log at a time. */
+export const LOG_PAGE = 200;
+
+/** How many of the newest entries a shared log keeps for readers that are a little behind. */
+const KEPT_ENTRIES = 2 * LOG_PAGE;
+
+/** One file's event log as the streams open on it, on this instance, read it. */
+export interface SharedFileLog {
+  /**
+   * The log after `afterSeq` as `ActivityRepository.listSince` gives it, as of the latest
+   * notice: read once for every stream on this file, however many (a change told to a
+   * thousand readers is one read of the log, not a thousand); a reader further behind
+   * than the entries kept reads the store itself. `fresh` reads the store first in any
+   * case (a stream that opens: another instance may have told its reader of an entry whose
+   * notice has not come here yet).
+   */
+  readAfter(afterSeq: number, options?: { fresh?: boolean }): Promise<ActivitySince>;
+  /** Calls `listener` after each notice that may concern the file (`anyFile`: a notice of any file). */
+  onNotice(listener: (anyFile: boolean) => void): () => void;
+  /** This stream is done with the log; the last to go ends its subscription to the feed. */
+  release(): void;
+}
+
+/**
+ * The shared logs of the files that have open streams on this instance: one subscription
+ * to the change feed, one read of each file's log per notice, whatever the number of
+ * streams. Reads are made afresh after every notice (a notice that comes during a read
+ * makes another), so a reader never misses an entry committed before the notice it woke
+ * on; and `listSince` stays the truth for readers that are further behind.
+ */
+export function createSharedFileLogs(deps: { activity: ActivityRepository; feed: ChangeFeed }) {
+  const { activity, feed } = deps;
+  const logs = new Map<string, ReturnType<typeof openLog>>();
+
+  function openLog(fileId: string) {
+    const listeners = new Set<(anyFile: boolean) => void>();
+    let users = 0;
+    /** Whether a notice came since the newest read began: the next reader reads again. */
+    let stale = true;
+    let reading: Promise<void> | null = null;
+    /**
+     * What was read: every entry the log held numbered above `base`, up to `head`, as of
+     * the latest read (`base` is -1 before the first).
+     */
+    let base = -1;
+    let head = 0;
+    let entries: NumberedActivity[] = [];
+
+    const unsubscribe = feed.subscribe((notice: ChangeNotice) => {
+      if (notice.fileId !== null && notice.fileId !== fileId) return;
+      stale = true;
+      for (const listener of listeners) listener(notice.fileId === null);
+    });
+
+    async function read(): Promise<void> {
+      stale = false;
+      if (base < 0) {
+        const first = await activity.listSince({ fileId, afterSeq: Number.MAX_SAFE_INTEGER, limit: 1 });
+        base = first.head;
+        head = first.head;
+        return;
+      }
+      for (;;) {
+        const page = await activity.listSince({ fileId, afterSeq: head, limit: LOG_PAGE });
+        entries = entries.concat(page.entries);
+        // Taken as read, also when it falls: a purged file's log is gone (head 0).
+        head = Math.max(page.head, page.entries.at(-1)?.seq ?? 0);
+        if (entries.length > KEPT_ENTRIES) {
+          const dropped = entries.length - KEPT_ENTRIES;
+          base = entries[dropped - 1]?.seq ?? base;
+          entries = entries.slice(dropped);
+        }
+        if (page.entries.length < LOG_PAGE) return;
+      }
+    }
+
+    /** Brings what was read up to the latest notice, one read at a time for every reader. */
+    async function catchUp(): Promise<void> {
+      while (stale || reading !== null) {
+        if (reading === null) {
+          reading = read().finally(() => {
+            reading = null;
+          });
+          try {
+            await reading;
+          } catch (error) {
+            // Read again by the next reader, which sees this error too only if it recurs.
+            stale = true;
+            throw error;
+          }
+        } else {
+          await reading.catch(() => undefined);
+        }
+      }
+    }
+
+    return {
+      listeners,
+      retain() {
+        users += 1;
+      },
+      log: {
+        async readAfter(afterSeq: number, options?: { fresh?: boolean }): Promise<ActivitySince> {
+          if (options?.fresh === true) stale = true;
+          await catchUp();
+          if (afterSeq < base) return activity.listSince({ fileId, afterSeq, limit: LOG_PAGE });
+          const after = entries.filter((entry) => entry.seq > afterSeq).slice(0, LOG_PAGE);
+          return { entries: after, head };
+        },
+        onNotice(listener: (anyFile: boolean) => void) {
+          const subscription = (anyFile: boolean) => listener(anyFile);
+          listeners.add(subscription);
+          return () => listeners.delete(subscription);
+        },
+        release() {
+          users -= 1;
+          if (users > 0) return;
+          unsubscribe();
+          logs.delete(fileId);
+        },
+      } satisfies SharedFileLog,
+    };
+  }
+
+  return {
+    /** The shared log of a file, for one more stream; `release` it when the stream ends. */
+    open(fileId: string): SharedFileLog {
+      let shared = logs.get(fileId);
+      if (shared === undefined) {
+        shared = openLog(fileId);
+        logs.set(fileId, shared);
+      }
+      shared.retain();
+      return shared.log;
+    },
+  };
+}
