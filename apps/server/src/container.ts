@@ -89,6 +89,7 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         permissions: metadata.permissions,
         activity: metadata.activity,
         versions: metadata.versions,
+        streamLeases: metadata.streamLeases,
         rateLimits: metadata.rateLimits,
         blobs,
         // Reaches every server on this storage, whatever process or machine it runs in.

@@ -1,6 +1,7 @@
+import { MAX_STREAMS_PER_ACCOUNT } from "@cellar/core";
 import Fastify from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventStreams, MAX_STREAMS_PER_ACCOUNT } from "../src/live/event-streams.js";
+import { EventStreams } from "../src/live/event-streams.js";
 import { buildTestApp, expectError } from "./support/test-app.js";
 
 type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
@@ -25,8 +26,8 @@ async function listening(t: TestApp): Promise<string> {
   return `http://127.0.0.1:${address.port}`;
 }
 
-/** Opens a stream as a browser's fetch would, and reads its events one at a time. */
-async function openStream(url: string, headers: Record<string, string>) {
+/** Opens a stream as a browser's fetch would, and reads its events one at a time; `presence` events are set aside unless asked for. */
+async function openStream(url: string, headers: Record<string, string>, options: { presence?: boolean } = {}) {
   const controller = new AbortController();
   const response = await fetch(url, { headers, signal: controller.signal });
   opened.push(async () => controller.abort());
@@ -34,9 +35,11 @@ async function openStream(url: string, headers: Record<string, string>) {
   const decoder = new TextDecoder();
   let buffer = "";
   const comments: string[] = [];
+  const presences: Received[] = [];
   return {
     response,
     comments,
+    presences,
     /** The next event (comments skipped), or "ended" when the server ended the stream. */
     async next(): Promise<Received | "ended"> {
       const deadline = Date.now() + 2000;
@@ -51,11 +54,16 @@ async function openStream(url: string, headers: Record<string, string>) {
             else fields.set(line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2));
           }
           if (!fields.has("event")) continue;
-          return {
+          const event = {
             event: fields.get("event") as string,
             ...(fields.has("id") ? { id: fields.get("id") as string } : {}),
             data: JSON.parse(fields.get("data") as string),
           };
+          if (event.event === "presence" && options.presence !== true) {
+            presences.push(event);
+            continue;
+          }
+          return event;
         }
         if (reader === undefined || Date.now() > deadline) throw new Error("no event in time");
         const chunk = await Promise.race([
@@ -170,6 +178,31 @@ describe("GET /v1/files/:id/events", () => {
     expect(await refused.json()).toMatchObject({ error: { code: "rate_limited" } });
   });
 
+  it("tells who has the file open, by id and name only, as each reader comes and goes", async () => {
+    const { t, ada, grace, file, base } = await aSharedFile();
+    const url = `${base}/v1/files/${file.id}/events`;
+    const graceStream = await openStream(url, grace.headers, { presence: true });
+    expect(await graceStream.next()).toMatchObject({ event: "file" });
+    const alone = await graceStream.next();
+    expect(alone).toMatchObject({ event: "presence", id: expect.stringMatching(/^\d+$/) });
+    expect(alone).toMatchObject({ data: { viewers: [{ id: grace.user.id, name: grace.user.name }] } });
+    // Listed by who came first.
+    t.clock.advance(1000);
+    const adaStream = await openStream(url, ada.headers);
+    await adaStream.next();
+    expect(await graceStream.next()).toMatchObject({
+      event: "presence",
+      data: {
+        viewers: [
+          { id: grace.user.id, name: grace.user.name },
+          { id: ada.user.id, name: ada.user.name },
+        ],
+      },
+    });
+    // Nothing else of a viewer: not their address.
+    expect(JSON.stringify(alone)).not.toContain("grace@example.com");
+  });
+
   it("is ended by the server closing, so that closing never waits on a reader", async () => {
     const { t, grace, file, base } = await aSharedFile();
     const stream = await openStream(`${base}/v1/files/${file.id}/events`, grace.headers);
@@ -179,12 +212,61 @@ describe("GET /v1/files/:id/events", () => {
   });
 });
 
+describe("GET /v1/events", () => {
+  it("streams the caller's own changes: ready, then their files changed, shared with them and taken off", async () => {
+    const { t, ada, grace, file, permissionId, base } = await aSharedFile();
+    const stream = await openStream(`${base}/v1/events`, grace.headers);
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(stream.response.headers.get("cache-control")).toBe("no-cache, no-transform");
+    const ready = await stream.next();
+    expect(ready).toMatchObject({ event: "ready", id: expect.stringMatching(/^\d+$/), data: {} });
+    const renamed = await t.inject({
+      method: "PATCH",
+      url: `/v1/files/${file.id}`,
+      headers: ada.headers,
+      payload: { name: "Renamed.csv" },
+    });
+    expect(renamed.statusCode).toBe(200);
+    expect(await stream.next()).toMatchObject({
+      event: "file",
+      data: { id: file.id, name: "Renamed.csv", role: "viewer" },
+    });
+    const changed = await t.inject({
+      method: "PATCH",
+      url: `/v1/files/${file.id}/permissions/${permissionId}`,
+      headers: ada.headers,
+      payload: { role: "commenter" },
+    });
+    expect(changed.statusCode).toBe(200);
+    expect(await stream.next()).toMatchObject({ event: "shared", data: { id: file.id, role: "commenter" } });
+    const removed = await t.inject({
+      method: "DELETE",
+      url: `/v1/files/${file.id}/permissions/${permissionId}`,
+      headers: ada.headers,
+    });
+    expect(removed.statusCode).toBe(204);
+    const unshared = await stream.next();
+    expect(unshared).toMatchObject({ event: "unshared", data: { file_id: file.id } });
+    // Reconnecting with the last id read: what came after it, nothing before.
+    const again = await openStream(`${base}/v1/events`, grace.headers);
+    expect(await again.next()).toMatchObject({ event: "ready" });
+    // Changes read together are told once per file, as it is now: Grace is off the file.
+    const resumed = await openStream(`${base}/v1/events`, {
+      ...grace.headers,
+      "last-event-id": (ready as { id: string }).id,
+    });
+    expect(await resumed.next()).toMatchObject({ event: "unshared", data: { file_id: file.id } });
+    expectError(await t.inject({ method: "GET", url: "/v1/events" }), 401, "unauthorized");
+  });
+});
+
 describe("event streams", () => {
   it("send a comment line to every idle stream at each heartbeat", async () => {
     const streams = new EventStreams({ heartbeatMs: 30 });
     const app = Fastify();
     app.get("/stream", async (_request, reply) => {
-      streams.open(reply, "usr_a", () => {});
+      streams.start(reply, () => {});
     });
     await app.listen({ host: "127.0.0.1", port: 0 });
     opened.push(async () => {

@@ -294,6 +294,28 @@ export const MIGRATIONS: readonly Migration[] = [
   -- A number once per file; and a file's entries after a number, in order (listSince).
   CREATE UNIQUE INDEX activity_by_seq ON activity (file_id, seq);
   `,
+  /* 9 */ `
+  -- The event streams open on every instance (StreamLeaseRepository): each account's
+  -- count, and who has each file open. A lease outlives its instance by at most its TTL.
+  CREATE TABLE stream_leases (
+    id          text PRIMARY KEY,
+    user_id     text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    file_id     text REFERENCES files(id) ON DELETE CASCADE,
+    opened_at   timestamptz NOT NULL,
+    expires_at  timestamptz NOT NULL
+  );
+  CREATE INDEX stream_leases_by_user ON stream_leases (user_id, expires_at);
+  CREATE INDEX stream_leases_by_file ON stream_leases (file_id, expires_at) WHERE file_id IS NOT NULL;
+  `,
+  /* 10 */ `
+  -- Every entry's transaction (listCommitted: an account's own event stream). Entries are
+  -- read in transaction id order, only below the oldest transaction still running, so a
+  -- reader never passes an entry that has yet to commit: ids are given as transactions
+  -- begin to write, not as they commit. xid8 never wraps around. Entries written before
+  -- share the id of this migration.
+  ALTER TABLE activity ADD COLUMN txid xid8 NOT NULL DEFAULT pg_current_xact_id();
+  CREATE INDEX activity_by_txid ON activity (txid, id);
+  `,
 ];
 
 /** Gives every file without one its name key, a batch of files at a time. */

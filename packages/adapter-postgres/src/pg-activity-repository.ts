@@ -1,4 +1,4 @@
-import type { ActivityEntry, ActivityItem, ActivityRepository, NumberedActivity } from "@cellar/core";
+import type { ActivityEntry, ActivityItem, ActivityRepository, NumberedActivity, PlacedActivity } from "@cellar/core";
 import type { Pool } from "pg";
 
 /**
@@ -135,5 +135,66 @@ export function createPostgresActivityRepository(pool: Pool): ActivityRepository
         .map((row): NumberedActivity => ({ ...toItem(row), seq: Number(row.seq) }));
       return { entries, head: Number(rows[0]?.head ?? 0) };
     },
+    async listCommitted({ after, limit }) {
+      // One statement: the snapshot's oldest running transaction (xmin) and the entries
+      // below it describe the same moment. Every transaction below xmin has ended, and any
+      // that commits later has an id at or above it: going on from below xmin misses none.
+      const valid = after !== null && /^\d{1,20}$/.test(after);
+      const from = valid ? after : "0";
+      const { rows } = await pool.query<CommittedRow>(
+        `WITH s AS (
+           SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin, pg_snapshot_xmax(pg_current_snapshot()) AS xmax
+         )
+         SELECT s.xmin::text AS xmin, s.xmax::text AS xmax, e.txid::text AS txid,
+                e.id, e.file_id, e.at, e.actor_id, e.action, e.details, e.seq,
+                u.email AS actor_email, u.name AS actor_name
+         FROM s LEFT JOIN LATERAL (
+           SELECT txid, id, file_id, at, actor_id, action, details, seq FROM activity
+           WHERE $3 AND txid > $1::xid8 AND txid < s.xmin ORDER BY txid, id LIMIT $2
+         ) AS e ON true
+         LEFT JOIN users u ON u.id = e.actor_id
+         ORDER BY e.txid, e.id`,
+        [from, Math.max(0, limit) + 1, valid],
+      );
+      const first = rows[0];
+      if (first === undefined) throw new Error("The snapshot was not read.");
+      const now = (BigInt(first.xmin) - 1n).toString();
+      if (after === null) return { entries: [], position: now, complete: true };
+      if (!valid || BigInt(after) >= BigInt(first.xmax)) return { entries: [], position: now, complete: false };
+      const placed = rows
+        .filter((row): row is CommittedRow & { id: string; txid: string; seq: string } => row.id !== null)
+        .map((row): PlacedActivity => ({ ...toItem(row), seq: Number(row.seq), position: row.txid }));
+      if (placed.length <= limit) {
+        return { entries: placed, position: BigInt(after) > BigInt(now) ? after : now, complete: true };
+      }
+      // More than asked for: the entries of the last transaction read may go on past the
+      // limit, so they are left for the next call, unless they are all there is.
+      const cut = placed[limit]?.position;
+      const whole = placed.filter((entry) => entry.position !== cut);
+      if (whole.length > 0) return { entries: whole, position: whole.at(-1)?.position ?? after, complete: false };
+      const { rows: one } = await pool.query<CommittedRow>(
+        `SELECT e.txid::text AS txid, e.id, e.file_id, e.at, e.actor_id, e.action, e.details, e.seq,
+                u.email AS actor_email, u.name AS actor_name
+         FROM activity e LEFT JOIN users u ON u.id = e.actor_id
+         WHERE e.txid = $1::xid8 ORDER BY e.id`,
+        [cut],
+      );
+      const entries = one.map(
+        (row): PlacedActivity => ({
+          ...toItem(row as CommittedRow & { id: string }),
+          seq: Number(row.seq),
+          position: row.txid as string,
+        }),
+      );
+      return { entries, position: cut ?? after, complete: false };
+    },
   };
 }
+
+/** A row of `listCommitted`: the snapshot's bounds, and an entry (all null when none follows) with its transaction. */
+type CommittedRow = Omit<ActivityRow, "total"> & {
+  xmin: string;
+  xmax: string;
+  txid: string | null;
+  seq: string | null;
+};

@@ -3,6 +3,7 @@ import { createPostgresActivityRepository } from "./pg-activity-repository.js";
 import { createPostgresMagicLinkRepository, createPostgresSessionRepository } from "./pg-auth-repositories.js";
 import { createPostgresFileRepository } from "./pg-file-repository.js";
 import { createPostgresPermissionRepository } from "./pg-permission-repository.js";
+import { createPostgresStreamLeaseRepository } from "./pg-stream-lease-repository.js";
 import { createPostgresUserRepository } from "./pg-user-repository.js";
 import { createPostgresVersionRepository } from "./pg-version-repository.js";
 
@@ -18,5 +19,6 @@ export function createPostgresRepositories(pool: Pool) {
     permissions: createPostgresPermissionRepository(pool),
     activity: createPostgresActivityRepository(pool),
     versions: createPostgresVersionRepository(pool),
+    streamLeases: createPostgresStreamLeaseRepository(pool),
   };
 }

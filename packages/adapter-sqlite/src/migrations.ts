@@ -221,6 +221,33 @@ export const MIGRATIONS: readonly Migration[] = [
   -- A number once per file; and a file's entries after a number, in order (listSince).
   CREATE UNIQUE INDEX activity_by_seq ON activity (file_id, seq);
   `,
+  // 8: the event streams open on every process (StreamLeaseRepository): each account's
+  // count, and who has each file open. A lease outlives its process by at most its TTL.
+  `
+  CREATE TABLE stream_leases (
+    id          TEXT PRIMARY KEY,
+    user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    file_id     TEXT REFERENCES files(id) ON DELETE CASCADE,
+    opened_at   INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX stream_leases_by_user ON stream_leases (user_id, expires_at);
+  CREATE INDEX stream_leases_by_file ON stream_leases (file_id, expires_at) WHERE file_id IS NOT NULL;
+  `,
+  // 9: every entry's place among all entries, in the order they committed (listCommitted:
+  // an account's own event stream). SQLite has one writer at a time, so the order entries
+  // are written in is the order they commit; the counter never goes down, so no place is
+  // given twice, also after the newest entries go with a purged file (a rowid could be).
+  `
+  CREATE TABLE counters (
+    name   TEXT PRIMARY KEY,
+    value  INTEGER NOT NULL
+  ) STRICT;
+  ALTER TABLE activity ADD COLUMN position INTEGER;
+  UPDATE activity SET position = rowid;
+  INSERT INTO counters (name, value) VALUES ('activity_position', coalesce((SELECT max(position) FROM activity), 0));
+  CREATE UNIQUE INDEX activity_by_position ON activity (position);
+  `,
 ];
 
 export class SchemaTooNewError extends Error {

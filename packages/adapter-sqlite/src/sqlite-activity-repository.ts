@@ -1,4 +1,11 @@
-import type { ActivityEntry, ActivityItem, ActivityRepository, NumberedActivity } from "@cellar/core";
+import type {
+  ActivityEntry,
+  ActivityItem,
+  ActivityRepository,
+  CommittedActivity,
+  NumberedActivity,
+  PlacedActivity,
+} from "@cellar/core";
 import type { Database } from "better-sqlite3";
 import { fromMillis } from "./sqlite-time.js";
 
@@ -33,15 +40,19 @@ function toItem(values: ActivityValues): ActivityItem {
  * (`seq`): the file's counter (`files.event_seq`, migration 7) goes one up, and the entry
  * takes it. SQLite has one writer at a time, and the counter is read and raised in the
  * writer's transaction, so numbers follow the order in which changes commit; the counter
- * never goes down (a prune leaves it), so no number is given twice. The counter is no
+ * never goes down (a prune leaves it), so no number is given twice. Each entry also takes
+ * the next place among all entries (`position`, from `counters`, migration 9). The counter is no
  * column of `FileRecord`, so the rows a `ReadCache` keeps are not changed by it.
  */
 export function createActivityWriter(db: Database): (entries: readonly ActivityEntry[]) => void {
   const nextSeq = db
     .prepare<[string], number>("UPDATE files SET event_seq = event_seq + 1 WHERE id = ? RETURNING event_seq")
     .pluck();
-  const insert = db.prepare<[string, string, number, string, string, string, number]>(
-    "INSERT INTO activity (id, file_id, at, actor_id, action, details, seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  const nextPosition = db
+    .prepare<[], number>("UPDATE counters SET value = value + 1 WHERE name = 'activity_position' RETURNING value")
+    .pluck();
+  const insert = db.prepare<[string, string, number, string, string, string, number, number]>(
+    "INSERT INTO activity (id, file_id, at, actor_id, action, details, seq, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   );
   return (entries) => {
     for (const entry of entries) {
@@ -55,6 +66,7 @@ export function createActivityWriter(db: Database): (entries: readonly ActivityE
         entry.action,
         JSON.stringify(entry.details),
         seq,
+        nextPosition.get() as number,
       );
     }
   };
@@ -90,6 +102,29 @@ export function createSqliteActivityRepository(db: Database): ActivityRepository
     LEFT JOIN users u ON u.id = a.actor_id
     ORDER BY a.seq`)
     .raw();
+  const lastPosition = db.prepare<[], number>("SELECT value FROM counters WHERE name = 'activity_position'").pluck();
+  const committed = db
+    .prepare<[number, number], [...ActivityValues, seq: number, position: number]>(`
+    SELECT a.id, a.file_id, a.at, a.actor_id, a.action, a.details, u.id, u.email, u.name, a.seq, a.position
+    FROM activity a LEFT JOIN users u ON u.id = a.actor_id
+    WHERE a.position > ? ORDER BY a.position LIMIT ?`)
+    .raw();
+  // The last place and the entries after a place in one read transaction: the same moment.
+  const listCommitted = db.transaction((after: string | null, limit: number): CommittedActivity => {
+    const last = lastPosition.get() ?? 0;
+    const from = after === null ? last : parsePosition(after);
+    if (from === null || from > last) return { entries: [], position: String(last), complete: false };
+    const rows = committed.all(from, Math.max(0, limit) + 1);
+    const entries = rows.slice(0, Math.max(0, limit)).map(
+      (row): PlacedActivity => ({
+        ...toItem(row.slice(0, 9) as ActivityValues),
+        seq: row[9],
+        position: String(row[10]),
+      }),
+    );
+    const complete = rows.length === entries.length;
+    return { entries, position: complete ? String(last) : (entries.at(-1)?.position ?? String(from)), complete };
+  });
   // Count and page read in one transaction, so they describe the same moment.
   const listPage = db.transaction((fileId: string, offset: number, limit: number) => {
     const total = count.get(fileId) ?? 0;
@@ -112,5 +147,13 @@ export function createSqliteActivityRepository(db: Database): ActivityRepository
         .map((row): NumberedActivity => ({ ...toItem(row.slice(0, 9) as ActivityValues), seq: row[9] as number }));
       return { entries, head: rows[0]?.[10] ?? 0 };
     },
+    async listCommitted({ after, limit }) {
+      return listCommitted(after, limit);
+    },
   };
+}
+
+/** A position as `listCommitted` gives it, or null. */
+function parsePosition(value: string): number | null {
+  return /^(0|[1-9]\d{0,15})$/.test(value) ? Number(value) : null;
 }

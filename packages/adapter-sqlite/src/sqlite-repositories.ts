@@ -4,6 +4,7 @@ import { createSqliteActivityRepository } from "./sqlite-activity-repository.js"
 import { createSqliteMagicLinkRepository, createSqliteSessionRepository } from "./sqlite-auth-repositories.js";
 import { createSqliteFileRepository } from "./sqlite-file-repository.js";
 import { createSqlitePermissionRepository } from "./sqlite-permission-repository.js";
+import { createSqliteStreamLeaseRepository } from "./sqlite-stream-lease-repository.js";
 import { createSqliteUserRepository } from "./sqlite-user-repository.js";
 import { createSqliteVersionRepository } from "./sqlite-version-repository.js";
 
@@ -33,6 +34,7 @@ export function createSqliteRepositories(db: Database, options: SqliteRepositori
     permissions: createSqlitePermissionRepository(db, cache),
     activity: createSqliteActivityRepository(db),
     versions: createSqliteVersionRepository(db),
+    streamLeases: createSqliteStreamLeaseRepository(db),
     /** Drops every kept row: call it after writing through `db` directly. */
     forgetCachedReads: () => cache.clear(),
   };

@@ -86,6 +86,7 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
       permissions: repositories.permissions,
       activity: repositories.activity,
       versions: repositories.versions,
+      streamLeases: repositories.streamLeases,
       rateLimits,
       async ping() {
         db.prepare("SELECT 1").get();

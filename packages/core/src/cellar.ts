@@ -13,7 +13,8 @@ import type { FileRepository } from "./files/file-repository.port.js";
 import { announcingRepositories } from "./live/announcing-repositories.js";
 import { type ChangeFeed, createLocalChangeFeed } from "./live/change-feed.port.js";
 import { createLiveService, type LiveService } from "./live/live.service.js";
-import { createMaintenance, type Maintenance } from "./maintenance/maintenance.service.js";
+import type { StreamLeaseRepository } from "./live/stream-lease-repository.port.js";
+import { createMaintenance, type Maintenance, type MaintenanceReport } from "./maintenance/maintenance.service.js";
 import { createPeopleService, type PeopleService } from "./people/people.service.js";
 import type { PermissionRepository } from "./people/permission-repository.port.js";
 import type { RateLimitStore } from "./rate-limit/rate-limit-store.port.js";
@@ -82,6 +83,8 @@ export interface CellarDeps {
   readonly activity: ActivityRepository;
   /** Every version of every file's content; written by `files`. */
   readonly versions: VersionRepository;
+  /** The event streams open on every instance: each account's count, and who has each file open. */
+  readonly streamLeases: StreamLeaseRepository;
   readonly blobs: BlobStore;
   readonly mailer: Mailer;
   readonly rateLimits: RateLimitStore;
@@ -131,7 +134,7 @@ export interface Cellar {
   /** The periodic cycle: purge, expiry, old activity, orphan sweep. The server runs it on a timer. */
   readonly maintenance: Maintenance;
   /** Forgets expired sessions, magic links and rate-limit windows. */
-  deleteExpired(): Promise<{ sessions: number; magicLinks: number; rateWindows: number }>;
+  deleteExpired(): Promise<MaintenanceReport["expired"]>;
 }
 
 const POSITIVE_WHOLE_SETTINGS = [
@@ -205,6 +208,7 @@ export function createCellar(deps: CellarDeps): Cellar {
       sessions: await sessionRepository.deleteExpired(now),
       magicLinks: await deps.magicLinks.deleteExpired(now),
       rateWindows: await deps.rateLimits.deleteExpired(now),
+      streamLeases: await deps.streamLeases.deleteExpired(now),
     };
   };
   const activity = createActivityService({ files: fileRepository, activity: deps.activity, clock });
@@ -271,8 +275,11 @@ export function createCellar(deps: CellarDeps): Cellar {
       files: fileRepository,
       activity: deps.activity,
       sessions: sessionRepository,
+      users: deps.users,
+      leases: deps.streamLeases,
       feed,
       clock,
+      random,
       isUnavailable: deps.isStorageUnavailable ?? (() => true),
     }),
     maintenance: createMaintenance({ files, activity, versions, deleteExpired }),

@@ -21,7 +21,9 @@ export type {
   ActivityPage,
   ActivityRepository,
   ActivitySince,
+  CommittedActivity,
   NumberedActivity,
+  PlacedActivity,
 } from "./activity/activity-repository.port.js";
 // Auth: magic links, sessions, JWTs.
 export {
@@ -125,7 +127,15 @@ export {
 } from "./files/file-repository.port.js";
 // Live: each change told to everyone who has the file open.
 export { type ChangeFeed, type ChangeNotice, createLocalChangeFeed } from "./live/change-feed.port.js";
-export type { FileEvent, FileEventStream, LiveService } from "./live/live.service.js";
+export type {
+  AccountEvent,
+  AccountEventStream,
+  FileEvent,
+  FileEventStream,
+  LiveService,
+} from "./live/live.service.js";
+export type { StreamLease, StreamLeaseRepository, Viewer } from "./live/stream-lease-repository.port.js";
+export { LEASE_RENEW_MS, LEASE_TTL_MS, MAX_STREAMS_PER_ACCOUNT } from "./live/stream-leases.js";
 // Maintenance: purge, expiry, orphan sweep.
 export {
   createMaintenance,

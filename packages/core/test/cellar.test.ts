@@ -52,15 +52,28 @@ describe("createCellar", () => {
     expect(user.id).toMatch(/^user_[a-z2-7]{24}$/);
   });
 
-  it("forgets expired sessions, links and rate windows on deleteExpired", async () => {
+  it("forgets expired sessions, links, rate windows and stream leases on deleteExpired", async () => {
     const clock = createFakeClock();
     const cellar = createInMemoryCellar({ clock, config: { jwtTtlSeconds: 60 } });
-    await signIn(cellar as Parameters<typeof signIn>[0], "ada@example.com");
+    const { user } = await signIn(cellar as Parameters<typeof signIn>[0], "ada@example.com");
     await cellar.auth.requestSignInLink({ email: "grace@example.com" });
     await cellar.rateLimiter.hit("user:x");
-    expect(await cellar.deleteExpired()).toEqual({ sessions: 0, magicLinks: 0, rateWindows: 0 });
+    // The lease of a stream whose instance died: nobody renews or releases it.
+    const now = clock.now();
+    await cellar.deps.streamLeases.acquire({
+      lease: {
+        id: "lease_left",
+        userId: user.id,
+        fileId: null,
+        openedAt: now,
+        expiresAt: new Date(now.getTime() + 60_000),
+      },
+      limit: 20,
+      now,
+    });
+    expect(await cellar.deleteExpired()).toEqual({ sessions: 0, magicLinks: 0, rateWindows: 0, streamLeases: 0 });
     clock.advance(24 * 3_600_000);
-    expect(await cellar.deleteExpired()).toEqual({ sessions: 1, magicLinks: 1, rateWindows: 3 });
+    expect(await cellar.deleteExpired()).toEqual({ sessions: 1, magicLinks: 1, rateWindows: 3, streamLeases: 1 });
   });
 
   it("wires a whole working Cellar in memory", async () => {

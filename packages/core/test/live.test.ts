@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
   ACTIVITY_RETENTION_DAYS,
+  type AccountEvent,
+  type AccountEventStream,
   type ChangeFeed,
+  createCellar,
   createLocalChangeFeed,
   type FileEvent,
   type FileEventStream,
@@ -22,21 +25,30 @@ async function aWatchedFile() {
   return { cellar, clock, ada, grace, graceSession: graceSignedIn.session, eve, file, shared };
 }
 
-/** Reads events from a stream one at a time, each within a second. */
-function reader(stream: FileEventStream) {
+/** Reads events from a stream one at a time, each within a second; `presence` events are passed over unless asked for. */
+function reader(stream: FileEventStream, options: { presence?: boolean } = {}) {
   const iterator = stream.events[Symbol.asyncIterator]();
   return {
     async next(): Promise<FileEvent | "ended"> {
-      const timeout = new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error("no event within a second")), 1000).unref(),
-      );
-      const result = await Promise.race([iterator.next(), timeout]);
-      return result.done === true ? "ended" : result.value;
+      for (;;) {
+        const timeout = new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error("no event within a second")), 1000).unref(),
+        );
+        const result = await Promise.race([iterator.next(), timeout]);
+        if (result.done === true) return "ended";
+        if (result.value.kind !== "presence" || options.presence === true) return result.value;
+      }
     },
     /** Whether an event comes within `ms`; the event is lost to the next `next()` if it does. */
     async quiet(ms: number): Promise<boolean> {
       const waited = new Promise<"quiet">((resolve) => setTimeout(() => resolve("quiet"), ms).unref());
-      return (await Promise.race([iterator.next(), waited])) === "quiet";
+      const told = (async () => {
+        for (;;) {
+          const result = await iterator.next();
+          if (result.done === true || result.value.kind !== "presence" || options.presence === true) return result;
+        }
+      })();
+      return (await Promise.race([told, waited])) === "quiet";
     },
   };
 }
@@ -154,6 +166,7 @@ describe("a file's event stream", () => {
     const stream = await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id });
     const iterator = stream.events[Symbol.asyncIterator]();
     await iterator.next();
+    expect((await iterator.next()).value).toMatchObject({ kind: "presence" });
     const activity = cellar.deps.activity;
     const listSince = activity.listSince.bind(activity);
     let failures = 0;
@@ -184,6 +197,7 @@ describe("a file's event stream", () => {
     const stream = await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id });
     const iterator = stream.events[Symbol.asyncIterator]();
     await iterator.next();
+    expect((await iterator.next()).value).toMatchObject({ kind: "presence" });
     const activity = cellar.deps.activity;
     let failure = new Error("connection terminated");
     activity.listSince = async () => {
@@ -240,9 +254,9 @@ describe("a file's event stream", () => {
   it("reads a file's log once per change for all its streams, and a reader's access again only when a change may touch it", async () => {
     const { cellar, ada, grace, file } = await aWatchedFile();
     const streams = await Promise.all(
-      Array.from({ length: 50 }, () => cellar.live.openFileStream({ callerId: grace.id, fileId: file.id })),
+      Array.from({ length: 20 }, () => cellar.live.openFileStream({ callerId: grace.id, fileId: file.id })),
     );
-    const readers = streams.map(reader);
+    const readers = streams.map((stream) => reader(stream));
     for (const events of readers) expect(await events.next()).toMatchObject({ kind: "file" });
     const { activity, files } = cellar.deps;
     const listSince = activity.listSince.bind(activity);
@@ -271,7 +285,7 @@ describe("a file's event stream", () => {
     for (const events of readers)
       expect(await events.next()).toMatchObject({ kind: "file", file: { name: "Renamed.csv" } });
     expect(logReads).toBe(2);
-    expect(accessReads).toBe(50);
+    expect(accessReads).toBe(20);
     for (const stream of streams) stream.close();
   });
 
@@ -297,5 +311,156 @@ describe("a file's event stream", () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Next.csv" } });
     expect(await next).toMatchObject({ kind: "file", id: "3", file: { name: "Next.csv" } });
+  });
+
+  it("tells who has the file open: the reader first, then each time someone opens or closes a stream of it", async () => {
+    const { cellar, clock, ada, grace, file } = await aWatchedFile();
+    const graceEvents = reader(await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id }), {
+      presence: true,
+    });
+    expect(await graceEvents.next()).toMatchObject({ kind: "file", id: "2" });
+    expect(await graceEvents.next()).toEqual({
+      kind: "presence",
+      id: "2",
+      viewers: [{ id: grace.id, name: grace.name }],
+    });
+    // Listed by who came first.
+    clock.advance(1000);
+    const adaStream = await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id });
+    const adaEvents = reader(adaStream, { presence: true });
+    expect(await adaEvents.next()).toMatchObject({ kind: "file" });
+    const both = [
+      { id: grace.id, name: grace.name },
+      { id: ada.id, name: ada.name },
+    ];
+    expect(await adaEvents.next()).toEqual({ kind: "presence", id: "2", viewers: both });
+    expect(await graceEvents.next()).toEqual({ kind: "presence", id: "2", viewers: both });
+    // A second stream of the same person changes nothing to show: the next presence Grace
+    // is told of is the one after Ada closed both.
+    const again = await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    again.close();
+    adaStream.close();
+    expect(await graceEvents.next()).toEqual({
+      kind: "presence",
+      id: "2",
+      viewers: [{ id: grace.id, name: grace.name }],
+    });
+  });
+
+  it("lets an account hold 20 streams at once, counted over every instance of the store, and frees a place when one closes", async () => {
+    const { cellar, ada, file } = await aWatchedFile();
+    // A second instance on the same store.
+    const other = createCellar({
+      ...cellar.deps,
+      config: { publicUrl: "http://127.0.0.1:3000", jwtSecret: "x".repeat(32) },
+    });
+    const streams = [];
+    for (let k = 0; k < 20; k++) {
+      const instance = k % 2 === 0 ? cellar : other;
+      streams.push(await instance.live.openFileStream({ callerId: ada.id, fileId: file.id }));
+    }
+    await expect(other.live.openFileStream({ callerId: ada.id, fileId: file.id })).rejects.toMatchObject({
+      code: "rate_limited",
+      retryAfterSeconds: expect.any(Number),
+    });
+    await expect(cellar.live.openFileStream({ callerId: ada.id, fileId: file.id })).rejects.toMatchObject({
+      code: "rate_limited",
+    });
+    streams.pop()?.close();
+    // Released in the background, as the stream ends.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    streams.push(await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id }));
+    for (const stream of streams) stream.close();
+  });
+});
+
+/** Reads an account's events one at a time, each within two seconds. */
+function accountReader(stream: AccountEventStream) {
+  const iterator = stream.events[Symbol.asyncIterator]();
+  return async (): Promise<AccountEvent | "ended"> => {
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error("no event within two seconds")), 2000).unref(),
+    );
+    const result = await Promise.race([iterator.next(), timeout]);
+    return result.done === true ? "ended" : result.value;
+  };
+}
+
+describe("an account's own stream", () => {
+  it("tells of each change to the lists of the account's files: its own changed, shared with it, taken off it", async () => {
+    const { cellar, ada, grace, eve, file, shared } = await aWatchedFile();
+    const graceStream = await cellar.live.openAccountStream({ callerId: grace.id });
+    const adaStream = await cellar.live.openAccountStream({ callerId: ada.id });
+    const graceNext = accountReader(graceStream);
+    const adaNext = accountReader(adaStream);
+    expect(await graceNext()).toEqual({ kind: "ready", id: expect.stringMatching(/^\d+$/) });
+    expect(await adaNext()).toMatchObject({ kind: "ready" });
+    // Another account's file: nothing.
+    const evesOwn = await uploadCsv(cellar, eve.id, { name: "Eve.csv" });
+    await cellar.files.update({ callerId: eve.id, fileId: evesOwn.id, changes: { name: "Eve2.csv" } });
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Renamed.csv" } });
+    expect(await adaNext()).toMatchObject({ kind: "file", file: { id: file.id, name: "Renamed.csv", role: "owner" } });
+    expect(await graceNext()).toMatchObject({
+      kind: "file",
+      file: { id: file.id, name: "Renamed.csv", role: "viewer" },
+    });
+    await cellar.people.changeRole({
+      callerId: ada.id,
+      fileId: file.id,
+      permissionId: shared.permission.id,
+      role: "editor",
+    });
+    expect(await graceNext()).toMatchObject({ kind: "shared", file: { id: file.id, role: "editor" } });
+    expect(await adaNext()).toMatchObject({ kind: "file", file: { id: file.id } });
+    const second = await uploadCsv(cellar, ada.id, { name: "Second.csv" });
+    expect(await adaNext()).toMatchObject({ kind: "file", file: { id: second.id } });
+    await cellar.people.share({ callerId: ada.id, fileId: second.id, email: grace.email, role: "commenter" });
+    expect(await graceNext()).toMatchObject({ kind: "shared", file: { id: second.id, role: "commenter" } });
+    await cellar.people.remove({ callerId: ada.id, fileId: file.id, permissionId: shared.permission.id });
+    expect(await graceNext()).toEqual({ kind: "unshared", id: expect.stringMatching(/^\d+$/), fileId: file.id });
+    await cellar.files.trash({ callerId: ada.id, fileId: second.id });
+    expect(await graceNext()).toMatchObject({ kind: "unshared", fileId: second.id });
+    // The owner's trashed file stays in her lists, in the trash. Changes read together are
+    // told once per file, as it is now: how many events come depends on when they are read.
+    let event = await adaNext();
+    while (
+      event !== "ended" &&
+      !(event.kind === "file" && event.file.id === second.id && event.file.state === "trashed")
+    ) {
+      event = await adaNext();
+    }
+    expect(event).toMatchObject({ kind: "file", file: { id: second.id, state: "trashed" } });
+    graceStream.close();
+    adaStream.close();
+    expect(await graceNext()).toBe("ended");
+  });
+
+  it("resumes after the event a reader names, telling what changed meanwhile; resets on an id it cannot resume after", async () => {
+    const { cellar, ada, grace, file } = await aWatchedFile();
+    const first = accountReader(await cellar.live.openAccountStream({ callerId: grace.id }));
+    const ready = await first();
+    if (ready === "ended") throw new Error("ended");
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Away.csv" } });
+    const resumed = accountReader(await cellar.live.openAccountStream({ callerId: grace.id, lastEventId: ready.id }));
+    expect(await resumed()).toMatchObject({ kind: "file", file: { name: "Away.csv" } });
+    for (const lastEventId of ["nonsense", "999999999"]) {
+      const reset = accountReader(await cellar.live.openAccountStream({ callerId: grace.id, lastEventId }));
+      expect(await reset()).toEqual({ kind: "reset", id: expect.stringMatching(/^\d+$/) });
+    }
+  });
+
+  it("ends with revoked when its session is signed out, and counts towards the account's 20 streams", async () => {
+    const { cellar, grace, graceSession, file } = await aWatchedFile();
+    const next = accountReader(await cellar.live.openAccountStream({ callerId: grace.id, sessionId: graceSession.id }));
+    await next();
+    const fileStreams = [];
+    for (let k = 0; k < 19; k++)
+      fileStreams.push(await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id }));
+    await expect(cellar.live.openAccountStream({ callerId: grace.id })).rejects.toMatchObject({ code: "rate_limited" });
+    for (const stream of fileStreams) stream.close();
+    await cellar.auth.signOut({ sessionId: graceSession.id });
+    expect(await next()).toEqual({ kind: "revoked", id: expect.stringMatching(/^\d+$/) });
+    expect(await next()).toBe("ended");
   });
 });

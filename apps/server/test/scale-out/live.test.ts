@@ -110,4 +110,61 @@ describe("event streams across server processes on PostgreSQL", () => {
     expect(named(await stream.next(15_000))).toBe("3 file Later.csv");
     stream.close();
   });
+
+  it("count an account's streams over every server, and show on each who has the file open on any", async () => {
+    const [a, b] = (await instances(2)) as [ServerProcess, ServerProcess];
+    const { ada, file } = await aFile(a);
+    const grace = await signIn({ requestAt: b.url, dataDir: dataDirOf(b) }, "grace@example.com");
+    const shared = await fetch(`${a.url}/v1/files/${file.id}/permissions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ada.jwt}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: "grace@example.com", role: "viewer", notify: false }),
+    });
+    expect(shared.status).toBe(201);
+    const url = (server: ServerProcess) => `${server.url}/v1/files/${file.id}/events`;
+    const watching = await openEventStream(url(a), ada.jwt, undefined, { presence: true });
+    expect(await watching.next()).toMatchObject({ event: "file" });
+    expect(await watching.next()).toMatchObject({ event: "presence", data: { viewers: [{ id: ada.userId }] } });
+    const graceStream = await openEventStream(url(b), grace.jwt);
+    await graceStream.next();
+    expect(await watching.next()).toMatchObject({
+      event: "presence",
+      data: { viewers: [{ id: ada.userId }, { id: grace.userId }] },
+    });
+    graceStream.close();
+    expect(await watching.next()).toMatchObject({ event: "presence", data: { viewers: [{ id: ada.userId }] } });
+
+    const held = [watching];
+    for (let k = 1; k < 20; k++) {
+      const stream = await openEventStream(url(k % 2 === 0 ? a : b), ada.jwt);
+      expect(stream.response.status).toBe(200);
+      held.push(stream);
+    }
+    for (const server of [a, b]) {
+      const refused = await fetch(url(server), { headers: { authorization: `Bearer ${ada.jwt}` } });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+    }
+    // Grace's streams are her own.
+    const graceAgain = await openEventStream(url(a), grace.jwt);
+    expect(graceAgain.response.status).toBe(200);
+    graceAgain.close();
+    for (const stream of held) stream.close();
+  });
+
+  it("tell an account's own stream on one server of its files changed through another, and resume it on a third", async () => {
+    const [a, b, c] = (await instances(3)) as [ServerProcess, ServerProcess, ServerProcess];
+    const { ada, file } = await aFile(a);
+    const own = await openEventStream(`${b.url}/v1/events`, ada.jwt);
+    const ready = await own.next();
+    expect(ready).toMatchObject({ event: "ready", id: expect.stringMatching(/^\d+$/) });
+    await rename(a, ada.jwt, file.id, "Elsewhere.csv");
+    const told = await own.next();
+    expect(told).toMatchObject({ event: "file", data: { id: file.id, name: "Elsewhere.csv", role: "owner" } });
+    own.close();
+    await rename(a, ada.jwt, file.id, "While away.csv");
+    const resumed = await openEventStream(`${c.url}/v1/events`, ada.jwt, (told as StreamEvent).id);
+    expect(await resumed.next()).toMatchObject({ event: "file", data: { name: "While away.csv" } });
+    resumed.close();
+  });
 });

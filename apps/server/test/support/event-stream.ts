@@ -7,9 +7,14 @@ export interface StreamEvent {
 
 /**
  * Opens `GET …/events` as a browser's fetch would, and reads its events one at a time
- * (comment lines skipped). `close` aborts the request.
+ * (comment lines skipped, and `presence` events unless asked for). `close` aborts the request.
  */
-export async function openEventStream(url: string, jwt: string, lastEventId?: string) {
+export async function openEventStream(
+  url: string,
+  jwt: string,
+  lastEventId?: string,
+  options: { presence?: boolean } = {},
+) {
   const controller = new AbortController();
   const response = await fetch(url, {
     headers: {
@@ -39,7 +44,7 @@ export async function openEventStream(url: string, jwt: string, lastEventId?: st
             if (!line.startsWith(":")) fields.set(line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2));
           }
           const event = fields.get("event");
-          if (event === undefined) continue;
+          if (event === undefined || (event === "presence" && options.presence !== true)) continue;
           const id = fields.get("id");
           return { ...(id === undefined ? {} : { id }), event, data: JSON.parse(fields.get("data") ?? "null") };
         }

@@ -2,9 +2,6 @@ import type { ServerResponse } from "node:http";
 import { CellarError, ErrorCode } from "@cellar/core";
 import type { FastifyReply } from "fastify";
 
-/** Open streams one account may hold on one server; more get 429. */
-export const MAX_STREAMS_PER_ACCOUNT = 20;
-
 /**
  * How often an idle stream gets a comment line: under the 25 s the API promises, and
  * under the minute after which common proxies (nginx's `proxy_read_timeout`) drop a
@@ -30,9 +27,9 @@ export interface OpenStream {
 }
 
 /**
- * The Server-Sent Events streams this server holds open: at most `MAX_STREAMS_PER_ACCOUNT`
- * per account, one heartbeat timer for all of them, every one ended when the server
- * closes. Streams are written on the raw response after Fastify lets go of it
+ * The Server-Sent Events streams this server holds open (how many each account may hold,
+ * over every server, is core's to count): one heartbeat timer for all of them, every one
+ * ended when the server closes. Streams are written on the raw response after Fastify lets go of it
  * (`reply.hijack()`): never compressed or buffered, and kept open past any handler timeout.
  *
  * Written by hand rather than with `@fastify/sse` 0.6: that plugin does not hijack (a
@@ -41,7 +38,7 @@ export interface OpenStream {
  * stream, and the limits, replay and endings Cellar needs would still be Cellar's to write.
  */
 export class EventStreams {
-  private readonly byAccount = new Map<string, Set<OpenStream>>();
+  private readonly open = new Set<OpenStream>();
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly heartbeatMs: number;
 
@@ -52,19 +49,12 @@ export class EventStreams {
   /** Set once the server is closing: no stream opens after its streams were ended. */
   private closing = false;
 
-  /** Refuses a stream past the account's limit, or on a closing server, before anything is opened. */
-  checkRoom(userId: string): void {
+  /** Refuses a stream on a closing server, before anything is opened. */
+  checkOpen(): void {
     if (this.closing) {
       throw new CellarError(ErrorCode.unavailable, "The server is shutting down; connect again.", {
         retryAfterSeconds: 1,
       });
-    }
-    if ((this.byAccount.get(userId)?.size ?? 0) >= MAX_STREAMS_PER_ACCOUNT) {
-      throw new CellarError(
-        ErrorCode.rate_limited,
-        `At most ${MAX_STREAMS_PER_ACCOUNT} event streams may be open at once per account; close one first.`,
-        { retryAfterSeconds: 1 },
-      );
     }
   }
 
@@ -73,8 +63,8 @@ export class EventStreams {
    * set on the reply (request id and the like) with Server-Sent Events' own. `onClose` is
    * called once when the stream ends, whoever ends it.
    */
-  open(reply: FastifyReply, userId: string, onClose: () => void): OpenStream {
-    this.checkRoom(userId);
+  start(reply: FastifyReply, onClose: () => void): OpenStream {
+    this.checkOpen();
     reply.hijack();
     const raw = reply.raw;
     const headers: Record<string, string | number | string[]> = {};
@@ -89,8 +79,6 @@ export class EventStreams {
     // Sent at once, so that the reader (and any proxy) knows the stream is open.
     raw.write(": open\n\n");
     raw.socket?.setNoDelay(true);
-    const streams = this.byAccount.get(userId) ?? new Set<OpenStream>();
-    this.byAccount.set(userId, streams);
     let closed = false;
     const stream: OpenStream = {
       send: (event) => {
@@ -115,12 +103,11 @@ export class EventStreams {
     const finish = () => {
       if (closed) return;
       closed = true;
-      streams.delete(stream);
-      if (streams.size === 0) this.byAccount.delete(userId);
-      if (this.byAccount.size === 0) this.stopHeartbeat();
+      this.open.delete(stream);
+      if (this.open.size === 0) this.stopHeartbeat();
       onClose();
     };
-    streams.add(stream);
+    this.open.add(stream);
     this.startHeartbeat();
     // A reader that went away while the stream was opening has closed it already: its
     // close event came before anyone listened.
@@ -132,16 +119,14 @@ export class EventStreams {
   /** Ends every open stream (the server is closing: readers reconnect to another). */
   endAll(): void {
     this.closing = true;
-    for (const streams of [...this.byAccount.values()]) for (const stream of [...streams]) stream.end();
+    for (const stream of [...this.open]) stream.end();
   }
 
   private startHeartbeat(): void {
     if (this.heartbeat !== undefined) return;
     this.heartbeat = setInterval(() => {
-      for (const streams of this.byAccount.values()) {
-        // A stream still writing has no need of a heartbeat, nor room for one.
-        for (const stream of streams) if (!stream.backedUp) void stream.send(HEARTBEAT);
-      }
+      // A stream still writing has no need of a heartbeat, nor room for one.
+      for (const stream of this.open) if (!stream.backedUp) void stream.send(HEARTBEAT);
     }, this.heartbeatMs);
     this.heartbeat.unref();
   }

@@ -1,15 +1,54 @@
-import type { Cellar, FileEvent } from "@cellar/core";
-import type { FastifyInstance } from "fastify";
+import { type AccountEvent, type Cellar, type FileEvent, MAX_STREAMS_PER_ACCOUNT } from "@cellar/core";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { toFileJson } from "../files/file.json.js";
 import { type FileIdParams, fileIdParamsSchema } from "../files/file.schemas.js";
 import { callerOf } from "../http/request-context.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
 import { BEARER_SECURITY } from "../shared/openapi.js";
-import { type EventStreams, HEARTBEAT_MS, MAX_STREAMS_PER_ACCOUNT, type SentEvent } from "./event-streams.js";
+import { type EventStreams, HEARTBEAT_MS, type OpenStream, type SentEvent } from "./event-streams.js";
 
 const TAGS = ["Live"];
 
-/** Each change of a file as it happens: `GET /files/:id/events`, Server-Sent Events. */
+const lastEventIdHeader = {
+  type: "object",
+  properties: {
+    "last-event-id": { type: "string", maxLength: 64, description: "The `id` of the last event read." },
+  },
+} as const;
+
+/**
+ * Sends `events` on a stream of its own, once it is open: the stream ends with them, and
+ * they end (`close`) when the reader goes away or the server closes.
+ */
+function pipeToStream<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  streams: EventStreams,
+  watched: { events: AsyncIterable<T>; close(): void },
+  toSent: (event: T) => SentEvent,
+): void {
+  let stream: OpenStream;
+  try {
+    stream = streams.start(reply, () => watched.close());
+  } catch (error) {
+    watched.close();
+    throw error;
+  }
+  void (async () => {
+    try {
+      for await (const event of watched.events) {
+        await stream.send(toSent(event));
+        if (stream.closed) break;
+      }
+    } catch (error) {
+      request.log.warn({ err: error }, "an event stream failed");
+    } finally {
+      stream.end();
+    }
+  })();
+}
+
+/** Each change as it happens: `GET /files/:id/events` and `GET /events`, Server-Sent Events. */
 export function registerLiveRoutes(
   app: FastifyInstance,
   { cellar, streams }: { readonly cellar: Cellar; readonly streams: EventStreams },
@@ -22,16 +61,11 @@ export function registerLiveRoutes(
       schema: {
         operationId: "watchFile",
         summary: "Follow a file's changes as they happen",
-        description: `A \`text/event-stream\` of the file's events, for anyone who may see it: \`file\` (the file object, first and after each rename, visibility change, trash or restore), \`content\` (\`{ version, sha256, author, range? }\`), \`permissions\` (\`{ action, email, role }\`), \`reset\` (the file object: the events after \`Last-Event-ID\` are no longer all kept; read the file afresh) and \`revoked\` (the caller may no longer see the file; the stream ends). Every event has an \`id\`; reconnecting with \`Last-Event-ID\` tells what was missed. A comment line comes at least every ${HEARTBEAT_MS / 1000} s. At most ${MAX_STREAMS_PER_ACCOUNT} streams per account are open at once (429). Read it with \`fetch\`: an EventSource cannot send the bearer token.`,
+        description: `A \`text/event-stream\` of the file's events, for anyone who may see it: \`file\` (the file object, first and after each rename, visibility change, trash or restore), \`content\` (\`{ version, sha256, author, range? }\`), \`permissions\` (\`{ action, email, role }\`), \`presence\` (\`{ viewers: [{ id, name }] }\`: who has the file open, after the first event and whenever it changes), \`reset\` (the file object: the events after \`Last-Event-ID\` are no longer all kept; read the file afresh) and \`revoked\` (the caller may no longer see the file; the stream ends). Every event has an \`id\`; reconnecting with \`Last-Event-ID\` tells what was missed. A comment line comes at least every ${HEARTBEAT_MS / 1000} s. At most ${MAX_STREAMS_PER_ACCOUNT} streams per account are open at once, over every server (429). Read it with \`fetch\`: an EventSource cannot send the bearer token.`,
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,
-        headers: {
-          type: "object",
-          properties: {
-            "last-event-id": { type: "string", maxLength: 64, description: "The `id` of the last event read." },
-          },
-        },
+        headers: lastEventIdHeader,
         response: {
           200: {
             description: "The stream of events, open until the caller or the server ends it.",
@@ -43,7 +77,7 @@ export function registerLiveRoutes(
     },
     async (request, reply) => {
       const { userId, session } = callerOf(request);
-      streams.checkRoom(userId);
+      streams.checkOpen();
       const lastEventId = request.headers["last-event-id"];
       const watched = await cellar.live.openFileStream({
         callerId: userId,
@@ -51,31 +85,61 @@ export function registerLiveRoutes(
         sessionId: session.id,
         ...(typeof lastEventId === "string" ? { lastEventId } : {}),
       });
-      let stream: ReturnType<EventStreams["open"]>;
-      try {
-        stream = streams.open(reply, userId, () => watched.close());
-      } catch (error) {
-        watched.close();
-        throw error;
-      }
-      void (async () => {
-        try {
-          for await (const event of watched.events) {
-            await stream.send(sentEvent(event));
-            if (stream.closed) break;
-          }
-        } catch (error) {
-          request.log.warn({ err: error }, "a file's event stream failed");
-        } finally {
-          stream.end();
-        }
-      })();
+      pipeToStream(request, reply, streams, watched, fileEventSent);
+    },
+  );
+
+  app.get(
+    "/events",
+    {
+      exposeHeadRoute: false,
+      schema: {
+        operationId: "watchAccount",
+        summary: "Follow the changes to your files' lists as they happen",
+        description: `The caller's own \`text/event-stream\`: \`ready\` (\`{}\`: first, when no \`Last-Event-ID\` is sent), \`file\` (the file object, with the caller's role: a file of theirs, or shared with them, changed), \`shared\` (the file object: a file shared with them, or their role on it changed), \`unshared\` (\`{ file_id }\`: taken off a file, or it was trashed), \`reset\` (\`{}\`: what was missed cannot all be told; read the lists afresh) and \`revoked\` (the session ended). Every event has an \`id\`; reconnecting with \`Last-Event-ID\` tells what was missed. A comment line comes at least every ${HEARTBEAT_MS / 1000} s. It counts towards the ${MAX_STREAMS_PER_ACCOUNT} streams an account may hold (429).`,
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        headers: lastEventIdHeader,
+        response: {
+          200: {
+            description: "The stream of events, open until the caller or the server ends it.",
+            content: { "text/event-stream": { schema: { type: "string" } } },
+          },
+          ...errorResponses([...AUTHENTICATED]),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { userId, session } = callerOf(request);
+      streams.checkOpen();
+      const lastEventId = request.headers["last-event-id"];
+      const watched = await cellar.live.openAccountStream({
+        callerId: userId,
+        sessionId: session.id,
+        ...(typeof lastEventId === "string" ? { lastEventId } : {}),
+      });
+      pipeToStream(request, reply, streams, watched, accountEventSent);
     },
   );
 }
 
+/** An account event as the stream sends it. */
+function accountEventSent(event: AccountEvent): SentEvent {
+  switch (event.kind) {
+    case "file":
+    case "shared":
+      return { event: event.kind, id: event.id, data: toFileJson(event.file) };
+    case "unshared":
+      return { event: "unshared", id: event.id, data: { file_id: event.fileId } };
+    case "ready":
+    case "reset":
+    case "revoked":
+      return { event: event.kind, id: event.id, data: {} };
+  }
+}
+
 /** A file event as the stream sends it. */
-function sentEvent(event: FileEvent): SentEvent {
+function fileEventSent(event: FileEvent): SentEvent {
   switch (event.kind) {
     case "file":
     case "reset":
@@ -99,6 +163,8 @@ function sentEvent(event: FileEvent): SentEvent {
         id: event.id,
         data: { action: event.action, email: event.email, role: event.role },
       };
+    case "presence":
+      return { event: "presence", id: event.id, data: { viewers: event.viewers } };
     case "revoked":
       return { event: "revoked", id: event.id, data: {} };
   }

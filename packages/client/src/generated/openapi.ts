@@ -382,9 +382,29 @@ export interface paths {
         };
         /**
          * Follow a file's changes as they happen
-         * @description A `text/event-stream` of the file's events, for anyone who may see it: `file` (the file object, first and after each rename, visibility change, trash or restore), `content` (`{ version, sha256, author, range? }`), `permissions` (`{ action, email, role }`), `reset` (the file object: the events after `Last-Event-ID` are no longer all kept; read the file afresh) and `revoked` (the caller may no longer see the file; the stream ends). Every event has an `id`; reconnecting with `Last-Event-ID` tells what was missed. A comment line comes at least every 20 s. At most 20 streams per account are open at once (429). Read it with `fetch`: an EventSource cannot send the bearer token.
+         * @description A `text/event-stream` of the file's events, for anyone who may see it: `file` (the file object, first and after each rename, visibility change, trash or restore), `content` (`{ version, sha256, author, range? }`), `permissions` (`{ action, email, role }`), `presence` (`{ viewers: [{ id, name }] }`: who has the file open, after the first event and whenever it changes), `reset` (the file object: the events after `Last-Event-ID` are no longer all kept; read the file afresh) and `revoked` (the caller may no longer see the file; the stream ends). Every event has an `id`; reconnecting with `Last-Event-ID` tells what was missed. A comment line comes at least every 20 s. At most 20 streams per account are open at once, over every server (429). Read it with `fetch`: an EventSource cannot send the bearer token.
          */
         get: operations["watchFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the changes to your files' lists as they happen
+         * @description The caller's own `text/event-stream`: `ready` (`{}`: first, when no `Last-Event-ID` is sent), `file` (the file object, with the caller's role: a file of theirs, or shared with them, changed), `shared` (the file object: a file shared with them, or their role on it changed), `unshared` (`{ file_id }`: taken off a file, or it was trashed), `reset` (`{}`: what was missed cannot all be told; read the lists afresh) and `revoked` (the session ended). Every event has an `id`; reconnecting with `Last-Event-ID` tells what was missed. A comment line comes at least every 20 s. It counts towards the 20 streams an account may hold (429).
+         */
+        get: operations["watchAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4566,6 +4586,91 @@ export interface operations {
             /** @description not_found: no such file, or one the caller may not see. */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    watchAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `id` of the last event read. */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of events, open until the caller or the server ends it. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];

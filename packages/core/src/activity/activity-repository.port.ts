@@ -10,6 +10,21 @@ export interface ActivitySince {
   readonly head: number;
 }
 
+/** An entry with where it stands among every file's entries, in the order they committed. */
+export type PlacedActivity = NumberedActivity & { readonly position: string };
+
+/** Entries of every file after a position, in the order they committed. */
+export interface CommittedActivity {
+  readonly entries: PlacedActivity[];
+  /**
+   * Where a reader that has these goes on from: every entry that commits later comes after
+   * it. Past the last entry given, or at it when `complete` is false.
+   */
+  readonly position: string;
+  /** False when more entries came after `after` than `limit` allows, or `after` is no position of this store. */
+  readonly complete: boolean;
+}
+
 /** One slice of a file's activity, and how many entries it has in all. */
 export interface ActivityPage {
   readonly items: ActivityItem[];
@@ -39,10 +54,19 @@ export interface ActivityPage {
  *   (`listSince`) and reconnecting ones resume from;
  * - `listSince` returns the file's entries numbered above `afterSeq`, in number order, at
  *   most `limit`, each with its actor as `listByFile` has it, and the file's `head`;
+ * - `listCommitted` returns the entries of every file after `after`, in the order in which
+ *   they committed, each with its `position` (a decimal string; the entries of one change
+ *   may share one, and are then never split between calls), at most `limit` of them
+ *   (more only when one change wrote more); none, with
+ *   the position of now, when `after` is null. An entry that commits after a call
+ *   returned never has a position at or before the `position` it returned, whichever
+ *   instance writes it; so a reader that goes on from it misses nothing. An `after` that
+ *   is not a position this store gave (or one past the last it gave) reads as incomplete;
  * - a file's entries go when the file is removed (purge).
  */
 export interface ActivityRepository {
   listByFile(query: { fileId: string; offset: number; limit: number }): Promise<ActivityPage>;
   prune(input: { before: Date; limit: number }): Promise<number>;
   listSince(query: { fileId: string; afterSeq: number; limit: number }): Promise<ActivitySince>;
+  listCommitted(query: { after: string | null; limit: number }): Promise<CommittedActivity>;
 }

@@ -1,15 +1,25 @@
-import type { ActivityRepository, NumberedActivity } from "../activity/activity-repository.port.js";
+import type {
+  ActivityRepository,
+  CommittedActivity,
+  NumberedActivity,
+  PlacedActivity,
+} from "../activity/activity-repository.port.js";
 import type { SessionRecord } from "../auth/session.entity.js";
 import type { SessionRepository } from "../auth/session-repository.port.js";
 import { type FileMetadata, toMetadata } from "../files/file.entity.js";
-import { type AuthorizedFile, authorizeFileAction } from "../files/file-access.js";
+import { type AuthorizedFile, authorizeFileAction, callerRole } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { Role } from "../people/role.js";
 import type { Clock } from "../shared/clock.port.js";
-import { isCellarError } from "../shared/errors.js";
+import { CellarError, ErrorCode, isCellarError } from "../shared/errors.js";
+import type { RandomSource } from "../shared/random.port.js";
 import type { UserSummary } from "../users/user.entity.js";
+import type { UserRepository } from "../users/user-repository.port.js";
+import { createActivityTail } from "./activity-tail.js";
 import type { ChangeFeed } from "./change-feed.port.js";
 import { createSharedFileLogs, LOG_PAGE } from "./shared-file-logs.js";
+import type { StreamLeaseRepository, Viewer } from "./stream-lease-repository.port.js";
+import { createStreamLeases } from "./stream-leases.js";
 
 /**
  * What a reader of a file's events is told, in order. Each event of the file's log has
@@ -37,6 +47,12 @@ export type FileEvent =
       readonly email: string;
       readonly role: Role | null;
     }
+  /**
+   * Who has the file open now (an event stream on it, on any instance), each once, by who
+   * came first: after the first event, then whenever it changes. Its id is the last
+   * event's before it (resuming from it misses nothing).
+   */
+  | { readonly kind: "presence"; readonly id: string; readonly viewers: readonly Viewer[] }
   /** The events asked to resume after are no longer all in the log: read the file afresh. */
   | { readonly kind: "reset"; readonly id: string; readonly file: FileMetadata }
   /** The reader may no longer see the file: the last event of its stream, with the id of the last before it (every event has one). */
@@ -48,6 +64,35 @@ export interface FileEventStream {
   /** Ends the stream (the reader went away); `events` then ends without waiting. */
   close(): void;
 }
+
+/**
+ * What an account's own stream tells, in order (`GET /events`): what changes in the
+ * lists of its files. Each event tells a file as it is when sent (events are states, so
+ * one told twice does no harm); its id is the place of the change among all changes, which
+ * a reader that reconnects names to resume after it.
+ */
+export type AccountEvent =
+  /** The stream is open: changes from here on follow. */
+  | { readonly kind: "ready"; readonly id: string }
+  /** A file of the account's, or shared with it, changed: as it is now, with the account's role. */
+  | { readonly kind: "file"; readonly id: string; readonly file: FileMetadata }
+  /** The account was given a role on a file, or its role changed: the file, with that role. */
+  | { readonly kind: "shared"; readonly id: string; readonly file: FileMetadata }
+  /** A file shared with the account is no longer there for it: taken off it, or the file trashed. */
+  | { readonly kind: "unshared"; readonly id: string; readonly fileId: string }
+  /** What was missed since the id the reader resumed after cannot all be told: read the lists afresh. */
+  | { readonly kind: "reset"; readonly id: string }
+  /** The session ended (signed out, expired): the last event. */
+  | { readonly kind: "revoked"; readonly id: string };
+
+/** An open stream of an account's own events. */
+export interface AccountEventStream {
+  readonly events: AsyncIterable<AccountEvent>;
+  close(): void;
+}
+
+/** The changes an account's stream replays after `Last-Event-ID` at most (of all files'): beyond, `reset`. */
+const REPLAY_LIMIT = 1000;
 
 /** How soon a stream whose log could not be read tries again. */
 const RETRY_MS = 1000;
@@ -70,13 +115,66 @@ export function createLiveService(deps: {
   files: FileRepository;
   activity: ActivityRepository;
   sessions: SessionRepository;
+  users: UserRepository;
+  leases: StreamLeaseRepository;
   feed: ChangeFeed;
   clock: Clock;
+  random: RandomSource;
   /** Whether an error means the store cannot serve for now: the stream waits and reads again; any other ends it. */
   isUnavailable: (error: unknown) => boolean;
 }) {
-  const { files, activity, sessions, feed, clock, isUnavailable } = deps;
-  const logs = createSharedFileLogs({ activity, feed });
+  const { files, activity, sessions, users, feed, clock, isUnavailable } = deps;
+  const logs = createSharedFileLogs({ activity, leases: deps.leases, feed, clock });
+  const leases = createStreamLeases({ leases: deps.leases, feed, clock, random: deps.random });
+  leases.onRound(() => logs.round());
+  const tail = createActivityTail({ activity, feed });
+
+  /** Whether the session named still holds (none named: yes). */
+  async function sessionHolds(sessionId: string | undefined): Promise<boolean> {
+    if (sessionId === undefined) return true;
+    const session = await sessions.findById(sessionId);
+    return session !== null && session.revokedAt === null && session.expiresAt > clock.now();
+  }
+
+  /**
+   * The events a batch of changes makes for one account: one for each file it touches
+   * whose place in the account's lists it may change, at that file's last entry of the
+   * batch, telling the file as it is now.
+   */
+  async function accountEventsOf(
+    entries: readonly PlacedActivity[],
+    account: { id: string; email: string },
+  ): Promise<AccountEvent[]> {
+    const lastOfFile = new Map<string, PlacedActivity>();
+    for (const entry of entries) {
+      lastOfFile.delete(entry.fileId);
+      lastOfFile.set(entry.fileId, entry);
+    }
+    const told: AccountEvent[] = [];
+    for (const [fileId, entry] of lastOfFile) {
+      const namesAccount = entries.some(
+        (e) =>
+          e.fileId === fileId &&
+          (e.action === "shared" || e.action === "role_changed" || e.action === "unshared") &&
+          e.details.email === account.email,
+      );
+      const found = await files.findWithRole({ id: fileId, userId: account.id });
+      const role = found === null ? null : callerRole(found.file, account.id, found.role);
+      const sees = found !== null && role !== null && (role === "owner" || found.file.state === "active");
+      const id = entry.position;
+      if (sees) {
+        told.push({
+          kind: namesAccount && role !== "owner" ? "shared" : "file",
+          id,
+          file: toMetadata(found.file, role),
+        });
+      } else if (namesAccount || (entry.action === "trashed" && found !== null && found.role !== null)) {
+        // Taken off the file, or the file trashed by its owner: gone from the account's lists.
+        told.push({ kind: "unshared", id, fileId });
+      }
+    }
+    return told;
+  }
 
   async function authorized(callerId: string, fileId: string): Promise<AuthorizedFile> {
     return authorizeFileAction("watch", await files.findWithRole({ id: fileId, userId: callerId }), callerId);
@@ -109,6 +207,7 @@ export function createLiveService(deps: {
     }): Promise<FileEventStream> {
       const { callerId, fileId, sessionId } = input;
       await authorized(callerId, fileId);
+      const leaseId = await leases.take({ userId: callerId, fileId });
       // Joined before the log is first read, so no change falls between the two.
       const log = logs.open(fileId);
       let wake: (() => void) | null = null;
@@ -129,6 +228,7 @@ export function createLiveService(deps: {
       } catch (error) {
         stopListening();
         log.release();
+        leases.drop(leaseId, fileId);
         throw error;
       }
       if (session !== null) {
@@ -146,6 +246,7 @@ export function createLiveService(deps: {
         clearTimeout(expiry);
         stopListening();
         log.release();
+        leases.drop(leaseId, fileId);
         wake?.();
       };
       const resumeAfter = parseEventId(input.lastEventId);
@@ -176,6 +277,16 @@ export function createLiveService(deps: {
           let cursor = -1;
           /** The reader's access as last checked: it holds until an entry or notice may have changed it. */
           let known: AuthorizedFile | null = null;
+          /** Who the reader was last told has the file open. */
+          let present = "";
+          /** The presence event to tell, when who has the file open changed since it was last told. */
+          async function* presence(): AsyncGenerator<FileEvent> {
+            const viewers = await log.viewers();
+            const now = JSON.stringify(viewers);
+            if (now === present) return;
+            present = now;
+            yield { kind: "presence", id: String(cursor), viewers };
+          }
           while (cursor < 0 && !closed) {
             try {
               const { head } = await log.readAfter(Number.MAX_SAFE_INTEGER, { fresh: true });
@@ -192,6 +303,7 @@ export function createLiveService(deps: {
                   ? { kind: "file", id: String(head), file }
                   : { kind: "reset", id: String(head), file };
               } else cursor = resumeAfter;
+              yield* presence();
             } catch (error) {
               if (!isUnavailable(error)) throw error;
               await nextWake(RETRY_MS);
@@ -238,6 +350,7 @@ export function createLiveService(deps: {
                 if (page.entries.length < LOG_PAGE) break;
                 page = await log.readAfter(cursor);
               }
+              yield* presence();
             } catch (error) {
               if (!isUnavailable(error)) throw error;
               // The store is unreachable for now: the stream stays open (its heartbeats go
@@ -246,6 +359,126 @@ export function createLiveService(deps: {
               await nextWake(RETRY_MS);
               pending = true;
               recheck = true;
+            }
+          }
+        } finally {
+          close();
+        }
+      }
+
+      return { events: events(), close };
+    },
+
+    /**
+     * Opens the caller's own stream: a `ready` event (without `lastEventId`), then each
+     * change to the lists of their files: `file`, `shared`, `unshared`. With `lastEventId`,
+     * what changed after it, or `reset` when it cannot all be told.
+     */
+    async openAccountStream(input: {
+      callerId: string;
+      lastEventId?: string;
+      sessionId?: string;
+    }): Promise<AccountEventStream> {
+      const { callerId, sessionId } = input;
+      const user = await users.findById(callerId);
+      if (user === null) throw new CellarError(ErrorCode.unauthorized, "The account no longer exists.");
+      const account = { id: user.id, email: user.email };
+      const leaseId = await leases.take({ userId: callerId, fileId: null });
+      let wake: (() => void) | null = null;
+      let pending = true;
+      let closed = false;
+      const stopListening = tail.listen(() => {
+        pending = true;
+        wake?.();
+      });
+      let expiry: NodeJS.Timeout | undefined;
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        clearTimeout(expiry);
+        stopListening();
+        leases.drop(leaseId, null);
+        wake?.();
+      };
+      let session: SessionRecord | null = null;
+      try {
+        session = sessionId === undefined ? null : await sessions.findById(sessionId);
+      } catch (error) {
+        close();
+        throw error;
+      }
+      if (session !== null) {
+        const ms = Math.min(MAX_TIMER_MS, Math.max(0, session.expiresAt.getTime() - clock.now().getTime()) + 1);
+        expiry = setTimeout(() => {
+          pending = true;
+          wake?.();
+        }, ms);
+        expiry.unref();
+      }
+      const nextWake = (ms?: number) =>
+        new Promise<void>((resolve) => {
+          wake = resolve;
+          if (ms !== undefined) setTimeout(resolve, ms).unref();
+        }).then(() => {
+          wake = null;
+        });
+
+      async function* events(): AsyncGenerator<AccountEvent> {
+        try {
+          let cursor: string | null = null;
+          while (cursor === null && !closed) {
+            try {
+              const now = await tail.now();
+              if (!(await sessionHolds(sessionId))) {
+                yield { kind: "revoked", id: now };
+                return;
+              }
+              if (input.lastEventId === undefined) {
+                cursor = now;
+                yield { kind: "ready", id: now };
+                break;
+              }
+              const missed = await tail.readAfter(input.lastEventId, REPLAY_LIMIT);
+              if (!missed.complete) {
+                cursor = now;
+                yield { kind: "reset", id: now };
+                break;
+              }
+              cursor = missed.position;
+              for (const event of await accountEventsOf(missed.entries, account)) yield event;
+            } catch (error) {
+              if (!isUnavailable(error)) throw error;
+              await nextWake(RETRY_MS);
+            }
+          }
+          while (!closed && cursor !== null) {
+            if (!pending) {
+              await nextWake();
+              continue;
+            }
+            pending = false;
+            try {
+              // Every wake checks the session: a sign-out is told as a notice of any file.
+              if (!(await sessionHolds(sessionId))) {
+                yield { kind: "revoked", id: cursor };
+                return;
+              }
+              const read: CommittedActivity = await tail.readAfter(cursor, REPLAY_LIMIT);
+              if (!read.complete) {
+                cursor = read.position;
+                yield { kind: "reset", id: cursor };
+                continue;
+              }
+              const told = await accountEventsOf(read.entries, account);
+              cursor = read.position;
+              for (const event of told) {
+                yield event;
+                if (closed) return;
+              }
+            } catch (error) {
+              if (!isUnavailable(error)) throw error;
+              await nextWake(RETRY_MS);
+              pending = true;
             }
           }
         } finally {

@@ -1,5 +1,7 @@
 import type { ActivityRepository, ActivitySince, NumberedActivity } from "../activity/activity-repository.port.js";
+import type { Clock } from "../shared/clock.port.js";
 import type { ChangeFeed, ChangeNotice } from "./change-feed.port.js";
+import type { StreamLeaseRepository, Viewer } from "./stream-lease-repository.port.js";
 
 /** Entries read from the log at a time. */
 export const LOG_PAGE = 200;
@@ -18,7 +20,12 @@ export interface SharedFileLog {
    * notice has not come here yet).
    */
   readAfter(afterSeq: number, options?: { fresh?: boolean }): Promise<ActivitySince>;
-  /** Calls `listener` after each notice that may concern the file (`anyFile`: a notice of any file). */
+  /**
+   * Who follows the file now (`StreamLeaseRepository.viewers`), as of the latest notice or
+   * renewal round: read once for every stream on this file.
+   */
+  viewers(): Promise<Viewer[]>;
+  /** Calls `listener` after each notice that may concern the file (`anyFile`: a notice of any file), and each round of `refresh`. */
   onNotice(listener: (anyFile: boolean) => void): () => void;
   /** This stream is done with the log; the last to go ends its subscription to the feed. */
   release(): void;
@@ -31,8 +38,13 @@ export interface SharedFileLog {
  * makes another), so a reader never misses an entry committed before the notice it woke
  * on; and `listSince` stays the truth for readers that are further behind.
  */
-export function createSharedFileLogs(deps: { activity: ActivityRepository; feed: ChangeFeed }) {
-  const { activity, feed } = deps;
+export function createSharedFileLogs(deps: {
+  activity: ActivityRepository;
+  leases: StreamLeaseRepository;
+  feed: ChangeFeed;
+  clock: Clock;
+}) {
+  const { activity, leases, feed, clock } = deps;
   const logs = new Map<string, ReturnType<typeof openLog>>();
 
   function openLog(fileId: string) {
@@ -49,9 +61,13 @@ export function createSharedFileLogs(deps: { activity: ActivityRepository; feed:
     let head = 0;
     let entries: NumberedActivity[] = [];
 
+    /** Who follows the file, as last read; read again when a notice or round came since. */
+    let viewers: { stale: boolean; read: Promise<Viewer[]> | null } = { stale: true, read: null };
+
     const unsubscribe = feed.subscribe((notice: ChangeNotice) => {
       if (notice.fileId !== null && notice.fileId !== fileId) return;
       stale = true;
+      viewers.stale = true;
       for (const listener of listeners) listener(notice.fileId === null);
     });
 
@@ -99,6 +115,11 @@ export function createSharedFileLogs(deps: { activity: ActivityRepository; feed:
 
     return {
       listeners,
+      /** A renewal round: leases may have expired unseen. */
+      round() {
+        viewers.stale = true;
+        for (const listener of listeners) listener(false);
+      },
       retain() {
         users += 1;
       },
@@ -109,6 +130,17 @@ export function createSharedFileLogs(deps: { activity: ActivityRepository; feed:
           if (afterSeq < base) return activity.listSince({ fileId, afterSeq, limit: LOG_PAGE });
           const after = entries.filter((entry) => entry.seq > afterSeq).slice(0, LOG_PAGE);
           return { entries: after, head };
+        },
+        viewers(): Promise<Viewer[]> {
+          if (viewers.stale || viewers.read === null) {
+            const read = leases.viewers({ fileId, now: clock.now() });
+            viewers = { stale: false, read };
+            // A failed read is made again by the next reader.
+            read.catch(() => {
+              if (viewers.read === read) viewers = { stale: true, read: null };
+            });
+          }
+          return viewers.read as Promise<Viewer[]>;
         },
         onNotice(listener: (anyFile: boolean) => void) {
           const subscription = (anyFile: boolean) => listener(anyFile);
@@ -126,6 +158,10 @@ export function createSharedFileLogs(deps: { activity: ActivityRepository; feed:
   }
 
   return {
+    /** Tells every shared log that leases may have expired unseen (a renewal round). */
+    round(): void {
+      for (const shared of logs.values()) shared.round();
+    },
     /** The shared log of a file, for one more stream; `release` it when the stream ends. */
     open(fileId: string): SharedFileLog {
       let shared = logs.get(fileId);

@@ -16,8 +16,13 @@ export interface MaintenanceReport {
   readonly activityPruned: number;
   /** Versions retention let go (neither current nor kept, old, not among the newest), deleted. */
   readonly versionsPruned: number;
-  /** Expired sessions, sign-in links and rate-limit windows forgotten. */
-  readonly expired: { readonly sessions: number; readonly magicLinks: number; readonly rateWindows: number };
+  /** Expired sessions, sign-in links, rate-limit windows and the leases of streams gone with their instance, forgotten. */
+  readonly expired: {
+    readonly sessions: number;
+    readonly magicLinks: number;
+    readonly rateWindows: number;
+    readonly streamLeases: number;
+  };
 }
 
 export interface Maintenance {

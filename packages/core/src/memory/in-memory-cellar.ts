@@ -13,6 +13,7 @@ import { createMemoryFileRepository } from "./memory-file-repository.js";
 import { createMemoryMailer } from "./memory-mailer.js";
 import { createMemoryPermissionRepository } from "./memory-permission-repository.js";
 import { createMemoryRateLimitStore } from "./memory-rate-limit-store.js";
+import { createMemoryStreamLeaseRepository } from "./memory-stream-lease-repository.js";
 import { createMemoryTables } from "./memory-tables.js";
 import { createMemoryUserRepository } from "./memory-user-repository.js";
 import { createMemoryVersionRepository } from "./memory-version-repository.js";
@@ -35,6 +36,7 @@ export function createMemoryRepositories() {
     permissions: createMemoryPermissionRepository(tables),
     activity: createMemoryActivityRepository(tables),
     versions: createMemoryVersionRepository(tables),
+    streamLeases: createMemoryStreamLeaseRepository(tables),
   };
 }
 

@@ -6,6 +6,11 @@ import { type MemoryTables, userSummary } from "./memory-tables.js";
 const newestFirst = (a: ActivityEntry, b: ActivityEntry) =>
   b.at.getTime() - a.at.getTime() || compareCodePoints(b.id, a.id);
 
+/** A position as `listCommitted` gives it, or null. */
+function parsePosition(value: string): number | null {
+  return /^(0|[1-9]\d{0,15})$/.test(value) ? Number(value) : null;
+}
+
 /**
  * The activity repository in memory, on the tables its store's file and permission
  * repositories write entries to (`createMemoryTables`).
@@ -30,6 +35,7 @@ export function createMemoryActivityRepository(tables: MemoryTables): ActivityRe
       for (const entry of old) {
         activity.delete(entry.id);
         tables.activitySeq.delete(entry.id);
+        tables.activityPosition.delete(entry.id);
       }
       return old.length;
     },
@@ -42,6 +48,23 @@ export function createMemoryActivityRepository(tables: MemoryTables): ActivityRe
         .slice(0, limit)
         .map(({ entry, seq }) => ({ ...structuredClone(entry), actor: userSummary(tables, entry.actorId), seq }));
       return { entries, head: tables.files.has(fileId) ? (tables.activityHead.get(fileId) ?? 0) : 0 };
+    },
+    async listCommitted({ after, limit }) {
+      const last = tables.lastActivityPosition.value;
+      const from = after === null ? last : parsePosition(after);
+      if (from === null || from > last) return { entries: [], position: String(last), complete: false };
+      const placed = [...activity.values()]
+        .map((entry) => ({ entry, position: tables.activityPosition.get(entry.id) as number }))
+        .filter(({ position }) => position > from)
+        .sort((a, b) => a.position - b.position);
+      const entries = placed.slice(0, Math.max(0, limit)).map(({ entry, position }) => ({
+        ...structuredClone(entry),
+        actor: userSummary(tables, entry.actorId),
+        seq: tables.activitySeq.get(entry.id) as number,
+        position: String(position),
+      }));
+      const complete = entries.length === placed.length;
+      return { entries, position: complete ? String(last) : (entries.at(-1)?.position ?? String(from)), complete };
     },
   };
 }

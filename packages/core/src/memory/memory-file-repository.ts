@@ -25,9 +25,11 @@ export function createMemoryFileRepository(
       if (entry.fileId !== id) continue;
       activity.delete(key);
       tables.activitySeq.delete(key);
+      tables.activityPosition.delete(key);
     }
     tables.activityHead.delete(id);
     for (const [key, version] of versions) if (version.fileId === id) versions.delete(key);
+    for (const [key, lease] of tables.streamLeases) if (lease.fileId === id) tables.streamLeases.delete(key);
   }
 
   const blobKeysOf = (id: string) =>

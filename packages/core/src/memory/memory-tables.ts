@@ -1,5 +1,6 @@
 import type { ActivityEntry } from "../activity/activity.entity.js";
 import type { FileRecord } from "../files/file.entity.js";
+import type { StreamLease } from "../live/stream-lease-repository.port.js";
 import type { PermissionRecord } from "../people/permission.entity.js";
 import type { SheetIndex } from "../sheets/sheet-index.js";
 import type { UserRecord, UserSummary } from "../users/user.entity.js";
@@ -22,8 +23,13 @@ export interface MemoryTables {
   readonly activitySeq: Map<string, number>;
   /** Each file's latest entry number, by file id: kept when entries are pruned, so numbers are never given twice. */
   readonly activityHead: Map<string, number>;
+  /** Each entry's place among all entries, in the order written (`ActivityRepository.listCommitted`), by entry id. */
+  readonly activityPosition: Map<string, number>;
+  /** The latest place given: kept when entries go, so no place is given twice. */
+  readonly lastActivityPosition: { value: number };
   /** By `versionKey`. */
   readonly versions: Map<string, VersionRecord>;
+  readonly streamLeases: Map<string, StreamLease>;
 }
 
 /** A version's key in `MemoryTables.versions`. */
@@ -38,7 +44,10 @@ export function createMemoryTables(): MemoryTables {
     activity: new Map(),
     activitySeq: new Map(),
     activityHead: new Map(),
+    activityPosition: new Map(),
+    lastActivityPosition: { value: 0 },
     versions: new Map(),
+    streamLeases: new Map(),
   };
 }
 
@@ -63,6 +72,8 @@ export function writeActivity(tables: MemoryTables, entries: readonly ActivityEn
     const seq = (tables.activityHead.get(entry.fileId) ?? 0) + 1;
     tables.activityHead.set(entry.fileId, seq);
     tables.activitySeq.set(entry.id, seq);
+    tables.lastActivityPosition.value += 1;
+    tables.activityPosition.set(entry.id, tables.lastActivityPosition.value);
     tables.activity.set(entry.id, structuredClone(entry));
   }
 }

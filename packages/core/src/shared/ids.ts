@@ -23,8 +23,8 @@ export function base32(bytes: Uint8Array): string {
 /** 15 random bytes: 120 bits, comfortably above the 96 the API promises. */
 const ID_RANDOM_BYTES = 15;
 
-/** `file_`, `user_`, `ses_` (sessions), `perm_` (people on a file), `act_` (activity entries). */
-export type IdPrefix = "file" | "user" | "ses" | "perm" | "act" | "blob";
+/** `file_`, `user_`, `ses_` (sessions), `perm_` (people on a file), `act_` (activity entries), `lease_` (open event streams). */
+export type IdPrefix = "file" | "user" | "ses" | "perm" | "act" | "blob" | "lease";
 
 export function newId(random: RandomSource, prefix: IdPrefix): string {
   return `${prefix}_${base32(random.bytes(ID_RANDOM_BYTES))}`;

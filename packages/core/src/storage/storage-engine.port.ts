@@ -4,6 +4,7 @@ import type { SessionRepository } from "../auth/session-repository.port.js";
 import type { BlobStore } from "../files/blob-store.port.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { ChangeFeed } from "../live/change-feed.port.js";
+import type { StreamLeaseRepository } from "../live/stream-lease-repository.port.js";
 import type { PermissionRepository } from "../people/permission-repository.port.js";
 import type { RateLimitStore } from "../rate-limit/rate-limit-store.port.js";
 import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
@@ -40,6 +41,7 @@ export interface MetadataStorage extends StorageEngine {
   readonly permissions: PermissionRepository;
   readonly activity: ActivityRepository;
   readonly versions: VersionRepository;
+  readonly streamLeases: StreamLeaseRepository;
   readonly rateLimits: RateLimitStore;
   /**
    * The JWT key every instance on this storage shares when none is configured: the one

@@ -243,5 +243,86 @@ export function activityRepositoryContract(t: ContractTestApi, subject: Contract
       expect(numbered.map((entry) => entry.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
       expect(new Set(numbered.map((entry) => entry.id))).toEqual(new Set(entries.map((entry) => entry.id)));
     });
+
+    test("listCommitted gives every file's entries after a position, in the order written, and none from now", async (repos) => {
+      const owner = await storedUser(repos);
+      const file = await storedFile(repos, owner.id);
+      const other = await storedFile(repos, owner.id);
+      const now = await repos.activity.listCommitted({ after: null, limit: 10 });
+      expect(now).toMatchObject({ entries: [], complete: true });
+      expect(now.position).toMatch(/^\d+$/);
+      const first = anActivityEntry(file.id, owner.id);
+      const second = anActivityEntry(other.id, owner.id);
+      const third = anActivityEntry(file.id, owner.id, { action: "trashed", details: {} });
+      await record(repos, file.id, [first]);
+      await record(repos, other.id, [second]);
+      await record(repos, file.id, [third]);
+      const read = await repos.activity.listCommitted({ after: now.position, limit: 10 });
+      expect(read.complete).toBe(true);
+      expect(read.entries.map((entry) => [entry.id, entry.fileId, entry.seq])).toEqual([
+        [first.id, file.id, 1],
+        [second.id, other.id, 1],
+        [third.id, file.id, 2],
+      ]);
+      expect(read.entries[0]).toMatchObject({ ...first, actor: { id: owner.id } });
+      // Going on from where it was: nothing until something more is written.
+      expect(await repos.activity.listCommitted({ after: read.position, limit: 10 })).toMatchObject({
+        entries: [],
+        complete: true,
+        position: read.position,
+      });
+      // From an entry's position: the entries after it.
+      const afterFirst = await repos.activity.listCommitted({ after: read.entries[0]?.position ?? "", limit: 10 });
+      expect(afterFirst.entries.map((entry) => entry.id)).toEqual([second.id, third.id]);
+    });
+
+    test("listCommitted gives at most limit entries, and says that more are left; a position it never gave reads as incomplete", async (repos) => {
+      const owner = await storedUser(repos);
+      const file = await storedFile(repos, owner.id);
+      const { position: start } = await repos.activity.listCommitted({ after: null, limit: 1 });
+      const entries = Array.from({ length: 5 }, () => anActivityEntry(file.id, owner.id));
+      for (const entry of entries) await record(repos, file.id, [entry]);
+      const page = await repos.activity.listCommitted({ after: start, limit: 2 });
+      expect(page.complete).toBe(false);
+      expect(page.entries.map((entry) => entry.id)).toEqual([entries[0]?.id, entries[1]?.id]);
+      const rest = await repos.activity.listCommitted({ after: page.position, limit: 10 });
+      expect(rest.complete).toBe(true);
+      expect(rest.entries.map((entry) => entry.id)).toEqual(entries.slice(2).map((entry) => entry.id));
+      for (const after of ["not a position", "-1", "99999999999999"]) {
+        expect(await repos.activity.listCommitted({ after, limit: 10 })).toMatchObject({
+          entries: [],
+          complete: false,
+        });
+      }
+    });
+
+    test("listCommitted misses no entry of concurrent changes: a reader going on from each position sees each entry once", async (repos) => {
+      const owner = await storedUser(repos);
+      const files = await Promise.all(Array.from({ length: 4 }, () => storedFile(repos, owner.id)));
+      let { position } = await repos.activity.listCommitted({ after: null, limit: 1 });
+      const seen: string[] = [];
+      const written = files.flatMap((file) => Array.from({ length: 10 }, () => anActivityEntry(file.id, owner.id)));
+      let writing = true;
+      const writes = Promise.all(
+        files.map(async (file) => {
+          for (const entry of written.filter((e) => e.fileId === file.id)) await record(repos, file.id, [entry]);
+        }),
+      ).finally(() => {
+        writing = false;
+      });
+      while (writing) {
+        const read = await repos.activity.listCommitted({ after: position, limit: 7 });
+        seen.push(...read.entries.map((entry) => entry.id));
+        position = read.position;
+      }
+      await writes;
+      for (;;) {
+        const read = await repos.activity.listCommitted({ after: position, limit: 7 });
+        seen.push(...read.entries.map((entry) => entry.id));
+        position = read.position;
+        if (read.complete) break;
+      }
+      expect(seen.sort()).toEqual(written.map((entry) => entry.id).sort());
+    });
   });
 }

@@ -36,6 +36,7 @@ export {
   spreadsheetReaderContract,
 } from "./spreadsheet-reader.contract.js";
 export { type SpreadsheetWriterFixture, spreadsheetWriterContract } from "./spreadsheet-writer.contract.js";
+export { streamLeaseRepositoryContract } from "./stream-lease-repository.contract.js";
 export { userRepositoryContract } from "./user-repository.contract.js";
 export { versionRepositoryContract } from "./version-repository.contract.js";
 
@@ -46,6 +47,7 @@ import { magicLinkRepositoryContract } from "./magic-link-repository.contract.js
 import { permissionRepositoryContract } from "./permission-repository.contract.js";
 import type { RepositoryFixture } from "./repository-fixture.js";
 import { sessionRepositoryContract } from "./session-repository.contract.js";
+import { streamLeaseRepositoryContract } from "./stream-lease-repository.contract.js";
 import { userRepositoryContract } from "./user-repository.contract.js";
 import { versionRepositoryContract } from "./version-repository.contract.js";
 
@@ -58,5 +60,6 @@ export function repositoryContracts(t: ContractTestApi, subject: ContractSubject
   permissionRepositoryContract(t, subject);
   activityRepositoryContract(t, subject);
   versionRepositoryContract(t, subject);
+  streamLeaseRepositoryContract(t, subject);
 }
 export { buildZip, WORKBOOK_ENTRIES, workbook, type ZipEntry, type ZipOptions } from "./zip.js";

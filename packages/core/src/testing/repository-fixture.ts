@@ -3,6 +3,7 @@ import type { MagicLinkRepository } from "../auth/magic-link-repository.port.js"
 import type { SessionRepository } from "../auth/session-repository.port.js";
 import type { FileRecord } from "../files/file.entity.js";
 import type { FileRepository } from "../files/file-repository.port.js";
+import type { StreamLeaseRepository } from "../live/stream-lease-repository.port.js";
 import type { PermissionRecord } from "../people/permission.entity.js";
 import type { PermissionRepository, UpsertPermissionResult } from "../people/permission-repository.port.js";
 import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
@@ -26,6 +27,7 @@ export interface RepositoryFixture extends Closable {
   readonly permissions: PermissionRepository;
   readonly activity: ActivityRepository;
   readonly versions: VersionRepository;
+  readonly streamLeases: StreamLeaseRepository;
 }
 
 /** A user, stored. */
