@@ -90,6 +90,7 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         activity: metadata.activity,
         versions: metadata.versions,
         streamLeases: metadata.streamLeases,
+        comments: metadata.comments,
         rateLimits: metadata.rateLimits,
         blobs,
         // Reaches every server on this storage, whatever process or machine it runs in.

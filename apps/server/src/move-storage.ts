@@ -1,7 +1,14 @@
 import { createHash } from "node:crypto";
 import { openFsBlobStore } from "@cellar/adapter-fs-storage";
 import { openSqliteStorage, type SqliteStorage, sqliteStorageExists } from "@cellar/adapter-sqlite";
-import { type ActivityEntry, type BlobStore, type FileRecord, readRecorded, type VersionRecord } from "@cellar/core";
+import {
+  type ActivityEntry,
+  type BlobStore,
+  type CommentRecord,
+  type FileRecord,
+  readRecorded,
+  type VersionRecord,
+} from "@cellar/core";
 import { createServerContainer } from "./container.js";
 import { createLogger } from "./logger.js";
 import type { Settings } from "./settings.js";
@@ -18,6 +25,8 @@ export interface MoveReport {
   readonly permissions: number;
   /** Versions of files' content, each current one's row among them. */
   readonly versions: number;
+  /** Comments on files, replies included. */
+  readonly comments: number;
   /** Rows and objects already in the target, left as they were. */
   readonly alreadyThere: number;
   /** Whether the target now signs with the embedded install's JWT key (its sessions stay valid). */
@@ -31,9 +40,9 @@ export class MoveError extends Error {
 /**
  * Copies an embedded install (SQLite and files under `DATA_DIR`) into the storage the
  * settings name (`DATABASE_URL`, and `BLOB_STORE` when it is not `fs`): users, sessions,
- * files and their bytes, each file with every version of its content, its activity and
- * the people it is shared with, and the generated JWT key, so that accounts, sessions,
- * roles, links to files and their history keep working. Sign-in links in flight and
+ * files and their bytes, each file with every version of its content, its activity, the
+ * people it is shared with and its comments, and the generated JWT key, so that accounts,
+ * sessions, roles, links to files, their history and what was said about them keep working. Sign-in links in flight and
  * rate-limit windows are not copied.
  *
  * Each file's bytes are copied and their SHA-256 checked before its row is written, so
@@ -86,6 +95,7 @@ async function copyAll(
   let files = 0;
   let permissions = 0;
   let versions = 0;
+  let comments = 0;
   let alreadyThere = 0;
 
   for (const id of ids("users")) {
@@ -140,9 +150,29 @@ async function copyAll(
     for (const { user: _user, ...permission } of await source.permissions.listByFile({ fileId: id })) {
       if (await target.permissions.insertCopy(permission)) permissions++;
     }
+    // Likewise its comments: each thread's first comment before its replies.
+    for (const comment of await commentsOf(source, id)) {
+      if (await target.comments.insertCopy(comment)) comments++;
+    }
   }
-  progress(`${files} files with ${versions} versions, shared with ${permissions} people`);
-  return { users, sessions, files, versions, permissions, alreadyThere };
+  progress(`${files} files with ${versions} versions, shared with ${permissions} people, with ${comments} comments`);
+  return { users, sessions, files, versions, permissions, comments, alreadyThere };
+}
+
+/**
+ * Every comment of a file, as stored: a reply without the range and state it shows from
+ * its thread. Threads' first comments come first, so that each reply finds its thread.
+ */
+async function commentsOf(source: EmbeddedInstall, fileId: string): Promise<CommentRecord[]> {
+  const found: CommentRecord[] = [];
+  for (let offset = 0; ; offset += ACTIVITY_PAGE) {
+    const { items } = await source.comments.listByFile({ fileId, offset, limit: ACTIVITY_PAGE });
+    for (const { author: _author, ...comment } of items) {
+      found.push(comment.parentId === null ? comment : { ...comment, range: null, resolved: false });
+    }
+    if (items.length < ACTIVITY_PAGE) break;
+  }
+  return [...found.filter((c) => c.parentId === null), ...found.filter((c) => c.parentId !== null)];
 }
 
 /**

@@ -3,6 +3,8 @@ import fastifyMultipart from "@fastify/multipart";
 import type { FastifyPluginAsync } from "fastify";
 import { registerActivityRoutes } from "./activity/activity.routes.js";
 import { activityEntrySchema } from "./activity/activity.schemas.js";
+import { registerCommentRoutes } from "./comments/comment.routes.js";
+import { commentSchema } from "./comments/comment.schemas.js";
 import { registerCellEditRoutes } from "./edits/cell-edit.routes.js";
 import { registerFileRoutes, registerUploadRoute } from "./files/file.routes.js";
 import { fileSchema } from "./files/file.schemas.js";
@@ -87,6 +89,7 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
     userSummarySchema,
     permissionSchema,
     activityEntrySchema,
+    commentSchema,
     versionSchema,
     sheetSchema,
     cellWindowSchema,
@@ -118,6 +121,7 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   });
   registerPermissionRoutes(app, { cellar });
   registerActivityRoutes(app, { cellar, publicBase });
+  registerCommentRoutes(app, { cellar, publicBase });
   registerVersionRoutes(app, { cellar, publicBase });
   app.register(async (content) => registerContentRoute(content, { cellar }));
   registerSheetRoutes(app, { cellar });

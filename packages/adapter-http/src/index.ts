@@ -13,6 +13,13 @@ export { type ActivityEntryJson, toActivityEntryJson } from "./activity/activity
 export { activityEntrySchema } from "./activity/activity.schemas.js";
 export { type CellarApiOptions, cellarApi } from "./cellar-api.plugin.js";
 export { answerClientError, clientErrorOptions } from "./client-errors.js";
+export {
+  type CommentJson,
+  toCommentJson,
+  toWrittenCommentJson,
+  type WrittenCommentJson,
+} from "./comments/comment.json.js";
+export { commentSchema } from "./comments/comment.schemas.js";
 export { contentDisposition } from "./files/content-disposition.js";
 export { entityTag, ifNoneMatchMatches } from "./files/entity-tag.js";
 export { type FileJson, toFileJson } from "./files/file.json.js";

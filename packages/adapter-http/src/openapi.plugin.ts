@@ -50,6 +50,10 @@ const TAGS = [
     description: "Who else holds a role on a file (viewer, commenter, editor), given by its owner by email address.",
   },
   { name: "Activity", description: "What happened to a file, who did it and when." },
+  {
+    name: "Comments",
+    description: "What people say about a file and its cells, in threads; `@address` mentions tell people by mail.",
+  },
   { name: "Versions", description: "Every version of a file's content: listing, keeping and restoring them." },
   { name: "Users", description: "The signed-in user's profile." },
   { name: "Sessions", description: "Passwordless sign-in by emailed link, and sign-out." },

@@ -4,7 +4,7 @@ import type { SharedJson } from "../src/people/permission.json.js";
 import { buildTestApp, type FileBody, type TestApp } from "./support/test-app.js";
 
 /**
- * The access matrix of decisions §7 ("Roles", "People") and of core's file-access.ts,
+ * The access matrix of decisions §7 ("Roles", "People", "Live": comments) and of core's file-access.ts,
  * walked through the real HTTP adapter: every route that exists × every kind of caller ×
  * every file state. The expected statuses are written out below, cell by cell, not
  * computed from core: a change of any cell in core's decision fails this test.
@@ -13,7 +13,10 @@ import { buildTestApp, type FileBody, type TestApp } from "./support/test-app.js
 type Caller = "owner" | "editor" | "commenter" | "viewer" | "stranger";
 type State = "private active" | "public active" | "private trashed" | "public trashed";
 type Status = 200 | 201 | 204 | 403 | 404 | 409;
-/** A request that cannot be made: the owner and a stranger hold no permission of their own to leave. */
+/**
+ * A request that cannot be made: the owner and a stranger hold no permission of their own
+ * to leave; a viewer and a stranger wrote no comment of their own.
+ */
 type NotApplicable = "n/a";
 type Cells = Readonly<Record<Caller, Status | NotApplicable>>;
 
@@ -39,7 +42,15 @@ type Route =
   | "GET /files/:id/versions/:n/download"
   | "PUT /files/:id/content"
   | "PATCH /files/:id/values"
-  | "POST /files/:id/rows";
+  | "POST /files/:id/rows"
+  | "GET /files/:id/comments"
+  | "POST /files/:id/comments"
+  | "PATCH /files/:id/comments/:cid {text} (one's own)"
+  | "PATCH /files/:id/comments/:cid {text} (someone else's)"
+  | "PATCH /files/:id/comments/:cid {resolved} (one's own thread)"
+  | "PATCH /files/:id/comments/:cid {resolved} (someone else's thread)"
+  | "DELETE /files/:id/comments/:cid (one's own)"
+  | "DELETE /files/:id/comments/:cid (someone else's)";
 
 const CALLERS: readonly Caller[] = ["owner", "editor", "commenter", "viewer", "stranger"];
 const STATES: readonly State[] = ["private active", "public active", "private trashed", "public trashed"];
@@ -155,6 +166,46 @@ const MATRIX: readonly (readonly [Route, State, Cells])[] = [
   ["POST /files/:id/rows", "public active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 403 }],
   ["POST /files/:id/rows", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
   ["POST /files/:id/rows", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["GET /files/:id/comments", "private active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 404 }],
+  ["GET /files/:id/comments", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
+  ["GET /files/:id/comments", "private trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["GET /files/:id/comments", "public trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["POST /files/:id/comments", "private active", { owner: 201, editor: 201, commenter: 201, viewer: 403, stranger: 404 }],
+  ["POST /files/:id/comments", "public active", { owner: 201, editor: 201, commenter: 201, viewer: 403, stranger: 403 }],
+  ["POST /files/:id/comments", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["POST /files/:id/comments", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["PATCH /files/:id/comments/:cid {text} (one's own)", "private active", { owner: 200, editor: 200, commenter: 200, viewer: "n/a", stranger: "n/a" }],
+  ["PATCH /files/:id/comments/:cid {text} (one's own)", "public active", { owner: 200, editor: 200, commenter: 200, viewer: "n/a", stranger: "n/a" }],
+  ["PATCH /files/:id/comments/:cid {text} (one's own)", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: "n/a", stranger: "n/a" }],
+  ["PATCH /files/:id/comments/:cid {text} (one's own)", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: "n/a", stranger: "n/a" }],
+
+  ["PATCH /files/:id/comments/:cid {text} (someone else's)", "private active", { owner: 403, editor: 403, commenter: 403, viewer: 403, stranger: 404 }],
+  ["PATCH /files/:id/comments/:cid {text} (someone else's)", "public active", { owner: 403, editor: 403, commenter: 403, viewer: 403, stranger: 403 }],
+  ["PATCH /files/:id/comments/:cid {text} (someone else's)", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["PATCH /files/:id/comments/:cid {text} (someone else's)", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["PATCH /files/:id/comments/:cid {resolved} (one's own thread)", "private active", { owner: 200, editor: 200, commenter: 200, viewer: "n/a", stranger: "n/a" }],
+  ["PATCH /files/:id/comments/:cid {resolved} (one's own thread)", "public active", { owner: 200, editor: 200, commenter: 200, viewer: "n/a", stranger: "n/a" }],
+  ["PATCH /files/:id/comments/:cid {resolved} (one's own thread)", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: "n/a", stranger: "n/a" }],
+  ["PATCH /files/:id/comments/:cid {resolved} (one's own thread)", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: "n/a", stranger: "n/a" }],
+
+  ["PATCH /files/:id/comments/:cid {resolved} (someone else's thread)", "private active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 404 }],
+  ["PATCH /files/:id/comments/:cid {resolved} (someone else's thread)", "public active", { owner: 200, editor: 200, commenter: 403, viewer: 403, stranger: 403 }],
+  ["PATCH /files/:id/comments/:cid {resolved} (someone else's thread)", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["PATCH /files/:id/comments/:cid {resolved} (someone else's thread)", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+
+  ["DELETE /files/:id/comments/:cid (one's own)", "private active", { owner: 204, editor: 204, commenter: 204, viewer: "n/a", stranger: "n/a" }],
+  ["DELETE /files/:id/comments/:cid (one's own)", "public active", { owner: 204, editor: 204, commenter: 204, viewer: "n/a", stranger: "n/a" }],
+  ["DELETE /files/:id/comments/:cid (one's own)", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: "n/a", stranger: "n/a" }],
+  ["DELETE /files/:id/comments/:cid (one's own)", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: "n/a", stranger: "n/a" }],
+
+  ["DELETE /files/:id/comments/:cid (someone else's)", "private active", { owner: 204, editor: 403, commenter: 403, viewer: 403, stranger: 404 }],
+  ["DELETE /files/:id/comments/:cid (someone else's)", "public active", { owner: 204, editor: 403, commenter: 403, viewer: 403, stranger: 403 }],
+  ["DELETE /files/:id/comments/:cid (someone else's)", "private trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
+  ["DELETE /files/:id/comments/:cid (someone else's)", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
 ];
 
 /** Whether `GET /files?shared=true` lists the file to each caller: to the people it is shared with, while it is active. */
@@ -178,21 +229,34 @@ const ROLE_IN_BODY: Readonly<Record<Caller, string | null>> = {
 /** The error code that goes with each refusal. */
 const ERROR_CODES: Readonly<Record<number, string>> = { 403: "forbidden", 404: "not_found", 409: "file_in_trash" };
 
-/** A person who holds a role on every file but never calls: whose permission is "someone else's" to everyone. */
+/**
+ * A person who holds a role on every file (commenter) but never calls the routes under
+ * test: whose permission, and whose comment, is "someone else's" to everyone.
+ */
 const BYSTANDER = "bystander@example.com";
 
 type Headers = { authorization: string };
 type Held = "editor" | "commenter" | "viewer";
 
-/** A file in a given state, shared with the three roles and the bystander, and the ids of those permissions. */
+/** Who wrote a comment on each file that has them. */
+type Author = "owner" | "editor" | "commenter" | "bystander";
+
+/**
+ * A file in a given state, shared with the three roles and the bystander, and the ids of
+ * those permissions; and, for the routes that need them, of a comment by each who may
+ * write one (made before the file went to the trash).
+ */
 interface Fixture {
   readonly file: FileBody;
   readonly permissions: Readonly<Record<Held | "bystander", string>>;
+  readonly comments: Readonly<Partial<Record<Author, string>>>;
 }
 
 interface RouteSpec {
   /** Whether the call may change the file: then every cell gets a fresh file. */
   readonly mutates: boolean;
+  /** Whether the call needs comments on the file. */
+  readonly comments?: boolean;
   /** The request, or null when the caller cannot make it; its headers go with the caller's. */
   readonly request: (
     fixture: Fixture,
@@ -202,6 +266,26 @@ interface RouteSpec {
 
 const HELD: readonly Held[] = ["editor", "commenter", "viewer"];
 const isHeld = (caller: Caller): caller is Held => (HELD as readonly string[]).includes(caller);
+const AUTHORS: readonly Author[] = ["owner", "editor", "commenter", "bystander"];
+const isAuthor = (caller: Caller): caller is Author & Caller => (AUTHORS as readonly string[]).includes(caller);
+
+/** The caller's own comment, or null when they wrote none (a viewer, a stranger). */
+const ownComment = ({ comments }: Fixture, caller: Caller) => (isAuthor(caller) ? (comments[caller] ?? null) : null);
+
+/** A request on a comment of the fixture's file. */
+const onComment = (
+  { file }: Fixture,
+  commentId: string | null,
+  method: "PATCH" | "DELETE",
+  payload?: Record<string, unknown>,
+) =>
+  commentId === null
+    ? null
+    : {
+        method,
+        url: `/v1/files/${file.id}/comments/${commentId}`,
+        ...(payload === undefined ? {} : { payload }),
+      };
 
 const ROUTES: Readonly<Record<Route, RouteSpec>> = {
   "GET /files/:id": { mutates: false, request: ({ file }) => ({ method: "GET", url: `/v1/files/${file.id}` }) },
@@ -316,17 +400,58 @@ const ROUTES: Readonly<Record<Route, RouteSpec>> = {
     mutates: true,
     request: ({ file }) => ({ method: "POST", url: `/v1/files/${file.id}/rows`, payload: { values: [["x", 1]] } }),
   },
+  "GET /files/:id/comments": {
+    mutates: false,
+    request: ({ file }) => ({ method: "GET", url: `/v1/files/${file.id}/comments` }),
+  },
+  "POST /files/:id/comments": {
+    mutates: true,
+    request: ({ file }) => ({ method: "POST", url: `/v1/files/${file.id}/comments`, payload: { text: "Hello" } }),
+  },
+  "PATCH /files/:id/comments/:cid {text} (one's own)": {
+    mutates: true,
+    comments: true,
+    request: (fixture, caller) => onComment(fixture, ownComment(fixture, caller), "PATCH", { text: "Changed" }),
+  },
+  "PATCH /files/:id/comments/:cid {text} (someone else's)": {
+    mutates: true,
+    comments: true,
+    request: (fixture) => onComment(fixture, fixture.comments.bystander ?? null, "PATCH", { text: "Changed" }),
+  },
+  "PATCH /files/:id/comments/:cid {resolved} (one's own thread)": {
+    mutates: true,
+    comments: true,
+    request: (fixture, caller) => onComment(fixture, ownComment(fixture, caller), "PATCH", { resolved: true }),
+  },
+  "PATCH /files/:id/comments/:cid {resolved} (someone else's thread)": {
+    mutates: true,
+    comments: true,
+    request: (fixture) => onComment(fixture, fixture.comments.bystander ?? null, "PATCH", { resolved: true }),
+  },
+  "DELETE /files/:id/comments/:cid (one's own)": {
+    mutates: true,
+    comments: true,
+    request: (fixture, caller) => onComment(fixture, ownComment(fixture, caller), "DELETE"),
+  },
+  "DELETE /files/:id/comments/:cid (someone else's)": {
+    mutates: true,
+    comments: true,
+    request: (fixture) => onComment(fixture, fixture.comments.bystander ?? null, "DELETE"),
+  },
 };
 
 describe("the access matrix: every route × every caller × every file state", () => {
   let t: TestApp;
-  const users = {} as Record<Caller, { headers: Headers; email: string }>;
+  const users = {} as Record<Caller | "bystander", { headers: Headers; email: string }>;
   /** One file per state for the routes that change nothing. */
   const readOnly = new Map<State, Fixture>();
   let made = 0;
 
-  /** A fresh file of the owner's in `state`, shared with the editor, commenter, viewer and bystander. */
-  async function fileIn(state: State, name = `matrix-${++made}.csv`): Promise<Fixture> {
+  /**
+   * A fresh file of the owner's in `state`, shared with the editor, commenter, viewer and
+   * bystander; with a comment by each who may write one when `withComments`.
+   */
+  async function fileIn(state: State, withComments = false, name = `matrix-${++made}.csv`): Promise<Fixture> {
     const [visibility, lifecycle] = state.split(" ") as ["private" | "public", "active" | "trashed"];
     const file = await t.uploadCsv(users.owner.headers, { name, visibility });
     const permissions = {} as Record<Held | "bystander", string>;
@@ -334,17 +459,28 @@ describe("the access matrix: every route × every caller × every file state", (
       ["editor", users.editor.email, "editor"],
       ["commenter", users.commenter.email, "commenter"],
       ["viewer", users.viewer.email, "viewer"],
-      ["bystander", BYSTANDER, "viewer"],
+      ["bystander", BYSTANDER, "commenter"],
     ] as const) {
       const shared = await t.share(users.owner.headers, file.id, { email, role, notify: false });
       if (shared.statusCode !== 201) throw new Error(`Sharing answered ${shared.statusCode}: ${shared.body}`);
       permissions[who] = shared.json<SharedJson>().id;
     }
+    const comments: Partial<Record<Author, string>> = {};
+    for (const author of withComments ? AUTHORS : []) {
+      const written = await t.inject({
+        method: "POST",
+        url: `/v1/files/${file.id}/comments`,
+        headers: users[author].headers,
+        payload: { text: `By the ${author}` },
+      });
+      if (written.statusCode !== 201) throw new Error(`Commenting answered ${written.statusCode}: ${written.body}`);
+      comments[author] = written.json<{ id: string }>().id;
+    }
     if (lifecycle === "trashed") {
       const trashed = await t.inject({ method: "DELETE", url: `/v1/files/${file.id}`, headers: users.owner.headers });
       if (trashed.statusCode !== 200) throw new Error(`Trashing answered ${trashed.statusCode}: ${trashed.body}`);
     }
-    return { file, permissions };
+    return { file, permissions, comments };
   }
 
   beforeAll(async () => {
@@ -353,6 +489,7 @@ describe("the access matrix: every route × every caller × every file state", (
       const email = `${caller}@example.com`;
       users[caller] = { headers: (await t.signIn(email)).headers, email };
     }
+    users.bystander = { headers: (await t.signIn(BYSTANDER)).headers, email: BYSTANDER };
     for (const state of STATES) readOnly.set(state, await fileIn(state));
   });
 
@@ -366,7 +503,7 @@ describe("the access matrix: every route × every caller × every file state", (
     const spec = ROUTES[route];
     const answered = {} as Record<Caller, number | string>;
     for (const caller of CALLERS) {
-      const fixture = spec.mutates ? await fileIn(state) : (readOnly.get(state) as Fixture);
+      const fixture = spec.mutates ? await fileIn(state, spec.comments === true) : (readOnly.get(state) as Fixture);
       const request = spec.request(fixture, caller);
       if (request === null) {
         answered[caller] = "n/a";
@@ -400,7 +537,7 @@ describe("the access matrix: every route × every caller × every file state", (
     "GET /files?shared=true lists a %s file to the people it is shared with",
     async (state, expected) => {
       const name = `listed-${state.replace(" ", "-")}.csv`;
-      const { file } = await fileIn(state, name);
+      const { file } = await fileIn(state, false, name);
       const listed = {} as Record<Caller, boolean>;
       for (const caller of CALLERS) {
         const response = await t.inject({

@@ -126,6 +126,42 @@ describe("GET /v1/files/:id/events", () => {
     });
   });
 
+  it("sends a comment event for each comment made, resolved or deleted: the comment as it is, null once gone", async () => {
+    const { t, ada, grace, file, base } = await aSharedFile();
+    const stream = await openStream(`${base}/v1/files/${file.id}/events`, grace.headers);
+    expect(await stream.next()).toMatchObject({ event: "file", id: "2" });
+    const made = await t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/comments`,
+      headers: ada.headers,
+      payload: { text: "Only 3 apples?", range: "b2" },
+    });
+    const { mentions: _, ...comment } = made.json<{ id: string; mentions: unknown }>();
+    expect(await stream.next()).toEqual({
+      event: "comment",
+      id: "3",
+      data: { action: "created", comment_id: comment.id, parent_id: null, comment },
+    });
+    expect(comment).toMatchObject({ range: "B2", author: { id: ada.user.id }, resolved: false });
+    await t.inject({
+      method: "PATCH",
+      url: `/v1/files/${file.id}/comments/${comment.id}`,
+      headers: ada.headers,
+      payload: { resolved: true },
+    });
+    expect(await stream.next()).toMatchObject({
+      event: "comment",
+      id: "4",
+      data: { action: "resolved", comment_id: comment.id, comment: { id: comment.id, resolved: true } },
+    });
+    await t.inject({ method: "DELETE", url: `/v1/files/${file.id}/comments/${comment.id}`, headers: ada.headers });
+    expect(await stream.next()).toEqual({
+      event: "comment",
+      id: "5",
+      data: { action: "deleted", comment_id: comment.id, parent_id: null, comment: null },
+    });
+  });
+
   it("tells what was missed after Last-Event-ID, and resets on an id that is not the file's", async () => {
     const { t, ada, grace, file, base } = await aSharedFile();
     await t.inject({

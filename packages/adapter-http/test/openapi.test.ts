@@ -63,6 +63,10 @@ describe("GET /openapi.json", () => {
         "PATCH /files/{id}/permissions/{pid}",
         "DELETE /files/{id}/permissions/{pid}",
         "GET /files/{id}/activity",
+        "POST /files/{id}/comments",
+        "GET /files/{id}/comments",
+        "PATCH /files/{id}/comments/{cid}",
+        "DELETE /files/{id}/comments/{cid}",
         "GET /files/{id}/versions",
         "PATCH /files/{id}/versions/{n}",
         "GET /files/{id}/versions/{n}/download",
@@ -147,6 +151,19 @@ describe("GET /openapi.json", () => {
     );
     expect(JSON.stringify(share?.responses["409"])).toContain("limit_reached");
     expect(share?.responses["429"]?.headers).toHaveProperty("Retry-After");
+  });
+
+  it("documents the comments: their schema, paging headers, the 409 limit and the 429 shared with invitations", async () => {
+    const { document } = await openApiDocument();
+    const byName = Object.fromEntries(operations(document));
+    expect(Object.keys((document.components as { schemas: Record<string, unknown> }).schemas)).toContain("Comment");
+    expect(Object.keys(byName["GET /files/{id}/comments"]?.responses["200"]?.headers ?? {})).toEqual(
+      expect.arrayContaining(["X-Total-Count", "X-Total-Pages", "X-Page", "X-Per-Page", "Link"]),
+    );
+    const create = byName["POST /files/{id}/comments"];
+    expect(JSON.stringify(create?.responses["409"])).toContain("limit_reached");
+    expect(JSON.stringify(create?.responses["429"])).toContain("INVITE_RATE_MAX");
+    expect(create?.responses["429"]?.headers).toHaveProperty("Retry-After");
   });
 
   it("gives every file its caller's role, one of the four or null", async () => {

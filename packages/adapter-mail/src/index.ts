@@ -1,14 +1,16 @@
 /**
  * `@cellar/adapter-mail`: core's `Mailer` port on nodemailer. `createSmtpMailer` sends
  * over SMTP (`SMTP_URL` set); `createOutboxMailer` writes `.eml` files and logs the link
- * (dev mode, `SMTP_URL` unset). Both send the messages `composeSignInMessage` and
- * `composeInvitationMessage` compose.
+ * (dev mode, `SMTP_URL` unset). Both send the messages `composeSignInMessage`,
+ * `composeInvitationMessage` and `composeMentionMessage` compose.
  */
 export { composeInvitationMessage, type InvitationMessage } from "./invitation-message.js";
+export { composeMentionMessage, type MentionMessage } from "./mention-message.js";
 export {
   createOutboxMailer,
   DEV_MODE_INVITATION_LOG_MESSAGE,
   DEV_MODE_LOG_MESSAGE,
+  DEV_MODE_MENTION_LOG_MESSAGE,
   type OutboxLog,
   type OutboxMailer,
   type OutboxMailerOptions,

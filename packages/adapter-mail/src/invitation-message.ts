@@ -1,4 +1,5 @@
 import type { InvitationMail, Role } from "@cellar/core";
+import { oneLine, quoted } from "./mail-text.js";
 
 /** A composed invitation: one plain-text part, no HTML, so nothing the owner wrote is ever read as markup. */
 export interface InvitationMessage {
@@ -57,18 +58,4 @@ export function composeInvitationMessage(input: { mail: InvitationMail; from: st
   );
 
   return { from, to: mail.to, subject: `${owner} shared “${fileName}” with you`, text: lines.join("\n") };
-}
-
-/**
- * Text for a single line: each run of control characters (line breaks included) and of
- * line or paragraph separators becomes one space. Core admits none in a name; this keeps the
- * mail sound whatever it is given.
- */
-function oneLine(value: string): string {
-  return value.replace(/[\p{Cc}\u2028\u2029]+/gu, " ");
-}
-
-/** The note, line by line (CRLF, CR or LF), each prefixed "> ", other control characters but tabs made spaces. */
-function quoted(message: string): string[] {
-  return message.split(/\r\n|\r|\n|\u2028|\u2029/).map((line) => `> ${line.replace(/[^\P{Cc}\t]/gu, " ")}`.trimEnd());
 }

@@ -1,9 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Clock, type InvitationMail, type Mailer, type SignInMail, systemClock } from "@cellar/core";
+import {
+  type Clock,
+  type InvitationMail,
+  type Mailer,
+  type MentionMail,
+  type SignInMail,
+  systemClock,
+} from "@cellar/core";
 import { createTransport } from "nodemailer";
 import { composeInvitationMessage } from "./invitation-message.js";
+import { composeMentionMessage } from "./mention-message.js";
 import { buildPlainTextMail } from "./plain-text-mail.js";
 import { composeSignInMessage } from "./sign-in-message.js";
 
@@ -20,7 +28,7 @@ export interface OutboxMailerOptions {
   readonly from: string;
   /**
    * Receives exactly one line per mail: for a sign-in mail, holding the link; for an
-   * invitation, naming the file.
+   * invitation or a mention, naming the file.
    */
   readonly log: OutboxLog;
   /**
@@ -41,6 +49,8 @@ export interface OutboxMailer extends Mailer {
   sendSignInLink(mail: SignInMail): Promise<void>;
   /** Likewise for the mail telling someone a file was shared with them. */
   sendInvitation(mail: InvitationMail): Promise<void>;
+  /** Likewise for the mail telling someone they were mentioned in a comment. */
+  sendMention(mail: MentionMail): Promise<void>;
   /** Nothing to release; here so that the server can close either mailer alike. */
   close(): Promise<void>;
 }
@@ -48,13 +58,14 @@ export interface OutboxMailer extends Mailer {
 export const DEV_MODE_LOG_MESSAGE = "DEV MODE (no SMTP_URL set): sign-in mail written to the outbox, not sent";
 export const DEV_MODE_INVITATION_LOG_MESSAGE =
   "DEV MODE (no SMTP_URL set): invitation mail written to the outbox, not sent";
+export const DEV_MODE_MENTION_LOG_MESSAGE = "DEV MODE (no SMTP_URL set): mention mail written to the outbox, not sent";
 
 /**
  * The development mailer, used only when no SMTP server is configured: each mail becomes
  * an RFC 5322 `.eml` file in `dir` (open it in any mail client), and a sign-in mail's link
  * is logged once so that a developer can sign in straight from the terminal. That log line
- * is the only place Cellar ever writes a sign-in link. An invitation is logged by file and
- * recipient: it holds no secret, and its text is in the file.
+ * is the only place Cellar ever writes a sign-in link. An invitation or a mention is
+ * logged by file and recipient: it holds no secret, and its text is in the file.
  */
 export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
   const { dir, from, log, announce } = options;
@@ -80,7 +91,8 @@ export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
     // whole file appear at once, so a reader never sees half of it.
     const temporary = join(dir, `.${name}.tmp`);
 
-    // Owner-only: a sign-in mail holds a working link, an invitation who shares what with whom.
+    // Owner-only: a sign-in mail holds a working link, an invitation who shares what with
+    // whom, a mention what someone wrote.
     await mkdir(dir, { recursive: true, mode: 0o700 });
     try {
       await writeFile(temporary, eml, { flag: "wx", mode: 0o600 });
@@ -109,6 +121,12 @@ export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
       const { raw } = await buildPlainTextMail({ ...composeInvitationMessage({ mail, from }), date });
       const path = await keep(raw, date);
       log(DEV_MODE_INVITATION_LOG_MESSAGE, { devMode: true, to: mail.to, fileId: mail.fileId, path });
+    },
+    async sendMention(mail) {
+      const date = clock.now();
+      const { raw } = await buildPlainTextMail({ ...composeMentionMessage({ mail, from }), date });
+      const path = await keep(raw, date);
+      log(DEV_MODE_MENTION_LOG_MESSAGE, { devMode: true, to: mail.to, fileId: mail.fileId, path });
     },
     async close() {},
   };

@@ -1,7 +1,8 @@
-import type { InvitationMail, Mailer, SignInMail } from "@cellar/core";
+import type { InvitationMail, Mailer, MentionMail, SignInMail } from "@cellar/core";
 import { createTransport } from "nodemailer";
 import { parseConnectionUrl } from "nodemailer/lib/shared";
 import { composeInvitationMessage } from "./invitation-message.js";
+import { composeMentionMessage } from "./mention-message.js";
 import { buildPlainTextMail } from "./plain-text-mail.js";
 import { composeSignInMessage } from "./sign-in-message.js";
 
@@ -42,6 +43,8 @@ export interface SmtpMailer extends Mailer {
   sendSignInLink(mail: SignInMail): Promise<void>;
   /** Likewise for the mail telling someone a file was shared with them. */
   sendInvitation(mail: InvitationMail): Promise<void>;
+  /** Likewise for the mail telling someone they were mentioned in a comment. */
+  sendMention(mail: MentionMail): Promise<void>;
   /** Releases the transport. Sends started afterwards reject. */
   close(): Promise<void>;
 }
@@ -79,7 +82,7 @@ const DEFAULT_GREETING_TIMEOUT_MS = 5000;
 const DEFAULT_SOCKET_TIMEOUT_MS = 10_000;
 
 /**
- * The production mailer: hands each mail (a sign-in link, an invitation) to an SMTP server
+ * The production mailer: hands each mail (a sign-in link, an invitation, a mention) to an SMTP server
  * and reports whether the server took it. It logs nothing, whatever happens.
  *
  * Throws a `TypeError` at once when `smtpUrl` is not an `smtp://` or `smtps://` URL, so
@@ -143,6 +146,13 @@ export function createSmtpMailer(options: SmtpMailerOptions): SmtpMailer {
         date: new Date(),
       });
       await send({ raw, envelope: { from: envelope.from, to: [...envelope.to] } }, "invitation mail", null);
+    },
+    async sendMention(mail) {
+      const { raw, envelope } = await buildPlainTextMail({
+        ...composeMentionMessage({ mail, from: options.from }),
+        date: new Date(),
+      });
+      await send({ raw, envelope: { from: envelope.from, to: [...envelope.to] } }, "mention mail", null);
     },
     async close() {
       closed = true;

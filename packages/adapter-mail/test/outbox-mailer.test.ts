@@ -7,9 +7,11 @@ import {
   createOutboxMailer,
   DEV_MODE_INVITATION_LOG_MESSAGE,
   DEV_MODE_LOG_MESSAGE,
+  DEV_MODE_MENTION_LOG_MESSAGE,
   type OutboxMailer,
 } from "../src/index.js";
 import { anInvitation, FILE_URL, INJECTION } from "./support/invitation-mail.js";
+import { aMention } from "./support/mention-mail.js";
 import { decodeHeader, parseMessage, partOf } from "./support/parse-message.js";
 import { aMail, LINK } from "./support/sign-in-mail.js";
 
@@ -163,6 +165,27 @@ describe("createOutboxMailer", () => {
 
     await expect(anOutbox().sendSignInLink(aMail())).rejects.toThrow();
     expect(logged).toEqual([]);
+  });
+});
+
+describe("createOutboxMailer: sendMention", () => {
+  it("writes the mention as one .eml file of one plain-text part and logs one line naming the person and the file", async () => {
+    await anOutbox().sendMention(aMention());
+
+    const files = await readdir(dir);
+    expect(files).toHaveLength(1);
+    const path = join(dir, files[0] ?? "");
+    const message = parseMessage(await readFile(path, "utf8"));
+    expect(message.headers.get("to")).toBe("grace@example.com");
+    expect(decodeHeader(message.headers.get("subject") ?? "")).toBe("Ada Lovelace mentioned you on “Budget 2026.xlsx”");
+    expect(message.contentType).toBe("text/plain");
+    expect(partOf(message, "text/plain")).toContain("> The second looks high.");
+    expect(logged).toEqual([
+      {
+        message: DEV_MODE_MENTION_LOG_MESSAGE,
+        fields: { devMode: true, to: "grace@example.com", fileId: "file_abcdefghijklmnopqrstuvwx", path },
+      },
+    ]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createSmtpMailer, SmtpMailError, type SmtpMailer } from "../src/index.js";
 import { anInvitation, FILE_URL, INJECTION } from "./support/invitation-mail.js";
+import { aMention } from "./support/mention-mail.js";
 import { decodeHeader, parseMessage, partOf } from "./support/parse-message.js";
 import { aMail, LINK, TOKEN } from "./support/sign-in-mail.js";
 import { type SmtpTestServer, startSilentServer, startSmtpTestServer, unusedPort } from "./support/smtp-test-server.js";
@@ -137,6 +138,29 @@ describe("createSmtpMailer", () => {
     expect(thrown).toBeInstanceOf(TypeError);
     expect((thrown as TypeError).message).toMatch(/smtp:\/\//);
     expect((thrown as TypeError).message).not.toMatch(/s3cret|mail\.example/);
+  });
+});
+
+describe("createSmtpMailer: sendMention", () => {
+  it("hands the mention to the SMTP server, from the sender to the person, as one plain-text part", async () => {
+    const server = await aServer();
+    await aMailer(`smtp://127.0.0.1:${server.port}`).sendMention(aMention({ authorName: "Zoë Ærø" }));
+
+    const [received] = server.received;
+    expect(received?.envelopeTo).toEqual(["grace@example.com"]);
+    const message = parseMessage(received?.raw ?? "");
+    expect(decodeHeader(message.headers.get("subject") ?? "")).toBe("Zoë Ærø mentioned you on “Budget 2026.xlsx”");
+    expect(message.leaves.map((leaf) => leaf.contentType)).toEqual(["text/plain"]);
+    const text = partOf(message, "text/plain");
+    expect(text).toContain("> The second looks high.");
+    expect(text.split(/\r?\n/)).toContain(FILE_URL);
+  });
+
+  it("rejects when the server refuses the person's address, naming the mention", async () => {
+    const server = await aServer({ rejectRecipientsWith: 550 });
+    const error = await rejectionOf(aMailer(`smtp://127.0.0.1:${server.port}`).sendMention(aMention()));
+    expect(error).toMatchObject({ code: "EENVELOPE", command: "RCPT TO" });
+    expect(error.message).toMatch(/mention/);
   });
 });
 

@@ -14,6 +14,7 @@ export {
   type PostgresSessionOptions,
 } from "./pg-auth-repositories.js";
 export { changeChannel, openPgChangeFeed, type PgChangeFeed, type PgChangeFeedOptions } from "./pg-change-feed.js";
+export { createPostgresCommentRepository } from "./pg-comment-repository.js";
 export { createPostgresFileRepository } from "./pg-file-repository.js";
 export { createPostgresPermissionRepository } from "./pg-permission-repository.js";
 export { createPostgresRateLimitStore } from "./pg-rate-limit-store.js";

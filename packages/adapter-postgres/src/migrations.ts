@@ -316,6 +316,28 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE activity ADD COLUMN txid xid8 NOT NULL DEFAULT pg_current_xact_id();
   CREATE INDEX activity_by_txid ON activity (txid, id);
   `,
+  /* 11 */ `
+  -- Comments on files, in threads one level deep: a reply names its thread's first
+  -- comment (parent_id) and goes with it, as every comment goes with its file. A reply
+  -- keeps no range (cell_range) or state of its own: its thread's are read through
+  -- parent_id. The author is no foreign key: a comment outlives its author's account, and
+  -- then shows no author. Ids compare in code point order (COLLATE "C"), as core orders ties.
+  CREATE TABLE comments (
+    id          text COLLATE "C" PRIMARY KEY,
+    file_id     text NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    author_id   text NOT NULL,
+    text        text NOT NULL,
+    cell_range  text,
+    parent_id   text REFERENCES comments (id) ON DELETE CASCADE,
+    resolved    boolean NOT NULL DEFAULT false,
+    created_at  timestamptz NOT NULL,
+    updated_at  timestamptz NOT NULL
+  );
+  -- A file's comments oldest first: every page of them, their count, and the purge's cascade.
+  CREATE INDEX comments_by_file ON comments (file_id, created_at, id);
+  -- A thread's replies: the cascade when its first comment is deleted.
+  CREATE INDEX comments_by_parent ON comments (parent_id);
+  `,
 ];
 
 /** Gives every file without one its name key, a batch of files at a time. */

@@ -45,7 +45,7 @@ function toPermission(row: PermissionRow): PermissionRecord {
  * needs the file to exist (the foreign-key check of a row that names it, as a sheet index
  * saved meanwhile), which `FOR UPDATE` would hold off too. False when there is no such file.
  */
-async function lockFile(client: ClientBase, fileId: string): Promise<boolean> {
+export async function lockFile(client: ClientBase, fileId: string): Promise<boolean> {
   const { rowCount } = await client.query("SELECT 1 FROM files WHERE id = $1 FOR NO KEY UPDATE", [fileId]);
   return (rowCount ?? 0) > 0;
 }

@@ -1,6 +1,7 @@
 import type { Pool } from "pg";
 import { createPostgresActivityRepository } from "./pg-activity-repository.js";
 import { createPostgresMagicLinkRepository, createPostgresSessionRepository } from "./pg-auth-repositories.js";
+import { createPostgresCommentRepository } from "./pg-comment-repository.js";
 import { createPostgresFileRepository } from "./pg-file-repository.js";
 import { createPostgresPermissionRepository } from "./pg-permission-repository.js";
 import { createPostgresStreamLeaseRepository } from "./pg-stream-lease-repository.js";
@@ -20,5 +21,6 @@ export function createPostgresRepositories(pool: Pool) {
     activity: createPostgresActivityRepository(pool),
     versions: createPostgresVersionRepository(pool),
     streamLeases: createPostgresStreamLeaseRepository(pool),
+    comments: createPostgresCommentRepository(pool),
   };
 }

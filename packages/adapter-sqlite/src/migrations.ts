@@ -221,9 +221,9 @@ export const MIGRATIONS: readonly Migration[] = [
   -- A number once per file; and a file's entries after a number, in order (listSince).
   CREATE UNIQUE INDEX activity_by_seq ON activity (file_id, seq);
   `,
-  // 8: the event streams open on every process (StreamLeaseRepository): each account's
-  // count, and who has each file open. A lease outlives its process by at most its TTL.
-  `
+  /* 8 */ `
+  -- The event streams open on every process (StreamLeaseRepository): each account's
+  -- count, and who has each file open. A lease outlives its process by at most its TTL.
   CREATE TABLE stream_leases (
     id          TEXT PRIMARY KEY,
     user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -234,11 +234,11 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX stream_leases_by_user ON stream_leases (user_id, expires_at);
   CREATE INDEX stream_leases_by_file ON stream_leases (file_id, expires_at) WHERE file_id IS NOT NULL;
   `,
-  // 9: every entry's place among all entries, in the order they committed (listCommitted:
-  // an account's own event stream). SQLite has one writer at a time, so the order entries
-  // are written in is the order they commit; the counter never goes down, so no place is
-  // given twice, also after the newest entries go with a purged file (a rowid could be).
-  `
+  /* 9 */ `
+  -- Every entry's place among all entries, in the order they committed (listCommitted:
+  -- an account's own event stream). SQLite has one writer at a time, so the order entries
+  -- are written in is the order they commit; the counter never goes down, so no place is
+  -- given twice, also after the newest entries go with a purged file (a rowid could be).
   CREATE TABLE counters (
     name   TEXT PRIMARY KEY,
     value  INTEGER NOT NULL
@@ -247,6 +247,28 @@ export const MIGRATIONS: readonly Migration[] = [
   UPDATE activity SET position = rowid;
   INSERT INTO counters (name, value) VALUES ('activity_position', coalesce((SELECT max(position) FROM activity), 0));
   CREATE UNIQUE INDEX activity_by_position ON activity (position);
+  `,
+  /* 10 */ `
+  -- Comments on files, in threads one level deep: a reply names its thread's first
+  -- comment (parent_id) and goes with it, as every comment goes with its file. A reply
+  -- keeps no range (cell_range) or state of its own: its thread's are read through parent_id.
+  -- author_id has no foreign key: a comment stays as written, and shows no author when
+  -- there is no such user.
+  CREATE TABLE comments (
+    id          TEXT PRIMARY KEY,
+    file_id     TEXT NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    author_id   TEXT NOT NULL,
+    text        TEXT NOT NULL,
+    cell_range  TEXT,
+    parent_id   TEXT REFERENCES comments (id) ON DELETE CASCADE,
+    resolved    INTEGER NOT NULL DEFAULT 0 CHECK (resolved IN (0, 1)),
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+  ) STRICT;
+  -- A file's comments oldest first: every page of them, their count, and the purge's cascade.
+  CREATE INDEX comments_by_file ON comments (file_id, created_at, id);
+  -- A thread's replies: the cascade when its first comment is deleted.
+  CREATE INDEX comments_by_parent ON comments (parent_id);
   `,
 ];
 

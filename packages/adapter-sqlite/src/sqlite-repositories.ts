@@ -2,6 +2,7 @@ import type { Database } from "better-sqlite3";
 import { createReadCache, NO_READ_CACHE, type ReadCacheOptions } from "./read-cache.js";
 import { createSqliteActivityRepository } from "./sqlite-activity-repository.js";
 import { createSqliteMagicLinkRepository, createSqliteSessionRepository } from "./sqlite-auth-repositories.js";
+import { createSqliteCommentRepository } from "./sqlite-comment-repository.js";
 import { createSqliteFileRepository } from "./sqlite-file-repository.js";
 import { createSqlitePermissionRepository } from "./sqlite-permission-repository.js";
 import { createSqliteStreamLeaseRepository } from "./sqlite-stream-lease-repository.js";
@@ -35,6 +36,7 @@ export function createSqliteRepositories(db: Database, options: SqliteRepositori
     activity: createSqliteActivityRepository(db),
     versions: createSqliteVersionRepository(db),
     streamLeases: createSqliteStreamLeaseRepository(db),
+    comments: createSqliteCommentRepository(db),
     /** Drops every kept row: call it after writing through `db` directly. */
     forgetCachedReads: () => cache.clear(),
   };

@@ -52,8 +52,8 @@ export function sqliteStorageExists(options: SqliteStorageOptions): boolean {
 /**
  * Opens (creating and migrating) the embedded default's metadata under `dataDir`.
  *
- * - `cellar.db`: users, sessions, sign-in links, files and sheet indexes, permissions and
- *   activity, in WAL mode, fsynced at every commit. Sessions, users, and files read by id
+ * - `cellar.db`: users, sessions, sign-in links, files and sheet indexes, permissions,
+ *   activity and comments, in WAL mode, fsynced at every commit. Sessions, users, and files read by id
  *   with the caller's role, are kept in memory while the database is unchanged
  *   (`ReadCache`: other processes on the same folder are noticed through SQLite's
  *   data_version, before every read of a role), so a repeated read costs no query.
@@ -87,6 +87,7 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
       activity: repositories.activity,
       versions: repositories.versions,
       streamLeases: repositories.streamLeases,
+      comments: repositories.comments,
       rateLimits,
       async ping() {
         db.prepare("SELECT 1").get();

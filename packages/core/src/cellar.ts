@@ -5,6 +5,8 @@ import { createJwtCodec } from "./auth/jwt.js";
 import type { MagicLinkRepository } from "./auth/magic-link-repository.port.js";
 import type { Mailer } from "./auth/mailer.port.js";
 import type { SessionRepository } from "./auth/session-repository.port.js";
+import type { CommentRepository } from "./comments/comment-repository.port.js";
+import { type CommentService, createCommentService } from "./comments/comments.service.js";
 import { type CellEditsService, createCellEditsService } from "./edits/cell-edits.service.js";
 import type { SpreadsheetWriter } from "./edits/spreadsheet-writer.port.js";
 import type { BlobStore } from "./files/blob-store.port.js";
@@ -45,7 +47,10 @@ export interface CellarConfig {
   readonly rateLimitMax?: number;
   readonly rateLimitWindowSeconds?: number;
   readonly trashRetentionDays?: number;
-  /** Invitation mails (a file shared with someone new) one account may send per hour. */
+  /**
+   * Mails telling people of files one account may send per hour: invitations (a file
+   * shared with someone new) and mentions in comments, together.
+   */
   readonly inviteRateMax?: number;
   /** Days a version that is neither current nor kept is kept at least. */
   readonly versionRetentionDays?: number;
@@ -85,6 +90,8 @@ export interface CellarDeps {
   readonly versions: VersionRepository;
   /** The event streams open on every instance: each account's count, and who has each file open. */
   readonly streamLeases: StreamLeaseRepository;
+  /** The comments on every file; the same engine as `files`, whose purge takes them with the file. */
+  readonly comments: CommentRepository;
   readonly blobs: BlobStore;
   readonly mailer: Mailer;
   readonly rateLimits: RateLimitStore;
@@ -118,6 +125,8 @@ export interface Cellar {
   readonly files: FileService;
   /** Who else may see a file, and as what. */
   readonly people: PeopleService;
+  /** What people say about a file and its cells, in threads. */
+  readonly comments: CommentService;
   /** What happened to a file. */
   readonly activity: ActivityService;
   /** A file's content over time: replacing it, its versions, restoring and keeping them. */
@@ -177,6 +186,7 @@ export function createCellar(deps: CellarDeps): Cellar {
   const {
     files: fileRepository,
     permissions: permissionRepository,
+    comments: commentRepository,
     sessions: sessionRepository,
   } = announcingRepositories(deps, feed);
   const jwt = createJwtCodec({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience });
@@ -238,6 +248,18 @@ export function createCellar(deps: CellarDeps): Cellar {
       publicUrl: config.publicUrl,
       inviteRateMax: config.inviteRateMax,
     }),
+    comments: createCommentService({
+      files: fileRepository,
+      comments: commentRepository,
+      permissions: permissionRepository,
+      users: deps.users,
+      mailer: deps.mailer,
+      rateLimits: deps.rateLimits,
+      clock,
+      random,
+      publicUrl: config.publicUrl,
+      inviteRateMax: config.inviteRateMax,
+    }),
     activity,
     versions,
     sheets,
@@ -274,6 +296,7 @@ export function createCellar(deps: CellarDeps): Cellar {
     live: createLiveService({
       files: fileRepository,
       activity: deps.activity,
+      comments: deps.comments,
       sessions: sessionRepository,
       users: deps.users,
       leases: deps.streamLeases,

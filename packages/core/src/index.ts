@@ -43,7 +43,7 @@ export {
 } from "./auth/jwt.js";
 export { hashToken, MAGIC_LINK_TOKEN_BYTES, type MagicLinkRecord } from "./auth/magic-link.entity.js";
 export type { MagicLinkRepository } from "./auth/magic-link-repository.port.js";
-export type { InvitationMail, Mailer, SignInMail } from "./auth/mailer.port.js";
+export type { InvitationMail, Mailer, MentionMail, SignInMail } from "./auth/mailer.port.js";
 export type { SessionRecord } from "./auth/session.entity.js";
 export type { SessionRepository } from "./auth/session-repository.port.js";
 // The composition.
@@ -56,6 +56,23 @@ export {
   type ResolvedCellarConfig,
   resolveConfig,
 } from "./cellar.js";
+// Comments: what people say about a file and its cells.
+export {
+  COMMENT_ACTIONS,
+  type Comment,
+  type CommentAction,
+  type CommentedDetails,
+  type CommentRecord,
+  MAX_COMMENT_LENGTH,
+  MAX_COMMENTS_PER_FILE,
+  MENTION_EXCERPT_LENGTH,
+  mentionExcerpt,
+  mentionedAddresses,
+  normaliseCommentRange,
+  normaliseCommentText,
+} from "./comments/comment.entity.js";
+export type { CommentPage, CommentRepository, InsertCommentResult } from "./comments/comment-repository.port.js";
+export type { CommentService, Mention, WrittenComment } from "./comments/comments.service.js";
 // Cell edits.
 export {
   type AppendedRows,
@@ -158,6 +175,7 @@ export {
   type MemorySessionRepository,
 } from "./memory/memory-auth-repositories.js";
 export { createMemoryBlobStore } from "./memory/memory-blob-store.js";
+export { createMemoryCommentRepository } from "./memory/memory-comment-repository.js";
 export { createMemoryFileRepository } from "./memory/memory-file-repository.js";
 export { createMemoryMailer, type MemoryMailer } from "./memory/memory-mailer.js";
 export { createMemoryPermissionRepository } from "./memory/memory-permission-repository.js";
@@ -166,7 +184,8 @@ export { createMemoryTables, type MemoryTables } from "./memory/memory-tables.js
 export { createMemoryUserRepository, type MemoryUserRepository } from "./memory/memory-user-repository.js";
 export { createMemoryVersionRepository } from "./memory/memory-version-repository.js";
 // People: who else holds a role on a file.
-export { INVITATION_WINDOW_MS, type PeopleService, type ShareResult } from "./people/people.service.js";
+export { INVITATION_WINDOW_MS } from "./people/mail-budget.js";
+export type { PeopleService, ShareResult } from "./people/people.service.js";
 export {
   MAX_INVITATION_MESSAGE_LENGTH,
   MAX_PEOPLE_PER_FILE,

@@ -23,8 +23,8 @@ describe("ids", () => {
     expect(isWellFormedId(id, "user")).toBe(false);
   });
 
-  it("newId issues ids for people on a file and activity entries too, each recognised by its own prefix only", () => {
-    for (const prefix of ["perm", "act"] as const) {
+  it("newId issues ids for people on a file, activity entries and comments too, each recognised by its own prefix only", () => {
+    for (const prefix of ["perm", "act", "cmt"] as const) {
       const id = newId(cryptoRandom, prefix);
       expect(id).toMatch(new RegExp(`^${prefix}_[a-z2-7]{24}$`));
       expect(isWellFormedId(id, prefix)).toBe(true);

@@ -92,6 +92,88 @@ describe("a file's event stream", () => {
     expect(await events.next()).toBe("ended");
   });
 
+  it("tells each comment as it happens: made, edited, resolved and deleted, each as it is when told", async () => {
+    const { cellar, clock, ada, grace, file } = await aWatchedFile();
+    const events = reader(await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id }));
+    expect(await events.next()).toMatchObject({ kind: "file", id: "2" });
+    clock.advance(1000);
+    const { comment } = await cellar.comments.create({
+      callerId: ada.id,
+      fileId: file.id,
+      text: "Check B2",
+      range: "B2",
+    });
+    expect(await events.next()).toEqual({
+      kind: "comment",
+      id: "3",
+      action: "created",
+      commentId: comment.id,
+      parentId: null,
+      comment,
+    });
+    const reply = (
+      await cellar.comments.create({ callerId: ada.id, fileId: file.id, text: "Done", parentId: comment.id })
+    ).comment;
+    expect(await events.next()).toMatchObject({
+      kind: "comment",
+      id: "4",
+      action: "created",
+      parentId: comment.id,
+      comment: { id: reply.id, range: "B2" },
+    });
+    const edited = await cellar.comments.update({
+      callerId: ada.id,
+      fileId: file.id,
+      commentId: comment.id,
+      text: "Check B3",
+    });
+    expect(await events.next()).toMatchObject({ kind: "comment", id: "5", action: "edited", comment: edited.comment });
+    await cellar.comments.update({ callerId: ada.id, fileId: file.id, commentId: comment.id, resolved: true });
+    expect(await events.next()).toMatchObject({
+      kind: "comment",
+      id: "6",
+      action: "resolved",
+      comment: { resolved: true },
+    });
+    await cellar.comments.remove({ callerId: ada.id, fileId: file.id, commentId: comment.id });
+    expect(await events.next()).toEqual({
+      kind: "comment",
+      id: "7",
+      action: "deleted",
+      commentId: comment.id,
+      parentId: null,
+      comment: null,
+    });
+  });
+
+  it("tells a reader who resumes after a comment was deleted that it is gone, from its very first event on", async () => {
+    const { cellar, ada, grace, file } = await aWatchedFile();
+    const { comment } = await cellar.comments.create({ callerId: ada.id, fileId: file.id, text: "Soon gone" });
+    await cellar.comments.remove({ callerId: ada.id, fileId: file.id, commentId: comment.id });
+    const events = reader(await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id, lastEventId: "2" }));
+    expect(await events.next()).toMatchObject({ kind: "comment", id: "3", action: "created", comment: null });
+    expect(await events.next()).toMatchObject({ kind: "comment", id: "4", action: "deleted", comment: null });
+  });
+
+  it("reads a comment again when the store could not give it, losing no event", async () => {
+    const { cellar, ada, grace, file } = await aWatchedFile();
+    const stream = await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id });
+    const iterator = stream.events[Symbol.asyncIterator]();
+    await iterator.next();
+    const comments = cellar.deps.comments;
+    const findById = comments.findById.bind(comments);
+    let failures = 0;
+    comments.findById = async (query) => {
+      if (failures++ === 0) throw new Error("connection terminated");
+      return findById(query);
+    };
+    const next = iterator.next();
+    const { comment } = await cellar.comments.create({ callerId: ada.id, fileId: file.id, text: "Still told" });
+    expect((await next).value).toMatchObject({ kind: "comment", id: "3", comment: { id: comment.id } });
+    expect(failures).toBe(2);
+    stream.close();
+  });
+
   it("resumes after the event a reader names, telling what it missed; or resets when the number is not the file's", async () => {
     const { cellar, ada, grace, file } = await aWatchedFile();
     await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "One.csv" } });

@@ -21,7 +21,7 @@ function moveStorage(env: Record<string, string>) {
 }
 
 describe("moving an embedded install to PostgreSQL and S3", () => {
-  it("copies accounts, sessions, files and their bytes, every version, activity and people, so everything works on the new storage, and can run again", async () => {
+  it("copies accounts, sessions, files and their bytes, every version, activity, people and comments, so everything works on the new storage, and can run again", async () => {
     const dataDir = scratch.dataDir();
     const embedded = await scratch.startProcess({ DATA_DIR: dataDir });
     const ada = await signIn({ requestAt: embedded.url, dataDir }, "ada@example.com");
@@ -64,9 +64,32 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
       (await fetch(`${url}/v1/files/${small.id}/versions`, { headers: auth })).json();
     const versionsBefore = await versionsOf(embedded.url);
     expect(versionsBefore).toHaveLength(2);
+    // A thread about two cells, with a reply, resolved.
+    const comment = async (body: Record<string, unknown>, method = "POST", path = "") => {
+      const answer = await fetch(`${embedded.url}/v1/files/${small.id}/comments${path}`, {
+        method,
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(answer.status).toBe(method === "POST" ? 201 : 200);
+      return (await answer.json()) as { id: string };
+    };
+    const thread = await comment({ text: "Is B2 right?", range: "B2:B3" });
+    await comment({ text: "Yes.", parent_id: thread.id });
+    await comment({ resolved: true }, "PATCH", `/${thread.id}`);
+    const commentsOf = async (url: string) =>
+      (await fetch(`${url}/v1/files/${small.id}/comments`, { headers: auth })).json();
+    const commentsBefore = await commentsOf(embedded.url);
+    expect(commentsBefore).toHaveLength(2);
+    expect(commentsBefore).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: thread.id, range: "B2:B3", resolved: true }),
+        expect.objectContaining({ parent_id: thread.id, range: "B2:B3", resolved: true }),
+      ]),
+    );
     const before = await peopleAndActivity(embedded.url);
     expect(before.people).toHaveLength(2);
-    expect(before.activity).toHaveLength(4);
+    expect(before.activity).toHaveLength(7);
     expect((await fetch(`${embedded.url}/v1/files/${trashed.id}`, { method: "DELETE", headers: auth })).status).toBe(
       200,
     );
@@ -81,7 +104,7 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     expect(moved.stderr).toBe("");
     expect(moved.status).toBe(0);
     expect(moved.stdout).toMatch(
-      /done: 2 users, 2 sessions, 3 files, 2 versions and 2 roles on them copied, 0 already there; sessions stay valid\./,
+      /done: 2 users, 2 sessions, 3 files, 2 versions, 2 roles and 2 comments on them copied, 0 already there; sessions stay valid\./,
     );
 
     // A server on the new storage, with a fresh DATA_DIR: nothing comes from the old one.
@@ -101,8 +124,9 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     expect((await objectsIn(store, bucket)).map((object) => object.sha256).sort()).toEqual(
       [...contents, Buffer.from("a,b\n3,4\n")].map((content) => sha256(content)).sort(),
     );
-    // Who the file is shared with, and what happened to it, came with it.
+    // Who the file is shared with, what happened to it and what was said of it came with it.
     expect(await peopleAndActivity(shared.url)).toEqual(before);
+    expect(await commentsOf(shared.url)).toEqual(commentsBefore);
     // In the order it happened: the file's event log, read from its start, begins with the upload.
     const events = await openEventStream(`${shared.url}/v1/files/${small.id}/events`, ada.jwt, "0");
     expect(await events.next()).toMatchObject({ id: "1", event: "file" });
@@ -119,7 +143,7 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     const again = moveStorage(env);
     expect(again.status).toBe(0);
     expect(again.stdout).toMatch(
-      /done: 0 users, 0 sessions, 0 files, 0 versions and 0 roles on them copied, 7 already there;/,
+      /done: 0 users, 0 sessions, 0 files, 0 versions, 0 roles and 0 comments on them copied, 7 already there;/,
     );
   }, 90_000);
 

@@ -27,7 +27,7 @@ export function registerActivityRoutes(
         operationId: "listActivity",
         summary: "List what happened to a file",
         description:
-          "Who did what to the file and when, newest first: uploads, renames, changes of visibility, trash and restore, and who was given, changed or taken off a role. For anyone who may see the file. Paginated like `GET /files`, with the same headers.",
+          "Who did what to the file and when, newest first: uploads, renames, changes of visibility, trash and restore, who was given, changed or taken off a role, changes of content, and comments. For anyone who may see the file. Paginated like `GET /files`, with the same headers.",
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,

@@ -1,5 +1,6 @@
 import { type AccountEvent, type Cellar, type FileEvent, MAX_STREAMS_PER_ACCOUNT } from "@cellar/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { toCommentJson } from "../comments/comment.json.js";
 import { toFileJson } from "../files/file.json.js";
 import { type FileIdParams, fileIdParamsSchema } from "../files/file.schemas.js";
 import { callerOf } from "../http/request-context.js";
@@ -61,7 +62,7 @@ export function registerLiveRoutes(
       schema: {
         operationId: "watchFile",
         summary: "Follow a file's changes as they happen",
-        description: `A \`text/event-stream\` of the file's events, for anyone who may see it: \`file\` (the file object, first and after each rename, visibility change, trash or restore), \`content\` (\`{ version, sha256, author, range? }\`), \`permissions\` (\`{ action, email, role }\`), \`presence\` (\`{ viewers: [{ id, name }] }\`: who has the file open, after the first event and whenever it changes), \`reset\` (the file object: the events after \`Last-Event-ID\` are no longer all kept; read the file afresh) and \`revoked\` (the caller may no longer see the file; the stream ends). Every event has an \`id\`; reconnecting with \`Last-Event-ID\` tells what was missed. A comment line comes at least every ${HEARTBEAT_MS / 1000} s. At most ${MAX_STREAMS_PER_ACCOUNT} streams per account are open at once, over every server (429). Read it with \`fetch\`: an EventSource cannot send the bearer token.`,
+        description: `A \`text/event-stream\` of the file's events, for anyone who may see it: \`file\` (the file object, first and after each rename, visibility change, trash or restore), \`content\` (\`{ version, sha256, author, range? }\`), \`permissions\` (\`{ action, email, role }\`), \`comment\` (\`{ action, comment_id, parent_id, comment }\`: a comment created, edited, its thread resolved or reopened, or deleted; \`comment\` is the comment as it is when the event is sent, null once it is gone), \`presence\` (\`{ viewers: [{ id, name }] }\`: who has the file open, after the first event and whenever it changes), \`reset\` (the file object: the events after \`Last-Event-ID\` are no longer all kept; read the file afresh) and \`revoked\` (the caller may no longer see the file; the stream ends). Every event has an \`id\`; reconnecting with \`Last-Event-ID\` tells what was missed. A comment line comes at least every ${HEARTBEAT_MS / 1000} s. At most ${MAX_STREAMS_PER_ACCOUNT} streams per account are open at once, over every server (429). Read it with \`fetch\`: an EventSource cannot send the bearer token.`,
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,
@@ -165,6 +166,17 @@ function fileEventSent(event: FileEvent): SentEvent {
       };
     case "presence":
       return { event: "presence", id: event.id, data: { viewers: event.viewers } };
+    case "comment":
+      return {
+        event: "comment",
+        id: event.id,
+        data: {
+          action: event.action,
+          comment_id: event.commentId,
+          parent_id: event.parentId,
+          comment: event.comment === null ? null : toCommentJson(event.comment),
+        },
+      };
     case "revoked":
       return { event: "revoked", id: event.id, data: {} };
   }

@@ -42,6 +42,7 @@ const ROUTES = [
   ["GET /files/:id/permissions", "GET", "/permissions"],
   ["POST /files/:id/permissions", "POST", "/permissions"],
   ["GET /files/:id/activity", "GET", "/activity"],
+  ["GET /files/:id/comments", "GET", "/comments"],
 ] as const;
 
 /** The body each route with one takes: well-formed, so that only the id can be wrong. */
@@ -105,6 +106,22 @@ describe("hostile file ids", () => {
       url: `/v1/files/${file.id}/permissions/${segment}`,
       headers: alice,
       ...(method === "PATCH" ? { payload: { role: "viewer" } } : {}),
+    });
+    expect([400, 404], `${response.statusCode} ${response.body}`).toContain(response.statusCode);
+    const body = expectErrorShape(response);
+    expect(body.error.code).toBe(response.statusCode === 400 ? "validation_error" : "not_found");
+  });
+
+  it.each(
+    (["PATCH", "DELETE"] as const).flatMap((method) =>
+      HOSTILE_SEGMENTS.map(([label, segment]) => [method, label, segment] as const),
+    ),
+  )("%s /files/:id/comments/:cid with %s as the cid: 400 or 404, never 500", async (method, _label, segment) => {
+    const response = await t.inject({
+      method,
+      url: `/v1/files/${file.id}/comments/${segment}`,
+      headers: alice,
+      ...(method === "PATCH" ? { payload: { resolved: true } } : {}),
     });
     expect([400, 404], `${response.statusCode} ${response.body}`).toContain(response.statusCode);
     const body = expectErrorShape(response);

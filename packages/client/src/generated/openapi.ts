@@ -153,7 +153,7 @@ export interface paths {
         };
         /**
          * List what happened to a file
-         * @description Who did what to the file and when, newest first: uploads, renames, changes of visibility, trash and restore, and who was given, changed or taken off a role. For anyone who may see the file. Paginated like `GET /files`, with the same headers.
+         * @description Who did what to the file and when, newest first: uploads, renames, changes of visibility, trash and restore, who was given, changed or taken off a role, changes of content, and comments. For anyone who may see the file. Paginated like `GET /files`, with the same headers.
          */
         get: operations["listActivity"];
         put?: never;
@@ -162,6 +162,54 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/files/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the comments on a file
+         * @description Every comment, replies included, oldest first (`created_at`, then `id`); a reply names its thread in `parent_id`. For anyone who may see the file: its owner (the trash included), the people on it, and, for a public file, anyone signed in. Paginated like `GET /files`, with the same headers.
+         */
+        get: operations["listComments"];
+        put?: never;
+        /**
+         * Comment on a file or on some of its cells
+         * @description Commenters, editors and the owner. Starts a thread, about the whole file or about the cells `range` names, or replies in one (`parent_id`). Each `@address` in the text of someone with access to the file (its owner, or a person given a role, signed up or not) tells them by mail, plain text and without a token; that counts against your `INVITE_RATE_MAX` mails an hour, shared with invitations. At most 10,000 comments per file.
+         */
+        post: operations["createComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/{id}/comments/{cid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a comment
+         * @description Its author (while they may comment) or the file's owner. A thread's first comment goes with every reply in it.
+         */
+        delete: operations["deleteComment"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a comment, or resolve or reopen its thread
+         * @description `text`: its author only (while they may comment); an address the new text mentions that the old did not is told, as when commenting. `resolved`: on a thread's first comment, by its author, an editor or the owner. What is already so changes nothing.
+         */
+        patch: operations["updateComment"];
         trace?: never;
     };
     "/files/{id}/versions": {
@@ -382,7 +430,7 @@ export interface paths {
         };
         /**
          * Follow a file's changes as they happen
-         * @description A `text/event-stream` of the file's events, for anyone who may see it: `file` (the file object, first and after each rename, visibility change, trash or restore), `content` (`{ version, sha256, author, range? }`), `permissions` (`{ action, email, role }`), `presence` (`{ viewers: [{ id, name }] }`: who has the file open, after the first event and whenever it changes), `reset` (the file object: the events after `Last-Event-ID` are no longer all kept; read the file afresh) and `revoked` (the caller may no longer see the file; the stream ends). Every event has an `id`; reconnecting with `Last-Event-ID` tells what was missed. A comment line comes at least every 20 s. At most 20 streams per account are open at once, over every server (429). Read it with `fetch`: an EventSource cannot send the bearer token.
+         * @description A `text/event-stream` of the file's events, for anyone who may see it: `file` (the file object, first and after each rename, visibility change, trash or restore), `content` (`{ version, sha256, author, range? }`), `permissions` (`{ action, email, role }`), `comment` (`{ action, comment_id, parent_id, comment }`: a comment created, edited, its thread resolved or reopened, or deleted; `comment` is the comment as it is when the event is sent, null once it is gone), `presence` (`{ viewers: [{ id, name }] }`: who has the file open, after the first event and whenever it changes), `reset` (the file object: the events after `Last-Event-ID` are no longer all kept; read the file afresh) and `revoked` (the caller may no longer see the file; the stream ends). Every event has an `id`; reconnecting with `Last-Event-ID` tells what was missed. A comment line comes at least every 20 s. At most 20 streams per account are open at once, over every server (429). Read it with `fetch`: an EventSource cannot send the bearer token.
          */
         get: operations["watchFile"];
         put?: never;
@@ -621,7 +669,7 @@ export interface components {
             /** @enum {string} */
             action: "uploaded" | "renamed" | "visibility_changed" | "trashed" | "restored" | "shared" | "role_changed" | "unshared" | "content_replaced" | "cells_edited" | "rows_appended" | "version_restored" | "commented";
             /**
-             * @description What the action says besides who and when: `uploaded` and `renamed` `{ name }` (the name it now has), `visibility_changed` `{ visibility }`, `shared` and `role_changed` `{ email, role }` (the role the person now holds), `unshared` `{ email }` (the actor is that person when they left); `version_restored` `{ version, from }` (the new version, and the one whose content it has); `trashed` and `restored` `{}`.
+             * @description What the action says besides who and when: `uploaded` and `renamed` `{ name }` (the name it now has), `visibility_changed` `{ visibility }`, `shared` and `role_changed` `{ email, role }` (the role the person now holds), `unshared` `{ email }` (the actor is that person when they left); `version_restored` `{ version, from }` (the new version, and the one whose content it has); `commented` `{ comment_id, action, parent_id, range }` (`action`: `created`, `edited`, `resolved`, `reopened` or `deleted`; never the text); `trashed` and `restored` `{}`.
              * @example {
              *       "email": "grace@example.com",
              *       "role": "editor"
@@ -630,6 +678,41 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * Comment
+         * @description A comment on a file, or on some of its cells. A comment with no `parent_id` starts a thread; replies are one level deep.
+         */
+        Comment: {
+            /** @example cmt_mfrggzdfmztwq2lknnwg23tp */
+            id: string;
+            /** @description Who wrote it; null once their account is gone. */
+            author: components["schemas"]["UserSummary"] | null;
+            /**
+             * @description What it says, trimmed; it may run over several lines.
+             * @example @grace@example.com is this total right?
+             */
+            text: string;
+            /**
+             * @description The cells its thread is about, written one way however it was given (`b2:$D$10` is `B2:D10`); null for the file as a whole. A reply shows its thread's.
+             * @example 'Q1 Budget'!B2:D10
+             */
+            range: string | null;
+            /** @description For a reply, the comment that starts its thread; null for a comment that starts one. */
+            parent_id: string | null;
+            /** @description Whether its thread is resolved. A reply shows its thread's. */
+            resolved: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its text last changed, or its thread was resolved or reopened.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            updated_at: string;
         };
         /**
          * Version
@@ -2525,6 +2608,711 @@ export interface operations {
                 };
             };
             /** @description rate_limited: too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, a whole number ≥ 1 (no leading zeros, at most 15 digits). Default 1. A page past the end is an empty array.
+                 * @example 1
+                 */
+                page?: string;
+                /**
+                 * @description Comments per page, a whole number ≥ 1 (no leading zeros, at most 15 digits). Default 25; above 100 it is served as 100.
+                 * @example 25
+                 */
+                per_page?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of comments, oldest first; an empty array past the last page. */
+            200: {
+                headers: {
+                    /** @description Total number of comments in the listing. */
+                    "X-Total-Count"?: number;
+                    /** @description ceil(X-Total-Count / X-Per-Page); 0 when there are none. */
+                    "X-Total-Pages"?: number;
+                    /** @description The page served. */
+                    "X-Page"?: number;
+                    /** @description How many comments a page holds, as served (at most 100). */
+                    "X-Per-Page"?: number;
+                    /** @description RFC 8288 links to the `first`, `last`, `prev` and `next` pages, where they exist: `<…?page=2&per_page=25>; rel="next"`. Each links to this file's comments. Absent when the list is empty. */
+                    Link?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comment"][];
+                };
+            };
+            /** @description validation_error: a bad `page` or `per_page`. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file, or one the caller may not see. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description 1–10,000 characters once trimmed; line breaks and tabs are the only control characters it may hold. `@name@example.com` mentions that person: they are told by mail when they have access to the file.
+                     * @example @grace@example.com is this total right?
+                     */
+                    text: string;
+                    /**
+                     * @description The cells the new thread is about; absent or null for the file as a whole. Not with `parent_id`: a reply is about its thread's cells. An A1 range as `GET /files/:id/values` takes it, with or without a sheet (`B2:D10`, `'Q1 Budget'!A1:Z100`, `Sheet2!A:C`, `3:5`, `C7`). Only its syntax is checked.
+                     * @example B2:D10
+                     */
+                    range?: string | null;
+                    /** @description To reply: the id of the comment that starts the thread (not of a reply). */
+                    parent_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The comment, and who it mentions. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cmt_mfrggzdfmztwq2lknnwg23tp */
+                        id: string;
+                        /** @description Who wrote it; null once their account is gone. */
+                        author: components["schemas"]["UserSummary"] | null;
+                        /**
+                         * @description What it says, trimmed; it may run over several lines.
+                         * @example @grace@example.com is this total right?
+                         */
+                        text: string;
+                        /**
+                         * @description The cells its thread is about, written one way however it was given (`b2:$D$10` is `B2:D10`); null for the file as a whole. A reply shows its thread's.
+                         * @example 'Q1 Budget'!B2:D10
+                         */
+                        range: string | null;
+                        /** @description For a reply, the comment that starts its thread; null for a comment that starts one. */
+                        parent_id: string | null;
+                        /** @description Whether its thread is resolved. A reply shows its thread's. */
+                        resolved: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When its text last changed, or its thread was resolved or reopened.
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                        /** @description Each address the text newly mentions (`@ana@example.com`; for an edit, only those the old text did not), in order, once each, and whether that person was told by mail: false for an address with no access to the file (it stays plain text), for your own, and when the mail could not be sent. */
+                        mentions: {
+                            /**
+                             * Format: email
+                             * @example grace@example.com
+                             */
+                            email: string;
+                            notified: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error: a bad `text` or `range`, a `parent_id` that is not a comment of this file starting a thread, `range` with `parent_id`, or another field. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: a file you may see, but may not comment on (a viewer). */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file, or one the caller may not see. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description limit_reached: the file already holds 10,000 comments. file_in_trash: your file is in the trash; restore it first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the JSON body is over 1 MiB. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the mails telling people they are mentioned would take you past `INVITE_RATE_MAX` such mails an hour, invitations included (nothing was written), or too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+                /** @description The comment's id, `cmt_…`. */
+                cid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The comment is gone. */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error: malformed JSON, wrong types, unknown or read-only fields, missing fields, bad query parameters. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: someone else's comment on a file you may see but do not own, or you may no longer comment. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file or comment, or a file you may not see. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description file_in_trash: your file is in the trash; restore it first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+                /** @description The comment's id, `cmt_…`. */
+                cid: string;
+            };
+            cookie?: never;
+        };
+        /** @description At least one of `text` (its author only) and `resolved` (a thread's first comment only). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description 1–10,000 characters once trimmed; line breaks and tabs are the only control characters it may hold. `@name@example.com` mentions that person: they are told by mail when they have access to the file.
+                     * @example @grace@example.com is this total right?
+                     */
+                    text?: string;
+                    /** @description Resolve (true) or reopen (false) the thread this comment starts: the author of that comment, editors and the owner. */
+                    resolved?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The comment as it now is, and who it newly mentions. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cmt_mfrggzdfmztwq2lknnwg23tp */
+                        id: string;
+                        /** @description Who wrote it; null once their account is gone. */
+                        author: components["schemas"]["UserSummary"] | null;
+                        /**
+                         * @description What it says, trimmed; it may run over several lines.
+                         * @example @grace@example.com is this total right?
+                         */
+                        text: string;
+                        /**
+                         * @description The cells its thread is about, written one way however it was given (`b2:$D$10` is `B2:D10`); null for the file as a whole. A reply shows its thread's.
+                         * @example 'Q1 Budget'!B2:D10
+                         */
+                        range: string | null;
+                        /** @description For a reply, the comment that starts its thread; null for a comment that starts one. */
+                        parent_id: string | null;
+                        /** @description Whether its thread is resolved. A reply shows its thread's. */
+                        resolved: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When its text last changed, or its thread was resolved or reopened.
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                        /** @description Each address the text newly mentions (`@ana@example.com`; for an edit, only those the old text did not), in order, once each, and whether that person was told by mail: false for an address with no access to the file (it stays plain text), for your own, and when the mail could not be sent. */
+                        mentions: {
+                            /**
+                             * Format: email
+                             * @example grace@example.com
+                             */
+                            email: string;
+                            notified: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error: a bad `text` or `resolved`, `resolved` on a reply, neither field, or another field. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: someone else's comment's text; another's thread for a commenter; or you may no longer comment. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file or comment, or a file you may not see. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description file_in_trash: your file is in the trash; restore it first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the JSON body is over 1 MiB. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the mails telling people they are mentioned would take you past `INVITE_RATE_MAX` such mails an hour, invitations included (nothing was written), or too many requests; wait for Retry-After seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */

@@ -1,3 +1,4 @@
+import type { CommentedDetails } from "../comments/comment.entity.js";
 import type { Visibility } from "../files/file.entity.js";
 import type { Role } from "../people/role.js";
 import { newId } from "../shared/ids.js";
@@ -30,13 +31,14 @@ export interface ActivityDetails {
   role_changed: { readonly email: string; readonly role: Role };
   /** A person was taken off the file: by its owner, or by themselves when the actor is that person. */
   unshared: { readonly email: string };
-  // Written by what is yet to come (new content, cell edits, appended rows, versions,
-  // comments); their details are whatever those changes need to say.
+  // Written by changes of content (new content, cell edits, appended rows, versions);
+  // their details are whatever those changes need to say.
   content_replaced: JsonObject;
   cells_edited: JsonObject;
   rows_appended: JsonObject;
   version_restored: JsonObject;
-  commented: JsonObject;
+  /** A comment made, edited, its thread resolved or reopened, or deleted: which, never its text. */
+  commented: CommentedDetails;
 }
 
 /** Every kind of entry, in the order they are documented. */

@@ -28,6 +28,25 @@ export interface InvitationMail {
 }
 
 /**
+ * What the mail telling someone they were mentioned in a comment (`@their@address`) must
+ * say. It holds no secret: the link is the file's page.
+ */
+export interface MentionMail {
+  readonly to: string;
+  readonly fileId: string;
+  readonly fileName: string;
+  /** `{PUBLIC_URL}/files/<id>`. */
+  readonly fileUrl: string;
+  /** Who wrote the comment. */
+  readonly authorName: string;
+  readonly authorEmail: string;
+  /** The comment's text, or its first 1,000 characters and "…". Their words, to be shown as plain text. */
+  readonly excerpt: string;
+  /** The cells its thread is about (A1 notation), or null for the file as a whole. */
+  readonly range: string | null;
+}
+
+/**
  * Sends mail.
  *
  * Guarantees:
@@ -36,9 +55,12 @@ export interface InvitationMail {
  *   withdraw a link that never went out;
  * - `sendInvitation` likewise resolves only once the mail was handed over, and rejects
  *   otherwise, so that the core can say whether the person was told. Its body is plain
- *   text: the owner's message and the file's name are never read as HTML.
+ *   text: the owner's message and the file's name are never read as HTML;
+ * - `sendMention` likewise, for a mention in a comment: plain text, the comment never
+ *   read as HTML.
  */
 export interface Mailer {
   sendSignInLink(mail: SignInMail): Promise<void>;
   sendInvitation(mail: InvitationMail): Promise<void>;
+  sendMention(mail: MentionMail): Promise<void>;
 }

@@ -1,20 +1,27 @@
 import type { SessionRepository } from "../auth/session-repository.port.js";
+import type { CommentRepository } from "../comments/comment-repository.port.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { PermissionRepository } from "../people/permission-repository.port.js";
 import type { ChangeFeed } from "./change-feed.port.js";
 
+/** The repositories whose writes `announcingRepositories` announces. */
+interface AnnouncedRepositories {
+  files: FileRepository;
+  permissions: PermissionRepository;
+  comments: CommentRepository;
+  sessions: SessionRepository;
+}
+
 /**
- * The file, permission and session repositories, announcing on `feed` each file whose
- * event log a write has just grown, after the write has committed, so a reader that hears
- * of it finds the new entries; every change that writes activity goes through the first
- * two ports, so none is left unannounced. A purge is announced too (its readers end), and
- * a session revoked as a change of any file (every stream checks that its session lives).
+ * The file, permission, comment and session repositories, announcing on `feed` each file
+ * whose event log a write has just grown, after the write has committed, so a reader that
+ * hears of it finds the new entries; every change that writes activity goes through the
+ * first three ports, so none is left unannounced. A purge is announced too (its readers
+ * end), and a session revoked as a change of any file (every stream checks that its
+ * session lives).
  */
-export function announcingRepositories(
-  repositories: { files: FileRepository; permissions: PermissionRepository; sessions: SessionRepository },
-  feed: ChangeFeed,
-): { files: FileRepository; permissions: PermissionRepository; sessions: SessionRepository } {
-  const { files, permissions, sessions } = repositories;
+export function announcingRepositories(repositories: AnnouncedRepositories, feed: ChangeFeed): AnnouncedRepositories {
+  const { files, permissions, comments, sessions } = repositories;
   const announce = (fileId: string) => feed.announce({ fileId });
   return {
     files: withOverrides(files, {
@@ -51,6 +58,23 @@ export function announcingRepositories(
       },
       async remove(input) {
         const removed = await permissions.remove(input);
+        if (removed !== null) announce(input.fileId);
+        return removed;
+      },
+    }),
+    comments: withOverrides(comments, {
+      async insert(input) {
+        const result = await comments.insert(input);
+        if (result.outcome === "created") announce(input.comment.fileId);
+        return result;
+      },
+      async update(input) {
+        const updated = await comments.update(input);
+        if (updated !== null && input.activity.length > 0) announce(input.fileId);
+        return updated;
+      },
+      async remove(input) {
+        const removed = await comments.remove(input);
         if (removed !== null) announce(input.fileId);
         return removed;
       },

@@ -6,6 +6,8 @@ import type {
 } from "../activity/activity-repository.port.js";
 import type { SessionRecord } from "../auth/session.entity.js";
 import type { SessionRepository } from "../auth/session-repository.port.js";
+import type { Comment, CommentAction } from "../comments/comment.entity.js";
+import type { CommentRepository } from "../comments/comment-repository.port.js";
 import { type FileMetadata, toMetadata } from "../files/file.entity.js";
 import { type AuthorizedFile, authorizeFileAction, callerRole } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
@@ -53,6 +55,19 @@ export type FileEvent =
    * event's before it (resuming from it misses nothing).
    */
   | { readonly kind: "presence"; readonly id: string; readonly viewers: readonly Viewer[] }
+  /**
+   * A comment made, edited, its thread resolved or reopened, or deleted: the comment as it
+   * is when the event is told, or null once it is gone (deleted, then or since; a thread's
+   * replies go with its first comment).
+   */
+  | {
+      readonly kind: "comment";
+      readonly id: string;
+      readonly action: CommentAction;
+      readonly commentId: string;
+      readonly parentId: string | null;
+      readonly comment: Comment | null;
+    }
   /** The events asked to resume after are no longer all in the log: read the file afresh. */
   | { readonly kind: "reset"; readonly id: string; readonly file: FileMetadata }
   /** The reader may no longer see the file: the last event of its stream, with the id of the last before it (every event has one). */
@@ -114,6 +129,8 @@ export type LiveService = ReturnType<typeof createLiveService>;
 export function createLiveService(deps: {
   files: FileRepository;
   activity: ActivityRepository;
+  /** Where a `comment` event reads the comment it tells of. */
+  comments: CommentRepository;
   sessions: SessionRepository;
   users: UserRepository;
   leases: StreamLeaseRepository;
@@ -123,7 +140,7 @@ export function createLiveService(deps: {
   /** Whether an error means the store cannot serve for now: the stream waits and reads again; any other ends it. */
   isUnavailable: (error: unknown) => boolean;
 }) {
-  const { files, activity, sessions, users, feed, clock, isUnavailable } = deps;
+  const { files, activity, comments, sessions, users, feed, clock, isUnavailable } = deps;
   const logs = createSharedFileLogs({ activity, leases: deps.leases, feed, clock });
   const leases = createStreamLeases({ leases: deps.leases, feed, clock, random: deps.random });
   leases.onRound(() => logs.round());
@@ -188,6 +205,13 @@ export function createLiveService(deps: {
       if (isCellarError(error)) return null;
       throw error;
     }
+  }
+
+  /** What a `commented` entry tells: the comment as it is now, or null once it is gone. */
+  async function commentEvent(entry: Extract<NumberedActivity, { action: "commented" }>): Promise<FileEvent> {
+    const { comment_id: commentId, action, parent_id: parentId } = entry.details;
+    const comment = action === "deleted" ? null : await comments.findById({ fileId: entry.fileId, id: commentId });
+    return { kind: "comment", id: String(entry.seq), action, commentId, parentId, comment };
   }
 
   return {
@@ -342,8 +366,9 @@ export function createLiveService(deps: {
                   break;
                 }
                 for (const entry of page.entries) {
+                  // Read before the cursor moves on, so that a failed read is read again.
+                  const event = entry.action === "commented" ? await commentEvent(entry) : eventOf(entry, known);
                   cursor = entry.seq;
-                  const event = eventOf(entry, known);
                   if (event !== null) yield event;
                   if (closed) return;
                 }
@@ -544,6 +569,7 @@ function eventOf(entry: NumberedActivity, access: AuthorizedFile): FileEvent | n
       };
     }
     case "commented":
+      // Told by `commentEvent`, which reads the comment.
       return null;
   }
 }

@@ -9,6 +9,7 @@ import type { SpreadsheetReader } from "../sheets/spreadsheet-reader.port.js";
 import { createMemoryActivityRepository } from "./memory-activity-repository.js";
 import { createMemoryMagicLinkRepository, createMemorySessionRepository } from "./memory-auth-repositories.js";
 import { createMemoryBlobStore } from "./memory-blob-store.js";
+import { createMemoryCommentRepository } from "./memory-comment-repository.js";
 import { createMemoryFileRepository } from "./memory-file-repository.js";
 import { createMemoryMailer } from "./memory-mailer.js";
 import { createMemoryPermissionRepository } from "./memory-permission-repository.js";
@@ -37,6 +38,7 @@ export function createMemoryRepositories() {
     activity: createMemoryActivityRepository(tables),
     versions: createMemoryVersionRepository(tables),
     streamLeases: createMemoryStreamLeaseRepository(tables),
+    comments: createMemoryCommentRepository(tables),
   };
 }
 

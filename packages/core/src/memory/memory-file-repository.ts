@@ -30,6 +30,7 @@ export function createMemoryFileRepository(
     tables.activityHead.delete(id);
     for (const [key, version] of versions) if (version.fileId === id) versions.delete(key);
     for (const [key, lease] of tables.streamLeases) if (lease.fileId === id) tables.streamLeases.delete(key);
+    for (const [key, comment] of tables.comments) if (comment.fileId === id) tables.comments.delete(key);
   }
 
   const blobKeysOf = (id: string) =>

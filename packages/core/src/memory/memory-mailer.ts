@@ -1,10 +1,12 @@
-import type { InvitationMail, Mailer, SignInMail } from "../auth/mailer.port.js";
+import type { InvitationMail, Mailer, MentionMail, SignInMail } from "../auth/mailer.port.js";
 
 export interface MemoryMailer extends Mailer {
   /** Every sign-in mail handed over, oldest first. */
   readonly sent: SignInMail[];
   /** Every invitation handed over, oldest first. */
   readonly invitations: InvitationMail[];
+  /** Every mail telling someone of a mention, oldest first. */
+  readonly mentions: MentionMail[];
   /** While set, sending fails with this error, as an unreachable mail server would. */
   failure: Error | null;
 }
@@ -13,6 +15,7 @@ export function createMemoryMailer(): MemoryMailer {
   const mailer: MemoryMailer = {
     sent: [],
     invitations: [],
+    mentions: [],
     failure: null,
     async sendSignInLink(mail) {
       if (mailer.failure !== null) throw mailer.failure;
@@ -21,6 +24,10 @@ export function createMemoryMailer(): MemoryMailer {
     async sendInvitation(mail) {
       if (mailer.failure !== null) throw mailer.failure;
       mailer.invitations.push(mail);
+    },
+    async sendMention(mail) {
+      if (mailer.failure !== null) throw mailer.failure;
+      mailer.mentions.push(mail);
     },
   };
   return mailer;

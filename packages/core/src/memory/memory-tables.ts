@@ -1,4 +1,5 @@
 import type { ActivityEntry } from "../activity/activity.entity.js";
+import type { CommentRecord } from "../comments/comment.entity.js";
 import type { FileRecord } from "../files/file.entity.js";
 import type { StreamLease } from "../live/stream-lease-repository.port.js";
 import type { PermissionRecord } from "../people/permission.entity.js";
@@ -9,8 +10,8 @@ import type { VersionRecord } from "../versions/version.entity.js";
 /**
  * The rows of one in-memory store, by id. Its repositories share them, so that they can
  * relate rows as a database's joins and cascades do: a file read with the caller's role,
- * a permission with its holder's account, a purged file's permissions and activity gone
- * with it.
+ * a permission with its holder's account, a purged file's permissions, activity and
+ * comments gone with it.
  */
 export interface MemoryTables {
   readonly files: Map<string, FileRecord>;
@@ -30,6 +31,7 @@ export interface MemoryTables {
   /** By `versionKey`. */
   readonly versions: Map<string, VersionRecord>;
   readonly streamLeases: Map<string, StreamLease>;
+  readonly comments: Map<string, CommentRecord>;
 }
 
 /** A version's key in `MemoryTables.versions`. */
@@ -48,6 +50,7 @@ export function createMemoryTables(): MemoryTables {
     lastActivityPosition: { value: 0 },
     versions: new Map(),
     streamLeases: new Map(),
+    comments: new Map(),
   };
 }
 

@@ -4,13 +4,13 @@ import type { Mailer } from "../auth/mailer.port.js";
 import { authorizeFileAction } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { RateLimitStore } from "../rate-limit/rate-limit-store.port.js";
-import { rateLimitedError, retryAfterSeconds } from "../rate-limit/rate-limiter.js";
 import type { Clock } from "../shared/clock.port.js";
 import { CellarError, ErrorCode, type FieldProblem, invalidField, invalidFields } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import type { RandomSource } from "../shared/random.port.js";
 import type { UserRecord, UserSummary } from "../users/user.entity.js";
 import type { UserRepository } from "../users/user-repository.port.js";
+import { spendMailBudget } from "./mail-budget.js";
 import {
   MAX_PEOPLE_PER_FILE,
   normaliseInvitationMessage,
@@ -19,9 +19,6 @@ import {
 } from "./permission.entity.js";
 import type { PermissionRepository } from "./permission-repository.port.js";
 import { parseRole, type Role } from "./role.js";
-
-/** Invitation mails are counted per account over this window. */
-export const INVITATION_WINDOW_MS = 3_600_000;
 
 export interface PeopleServiceDeps {
   readonly files: FileRepository;
@@ -33,7 +30,7 @@ export interface PeopleServiceDeps {
   readonly random: RandomSource;
   /** The base of the file links in invitations. */
   readonly publicUrl: string;
-  /** Invitation mails one account may send per hour. */
+  /** Mails telling people of files (invitations, and mentions in comments) one account may send per hour. */
   readonly inviteRateMax: number;
 }
 
@@ -122,17 +119,14 @@ export function createPeopleService(deps: PeopleServiceDeps) {
       // a share that turns out not to mail (a concurrent one made it first) spends it too.
       const mails = notify && isNew;
       if (mails) {
-        const window = await deps.rateLimits.hit({
-          key: `invitations:${input.callerId}`,
-          windowMs: INVITATION_WINDOW_MS,
+        await spendMailBudget({
+          rateLimits: deps.rateLimits,
+          accountId: input.callerId,
+          mails: 1,
+          max: deps.inviteRateMax,
           now,
+          refusal: `At most ${deps.inviteRateMax} mails telling people of files (invitations and mentions) may be sent an hour; try again later.`,
         });
-        if (window.count > deps.inviteRateMax) {
-          throw rateLimitedError(
-            { retryAfterSeconds: retryAfterSeconds(window.resetAt, now) },
-            `At most ${deps.inviteRateMax} invitations may be sent an hour; try again later.`,
-          );
-        }
       }
 
       let account = await users.findByEmail(email);

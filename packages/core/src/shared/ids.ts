@@ -23,14 +23,14 @@ export function base32(bytes: Uint8Array): string {
 /** 15 random bytes: 120 bits, comfortably above the 96 the API promises. */
 const ID_RANDOM_BYTES = 15;
 
-/** `file_`, `user_`, `ses_` (sessions), `perm_` (people on a file), `act_` (activity entries), `lease_` (open event streams). */
-export type IdPrefix = "file" | "user" | "ses" | "perm" | "act" | "blob" | "lease";
+/** `file_`, `user_`, `ses_` (sessions), `perm_` (people on a file), `act_` (activity entries), `cmt_` (comments), `lease_` (open event streams). */
+export type IdPrefix = "file" | "user" | "ses" | "perm" | "act" | "cmt" | "blob" | "lease";
 
 export function newId(random: RandomSource, prefix: IdPrefix): string {
   return `${prefix}_${base32(random.bytes(ID_RANDOM_BYTES))}`;
 }
 
-const ID_PATTERN = /^(file|user|ses|perm|act)_[a-z2-7]{24}$/;
+const ID_PATTERN = /^(file|user|ses|perm|act|cmt)_[a-z2-7]{24}$/;
 
 /** True when `value` has the shape of an id Cellar issues with this prefix. */
 export function isWellFormedId(value: string, prefix: IdPrefix): boolean {

@@ -1,6 +1,7 @@
 import type { ActivityRepository } from "../activity/activity-repository.port.js";
 import type { MagicLinkRepository } from "../auth/magic-link-repository.port.js";
 import type { SessionRepository } from "../auth/session-repository.port.js";
+import type { CommentRepository } from "../comments/comment-repository.port.js";
 import type { BlobStore } from "../files/blob-store.port.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { ChangeFeed } from "../live/change-feed.port.js";
@@ -42,6 +43,7 @@ export interface MetadataStorage extends StorageEngine {
   readonly activity: ActivityRepository;
   readonly versions: VersionRepository;
   readonly streamLeases: StreamLeaseRepository;
+  readonly comments: CommentRepository;
   readonly rateLimits: RateLimitStore;
   /**
    * The JWT key every instance on this storage shares when none is configured: the one

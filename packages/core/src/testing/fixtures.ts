@@ -1,6 +1,7 @@
 import type { ActivityEntry } from "../activity/activity.entity.js";
 import type { MagicLinkRecord } from "../auth/magic-link.entity.js";
 import type { SessionRecord } from "../auth/session.entity.js";
+import type { CommentRecord } from "../comments/comment.entity.js";
 import type { FileRecord } from "../files/file.entity.js";
 import type { PermissionRecord } from "../people/permission.entity.js";
 import { base32 } from "../shared/ids.js";
@@ -107,4 +108,20 @@ export function anActivityEntry(
     details: { name: "Renamed.csv" },
     ...overrides,
   } as ActivityEntry;
+}
+
+/** A comment that starts a thread about the whole file, unless told otherwise. */
+export function aComment(fileId: string, authorId: string, overrides: Partial<CommentRecord> = {}): CommentRecord {
+  return {
+    id: `cmt_${uniqueSuffix()}`,
+    fileId,
+    authorId,
+    text: "Is this total right?",
+    range: null,
+    parentId: null,
+    resolved: false,
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
 }

@@ -10,10 +10,12 @@
  */
 export { activityRepositoryContract } from "./activity-repository.contract.js";
 export { type BlobStoreFixture, blobStoreContract, byteStream, collect } from "./blob-store.contract.js";
+export { commentRepositoryContract } from "./comment-repository.contract.js";
 export type { Closable, ContractSubject, ContractTestApi } from "./contract-api.js";
 export { createFakeClock, type FakeClock } from "./fake-clock.js";
 export { fileRepositoryContract } from "./file-repository.contract.js";
 export {
+  aComment,
   aFile,
   aMagicLink,
   anActivityEntry,
@@ -27,7 +29,13 @@ export {
 export { magicLinkRepositoryContract } from "./magic-link-repository.contract.js";
 export { permissionRepositoryContract } from "./permission-repository.contract.js";
 export { type RateLimitStoreFixture, rateLimitStoreContract } from "./rate-limit-store.contract.js";
-export { givePermission, type RepositoryFixture, storedFile, storedUser } from "./repository-fixture.js";
+export {
+  givePermission,
+  type RepositoryFixture,
+  storedFile,
+  storedUser,
+  writeComment,
+} from "./repository-fixture.js";
 export { seededRandom } from "./seeded.js";
 export { sessionRepositoryContract } from "./session-repository.contract.js";
 export {
@@ -41,6 +49,7 @@ export { userRepositoryContract } from "./user-repository.contract.js";
 export { versionRepositoryContract } from "./version-repository.contract.js";
 
 import { activityRepositoryContract } from "./activity-repository.contract.js";
+import { commentRepositoryContract } from "./comment-repository.contract.js";
 import type { ContractSubject, ContractTestApi } from "./contract-api.js";
 import { fileRepositoryContract } from "./file-repository.contract.js";
 import { magicLinkRepositoryContract } from "./magic-link-repository.contract.js";
@@ -61,5 +70,6 @@ export function repositoryContracts(t: ContractTestApi, subject: ContractSubject
   activityRepositoryContract(t, subject);
   versionRepositoryContract(t, subject);
   streamLeaseRepositoryContract(t, subject);
+  commentRepositoryContract(t, subject);
 }
 export { buildZip, WORKBOOK_ENTRIES, workbook, type ZipEntry, type ZipOptions } from "./zip.js";

@@ -1,6 +1,8 @@
 import type { ActivityRepository } from "../activity/activity-repository.port.js";
 import type { MagicLinkRepository } from "../auth/magic-link-repository.port.js";
 import type { SessionRepository } from "../auth/session-repository.port.js";
+import type { CommentRecord } from "../comments/comment.entity.js";
+import type { CommentRepository, InsertCommentResult } from "../comments/comment-repository.port.js";
 import type { FileRecord } from "../files/file.entity.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { StreamLeaseRepository } from "../live/stream-lease-repository.port.js";
@@ -16,7 +18,7 @@ import { aFile, anActivityEntry, aUser } from "./fixtures.js";
 /**
  * The metadata repositories of one store, fresh and empty. They come together because a
  * real store relates them (a file's owner must exist; a file is read with the caller's
- * role; a purged file's permissions and activity go with it).
+ * role; a purged file's permissions, activity and comments go with it).
  */
 export interface RepositoryFixture extends Closable {
   /** Files, and the sheet index kept beside each. */
@@ -28,6 +30,7 @@ export interface RepositoryFixture extends Closable {
   readonly activity: ActivityRepository;
   readonly versions: VersionRepository;
   readonly streamLeases: StreamLeaseRepository;
+  readonly comments: CommentRepository;
 }
 
 /** A user, stored. */
@@ -63,5 +66,22 @@ export async function givePermission(
     permission,
     limit,
     activity: { shared: entry("shared"), roleChanged: entry("role_changed") },
+  });
+}
+
+/** Writes a comment as its author does: with its `created` entry, and room for 10,000 on the file. */
+export async function writeComment(
+  repos: RepositoryFixture,
+  comment: CommentRecord,
+  limit = 10_000,
+): Promise<InsertCommentResult> {
+  return repos.comments.insert({
+    comment,
+    limit,
+    activity: anActivityEntry(comment.fileId, comment.authorId, {
+      at: comment.createdAt,
+      action: "commented",
+      details: { comment_id: comment.id, action: "created", parent_id: comment.parentId, range: comment.range },
+    }),
   });
 }
