@@ -75,6 +75,7 @@ describe("GET /openapi.json", () => {
         "PATCH /files/{id}/values",
         "POST /files/{id}/rows",
         "GET /files/{id}/events",
+        "GET /events",
         "GET /users/me",
         "PATCH /users/me",
         "POST /sessions",

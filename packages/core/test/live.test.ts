@@ -160,6 +160,7 @@ describe("a file's event stream", () => {
     const stream = await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id });
     const iterator = stream.events[Symbol.asyncIterator]();
     await iterator.next();
+    expect((await iterator.next()).value).toMatchObject({ kind: "presence" });
     const comments = cellar.deps.comments;
     const findById = comments.findById.bind(comments);
     let failures = 0;
