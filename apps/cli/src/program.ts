@@ -6,6 +6,7 @@ import { peopleCommands } from "./commands/people.js";
 import { sheetCommands } from "./commands/sheets.js";
 import { transferCommands } from "./commands/transfers.js";
 import { versionCommands } from "./commands/versions.js";
+import { watchCommands } from "./commands/watch.js";
 import { contextOf } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { failure } from "./failure.js";
@@ -22,6 +23,7 @@ const COMMANDS: readonly CommandSpec[] = [
   ...versionCommands,
   ...sheetCommands,
   ...editCommands,
+  ...watchCommands,
 ];
 
 /** Runs `cellar` with these arguments (without `node` and the script) and returns its exit status. */

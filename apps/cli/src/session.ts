@@ -64,11 +64,11 @@ export function clientFor(io: CliIo, server: string, token: string | undefined):
     baseUrl: server,
     ...(token === undefined ? {} : { token }),
     fetch: async (input, init) => {
+      // The client passes some requests as a Request whose signal is its own (an event
+      // stream's, to end one connection): kept beside the run's.
+      const own = init?.signal ?? (input instanceof Request ? input.signal : undefined);
       try {
-        return await fetch(input, {
-          ...init,
-          signal: init?.signal ? AbortSignal.any([init.signal, io.signal]) : io.signal,
-        });
+        return await fetch(input, { ...init, signal: own ? AbortSignal.any([own, io.signal]) : io.signal });
       } catch (error) {
         throw (io.signal.aborted ? undefined : unreachable(server, error)) ?? error;
       }

@@ -2,6 +2,13 @@ import createClient, { type Client } from "openapi-fetch";
 import { ifMatchOf, type ReplaceContentOptions, replaceContent } from "./content.js";
 import { type Download, type DownloadOptions, download, type VersionDownloadOptions } from "./download.js";
 import { apiError, unwrap } from "./errors.js";
+import {
+  type EventStreamOptions,
+  type FileStreamEvent,
+  readEventStream,
+  type StreamEvent,
+  type StreamEventOf,
+} from "./event-stream.js";
 import type { components, operations, paths } from "./generated/openapi.js";
 import { retryingFetch } from "./retrying-fetch.js";
 import { type BodySource, type CellarFile, type UploadOptions, type UploadSource, upload } from "./upload.js";
@@ -194,6 +201,23 @@ export interface CellarClient {
   editValues(fileId: string, edit: ValuesEdit, condition?: Partial<ContentCondition>): Promise<EditedValues>;
   /** Adds rows after the last row with a value of a sheet, as one new version: appends never conflict. */
   appendRows(fileId: string, rows: RowsAppend, condition?: Partial<ContentCondition>): Promise<AppendedRows>;
+  /**
+   * A file's changes as they happen (`GET /files/{id}/events`): `file` first (or, given
+   * `lastEventId`, each event after it), then `content`, `permissions`, `file`, `reset`
+   * as they come, until `revoked`, `signal`, or the loop is left. Dropped connections
+   * are made again, resuming after the last event received; an error answer is thrown
+   * (`CellarApiError`). `isFileEvent` narrows an event to its typed data.
+   */
+  watchFile(fileId: string, options?: EventStreamOptions): AsyncIterable<FileStreamEvent>;
+  /**
+   * Any event stream of the API, by its path under `/v1` (`/files/{id}/events`), read as
+   * `watchFile` reads a file's: every event passed on, whatever its name. `Known` maps the
+   * names of the events whose data the caller knows to its type.
+   */
+  eventStream<Known = Record<never, never>>(
+    path: `/${string}`,
+    options?: EventStreamOptions,
+  ): AsyncIterable<StreamEventOf<Known> | StreamEvent>;
 }
 
 type PageAnswer<T> = { data?: T[]; error?: unknown; response: Response };
@@ -227,8 +251,10 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
   const target = { apiUrl, token: options.token, fetch };
   const ifMatchHeader = (condition: Partial<ContentCondition> | undefined) =>
     condition?.ifMatch === undefined ? {} : { header: { "if-match": ifMatchOf(condition.ifMatch) } };
-  // Downloads honour Retry-After as every other request without a body does.
-  const downloadFetch = retryingFetch(fetch, options.retries);
+  // Downloads and event streams honour Retry-After as every other request without a body does.
+  const retrying = retryingFetch(fetch, options.retries);
+  const eventStream = (path: string, streamOptions?: EventStreamOptions) =>
+    readEventStream({ url: `${apiUrl}${path}`, token: options.token, fetch: retrying }, streamOptions);
   return {
     get api() {
       return api();
@@ -236,7 +262,7 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
     upload: (source, uploadOptions) =>
       upload({ ...target, platformFetch: options.fetch === undefined }, source, uploadOptions),
     download: (id, downloadOptions) =>
-      download({ ...target, fetch: downloadFetch, resumeAttempts: options.retries?.max ?? 2 }, id, downloadOptions),
+      download({ ...target, fetch: retrying, resumeAttempts: options.retries?.max ?? 2 }, id, downloadOptions),
     async values(id, range, { render, types } = {}) {
       const query = {
         range,
@@ -303,7 +329,7 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
       ),
     downloadVersion: (fileId, version, downloadOptions) =>
       download(
-        { ...target, fetch: downloadFetch, resumeAttempts: options.retries?.max ?? 2 },
+        { ...target, fetch: retrying, resumeAttempts: options.retries?.max ?? 2 },
         fileId,
         downloadOptions,
         version,
@@ -335,5 +361,8 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
           body: rows,
         }),
       ),
+    watchFile: (fileId, streamOptions) =>
+      eventStream(`/files/${encodeURIComponent(fileId)}/events`, streamOptions) as AsyncIterable<FileStreamEvent>,
+    eventStream: (path, streamOptions) => eventStream(path, streamOptions),
   };
 }

@@ -27,6 +27,17 @@ export {
 export { ifMatchOf, type ReplaceContentOptions } from "./content.js";
 export { type Download, type DownloadOptions, offeredFileName, type VersionDownloadOptions } from "./download.js";
 export { type ApiErrorDetail, apiError, CellarApiError, unwrap } from "./errors.js";
+export {
+  type ContentChange,
+  type EventStreamOptions,
+  type FileEvents,
+  type FileStreamEvent,
+  isFileEvent,
+  type PermissionChange,
+  type Reconnection,
+  type StreamEvent,
+  type StreamEventOf,
+} from "./event-stream.js";
 export { formatBytes } from "./format.js";
 export type { components, operations, paths } from "./generated/openapi.js";
 export { retryingFetch } from "./retrying-fetch.js";

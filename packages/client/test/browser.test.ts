@@ -148,6 +148,38 @@ describe("the client in a browser", () => {
     expect(stored.sha256).toBe(answer.replaced.sha256);
   });
 
+  it("follows a file's events with fetch and the response body's reader, until aborted", async () => {
+    const client = createCellarClient({ baseUrl, token });
+    const file = await client.upload({ fileName: "watched.sheet", content: new TextEncoder().encode("watched") });
+    type Watching = { seen: string[]; stop: AbortController; done: Promise<string> };
+    await page.evaluate(
+      ({ baseUrl, token, id }) => {
+        const { createCellarClient } = (window as unknown as { cellar: typeof import("../src/index.js") }).cellar;
+        const stop = new AbortController();
+        const seen: string[] = [];
+        const done = (async () => {
+          for await (const event of createCellarClient({ baseUrl, token }).watchFile(id, { signal: stop.signal })) {
+            seen.push(`${event.id} ${event.event} ${(event.data as { name?: string }).name ?? ""}`);
+          }
+          return "ended";
+        })();
+        (window as unknown as { watching: Watching }).watching = { seen, stop, done };
+      },
+      { baseUrl, token, id: file.id },
+    );
+    const seen = () => page.evaluate(() => (window as unknown as { watching: Watching }).watching.seen);
+    await page.waitForFunction(() => (window as unknown as { watching: Watching }).watching.seen.length === 1);
+    await unwrap(client.api.PATCH("/files/{id}", { params: { path: { id: file.id } }, body: { name: "Renamed" } }));
+    await page.waitForFunction(() => (window as unknown as { watching: Watching }).watching.seen.length === 2);
+    expect(await seen()).toEqual(["1 file watched.sheet", "2 file Renamed"]);
+    const ended = await page.evaluate(() => {
+      const { watching } = window as unknown as { watching: Watching };
+      watching.stop.abort();
+      return watching.done;
+    });
+    expect(ended).toBe("ended");
+  });
+
   it("reports the API's refusals in the browser as CellarApiError", async () => {
     const refused = await page.evaluate(
       async ({ baseUrl, token }) => {

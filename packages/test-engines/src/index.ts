@@ -23,3 +23,4 @@ export {
   type TestSchema,
 } from "./postgres.js";
 export { createTestBucket, type RunningS3, type S3Endpoint, s3ClientFor, startS3 } from "./s3.js";
+export { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";

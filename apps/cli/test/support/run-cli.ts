@@ -94,3 +94,55 @@ export function spawnCellar(
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   return { child, output: () => ({ stdout, stderr }), exited };
 }
+
+/** Waits until `ready` holds, checking every 10 ms; fails after `timeoutMs`. */
+export async function until(ready: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!ready()) {
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * Starts `cellar` in this process for a command that runs until stopped (`watch`): its
+ * output as it comes, the lines of stdout awaited one count at a time, and Ctrl-C.
+ */
+export function runningCellar(
+  args: readonly string[],
+  options: { home: string; env?: Record<string, string>; stdout?: NodeJS.WritableStream },
+) {
+  const interrupt = new AbortController();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const stdin = new PassThrough();
+  stdin.end();
+  const exited = run(args, {
+    stdin,
+    stdout: options.stdout ?? stdout,
+    stderr,
+    env: { HOME: options.home, PATH: process.env.PATH ?? "", ...options.env },
+    cwd: options.home,
+    signal: interrupt.signal,
+  });
+  const lines = () => out.split("\n").slice(0, -1);
+  return {
+    stdout: () => out,
+    stderr: () => err,
+    /** The first `count` lines of stdout, once there are as many. */
+    async lines(count: number, timeoutMs = 5000): Promise<string[]> {
+      await until(() => lines().length >= count, `${count} lines of cellar ${args.join(" ")}`, timeoutMs);
+      return lines().slice(0, count);
+    },
+    interrupt: () => interrupt.abort(new DOMException("Interrupted.", "AbortError")),
+    exited,
+  };
+}
