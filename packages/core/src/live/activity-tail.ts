@@ -1,5 +1,6 @@
 import type { ActivityRepository, CommittedActivity, PlacedActivity } from "../activity/activity-repository.port.js";
 import type { ChangeFeed } from "./change-feed.port.js";
+import { createCoalescedRead } from "./coalesced-read.js";
 
 /** Entries read from the store at a time. */
 const PAGE = 500;
@@ -33,24 +34,22 @@ export function createActivityTail(deps: { activity: ActivityRepository; feed: C
   const listeners = new Set<() => void>();
   let unsubscribe: (() => void) | null = null;
   let poll: NodeJS.Timeout | undefined;
-  let stale = true;
-  let reading: Promise<void> | null = null;
   /** Every entry committed after `base` up to `position`, as last read; null before the first read. */
   let base: string | null = null;
   let position = "0";
   let entries: PlacedActivity[] = [];
+  const reads = createCoalescedRead(read);
 
   /** Whether the next read follows a notice, and so is read once more a little later. */
   let noticed = false;
 
   function wake(fromNotice = false): void {
-    stale = true;
+    reads.markStale();
     noticed ||= fromNotice;
     for (const listener of listeners) listener();
   }
 
   async function read(): Promise<void> {
-    stale = false;
     const followUp = noticed;
     noticed = false;
     if (base === null) {
@@ -83,24 +82,6 @@ export function createActivityTail(deps: { activity: ActivityRepository; feed: C
     if ((followUp || grew) && listeners.size > 0) setTimeout(() => wake(), FOLLOW_UP_MS).unref();
   }
 
-  async function catchUp(): Promise<void> {
-    while (stale || reading !== null) {
-      if (reading === null) {
-        reading = read().finally(() => {
-          reading = null;
-        });
-        try {
-          await reading;
-        } catch (error) {
-          stale = true;
-          throw error;
-        }
-      } else {
-        await reading.catch(() => undefined);
-      }
-    }
-  }
-
   return {
     /** Calls `listener` whenever the tail may have grown; the tail follows the feed while anyone listens. */
     listen(listener: () => void): () => void {
@@ -110,7 +91,7 @@ export function createActivityTail(deps: { activity: ActivityRepository; feed: C
         unsubscribe = feed.subscribe(() => wake(true));
         poll = setInterval(() => wake(), POLL_MS);
         poll.unref();
-        stale = true;
+        reads.markStale();
       }
       return () => {
         listeners.delete(subscription);
@@ -124,8 +105,8 @@ export function createActivityTail(deps: { activity: ActivityRepository; feed: C
     },
     /** Where a stream that starts now begins: read from the store, not from what was kept. */
     async now(): Promise<string> {
-      stale = true;
-      await catchUp();
+      reads.markStale();
+      await reads.catchUp();
       return position;
     },
     /**
@@ -134,7 +115,7 @@ export function createActivityTail(deps: { activity: ActivityRepository; feed: C
      * store (at most `limit`).
      */
     async readAfter(after: string, limit: number): Promise<CommittedActivity> {
-      await catchUp();
+      await reads.catchUp();
       if (base !== null && /^\d{1,20}$/.test(after) && comparePositions(after, base) >= 0) {
         if (comparePositions(after, position) > 0) return activity.listCommitted({ after, limit });
         return {

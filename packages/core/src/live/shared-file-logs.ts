@@ -1,6 +1,7 @@
 import type { ActivityRepository, ActivitySince, NumberedActivity } from "../activity/activity-repository.port.js";
 import type { Clock } from "../shared/clock.port.js";
 import type { ChangeFeed, ChangeNotice } from "./change-feed.port.js";
+import { createCoalescedRead } from "./coalesced-read.js";
 import type { StreamLeaseRepository, Viewer } from "./stream-lease-repository.port.js";
 
 /** Entries read from the log at a time. */
@@ -50,9 +51,6 @@ export function createSharedFileLogs(deps: {
   function openLog(fileId: string) {
     const listeners = new Set<(anyFile: boolean) => void>();
     let users = 0;
-    /** Whether a notice came since the newest read began: the next reader reads again. */
-    let stale = true;
-    let reading: Promise<void> | null = null;
     /**
      * What was read: every entry the log held numbered above `base`, up to `head`, as of
      * the latest read (`base` is -1 before the first).
@@ -60,19 +58,20 @@ export function createSharedFileLogs(deps: {
     let base = -1;
     let head = 0;
     let entries: NumberedActivity[] = [];
+    /** Brings what was read up to the latest notice, one read at a time for every reader. */
+    const reads = createCoalescedRead(read);
 
     /** Who follows the file, as last read; read again when a notice or round came since. */
     let viewers: { stale: boolean; read: Promise<Viewer[]> | null } = { stale: true, read: null };
 
     const unsubscribe = feed.subscribe((notice: ChangeNotice) => {
       if (notice.fileId !== null && notice.fileId !== fileId) return;
-      stale = true;
+      reads.markStale();
       viewers.stale = true;
       for (const listener of listeners) listener(notice.fileId === null);
     });
 
     async function read(): Promise<void> {
-      stale = false;
       if (base < 0) {
         const first = await activity.listSince({ fileId, afterSeq: Number.MAX_SAFE_INTEGER, limit: 1 });
         base = first.head;
@@ -93,26 +92,6 @@ export function createSharedFileLogs(deps: {
       }
     }
 
-    /** Brings what was read up to the latest notice, one read at a time for every reader. */
-    async function catchUp(): Promise<void> {
-      while (stale || reading !== null) {
-        if (reading === null) {
-          reading = read().finally(() => {
-            reading = null;
-          });
-          try {
-            await reading;
-          } catch (error) {
-            // Read again by the next reader, which sees this error too only if it recurs.
-            stale = true;
-            throw error;
-          }
-        } else {
-          await reading.catch(() => undefined);
-        }
-      }
-    }
-
     return {
       listeners,
       /** A renewal round: leases may have expired unseen. */
@@ -125,8 +104,8 @@ export function createSharedFileLogs(deps: {
       },
       log: {
         async readAfter(afterSeq: number, options?: { fresh?: boolean }): Promise<ActivitySince> {
-          if (options?.fresh === true) stale = true;
-          await catchUp();
+          if (options?.fresh === true) reads.markStale();
+          await reads.catchUp();
           if (afterSeq < base) return activity.listSince({ fileId, afterSeq, limit: LOG_PAGE });
           const after = entries.filter((entry) => entry.seq > afterSeq).slice(0, LOG_PAGE);
           return { entries: after, head };
