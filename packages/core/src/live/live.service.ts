@@ -4,7 +4,6 @@ import type {
   NumberedActivity,
   PlacedActivity,
 } from "../activity/activity-repository.port.js";
-import type { SessionRecord } from "../auth/session.entity.js";
 import type { SessionRepository } from "../auth/session-repository.port.js";
 import type { Comment, CommentAction } from "../comments/comment.entity.js";
 import type { CommentRepository } from "../comments/comment-repository.port.js";
@@ -22,6 +21,7 @@ import type { ChangeFeed } from "./change-feed.port.js";
 import { createSharedFileLogs, LOG_PAGE } from "./shared-file-logs.js";
 import type { StreamLeaseRepository, Viewer } from "./stream-lease-repository.port.js";
 import { createStreamLeases } from "./stream-leases.js";
+import { createStreamWakes, sessionHolds } from "./stream-wakes.js";
 
 /**
  * What a reader of a file's events is told, in order. Each event of the file's log has
@@ -112,9 +112,6 @@ const REPLAY_LIMIT = 1000;
 /** How soon a stream whose log could not be read tries again. */
 const RETRY_MS = 1000;
 
-/** The longest a timer can wait (a session lasting longer is checked again then). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 export type LiveService = ReturnType<typeof createLiveService>;
 
 /**
@@ -145,13 +142,6 @@ export function createLiveService(deps: {
   const leases = createStreamLeases({ leases: deps.leases, feed, clock, random: deps.random });
   leases.onRound(() => logs.round());
   const tail = createActivityTail({ activity, feed });
-
-  /** Whether the session named still holds (none named: yes). */
-  async function sessionHolds(sessionId: string | undefined): Promise<boolean> {
-    if (sessionId === undefined) return true;
-    const session = await sessions.findById(sessionId);
-    return session !== null && session.revokedAt === null && session.expiresAt > clock.now();
-  }
 
   /**
    * The events a batch of changes makes for one account: one for each file it touches
@@ -234,64 +224,35 @@ export function createLiveService(deps: {
       const leaseId = await leases.take({ userId: callerId, fileId });
       // Joined before the log is first read, so no change falls between the two.
       const log = logs.open(fileId);
-      let wake: (() => void) | null = null;
-      let pending = true;
+      const wakes = createStreamWakes(clock);
       /** Whether the reader's access must be checked before the next events: a notice of any file, or the session's end. */
       let recheck = true;
       let closed = false;
       const stopListening = log.onNotice((anyFile) => {
-        pending = true;
         if (anyFile) recheck = true;
-        wake?.();
+        wakes.wake();
       });
-      // A session's end is a change too: the stream wakes then, finds it gone and ends.
-      let expiry: NodeJS.Timeout | undefined;
-      let session: SessionRecord | null = null;
-      try {
-        session = sessionId === undefined ? null : await sessions.findById(sessionId);
-      } catch (error) {
-        stopListening();
-        log.release();
-        leases.drop(leaseId, fileId);
-        throw error;
-      }
-      if (session !== null) {
-        const ms = Math.min(MAX_TIMER_MS, Math.max(0, session.expiresAt.getTime() - clock.now().getTime()) + 1);
-        expiry = setTimeout(() => {
-          pending = true;
-          recheck = true;
-          wake?.();
-        }, ms);
-        expiry.unref();
-      }
       const close = () => {
         if (closed) return;
         closed = true;
-        clearTimeout(expiry);
+        wakes.stop();
         stopListening();
         log.release();
         leases.drop(leaseId, fileId);
-        wake?.();
       };
+      try {
+        await wakes.watchSession(sessions, sessionId);
+      } catch (error) {
+        close();
+        throw error;
+      }
       const resumeAfter = parseEventId(input.lastEventId);
 
       /** The reader's access now, also to its session, or null when either is gone. */
       async function access(): Promise<AuthorizedFile | null> {
-        if (sessionId !== undefined) {
-          const session = await sessions.findById(sessionId);
-          if (session === null || session.revokedAt !== null || session.expiresAt <= clock.now()) return null;
-        }
+        if (!(await sessionHolds({ sessions, clock }, sessionId))) return null;
         return stillAuthorized(callerId, fileId);
       }
-
-      /** Waits for a notice, or `ms` when given. */
-      const nextWake = (ms?: number) =>
-        new Promise<void>((resolve) => {
-          wake = resolve;
-          if (ms !== undefined) setTimeout(resolve, ms).unref();
-        }).then(() => {
-          wake = null;
-        });
 
       async function* events(): AsyncGenerator<FileEvent> {
         try {
@@ -330,15 +291,15 @@ export function createLiveService(deps: {
               yield* presence();
             } catch (error) {
               if (!isUnavailable(error)) throw error;
-              await nextWake(RETRY_MS);
+              await wakes.next(RETRY_MS);
             }
           }
           while (!closed) {
-            if (!pending) {
-              await nextWake();
+            if (!wakes.pending) {
+              await wakes.next();
               continue;
             }
-            pending = false;
+            wakes.pending = false;
             try {
               let page = await log.readAfter(cursor);
               for (;;) {
@@ -346,6 +307,8 @@ export function createLiveService(deps: {
                 // a notice of any file (a session revoked), the session's end, or an entry
                 // that changes the file or its people; a purged file's log is gone (its
                 // head is 0). A content change or a comment leaves it as it was.
+                if (wakes.sessionEnded) recheck = true;
+                wakes.sessionEnded = false;
                 if (recheck || page.head < cursor || page.entries.some(changesAccess) || known === null) {
                   recheck = false;
                   known = await access();
@@ -381,8 +344,8 @@ export function createLiveService(deps: {
               // The store is unreachable for now: the stream stays open (its heartbeats go
               // on) and reads on from where it was shortly, or when the feed, working
               // again, says the log may have grown.
-              await nextWake(RETRY_MS);
-              pending = true;
+              await wakes.next(RETRY_MS);
+              wakes.pending = true;
               recheck = true;
             }
           }
@@ -409,44 +372,22 @@ export function createLiveService(deps: {
       if (user === null) throw new CellarError(ErrorCode.unauthorized, "The account no longer exists.");
       const account = { id: user.id, email: user.email };
       const leaseId = await leases.take({ userId: callerId, fileId: null });
-      let wake: (() => void) | null = null;
-      let pending = true;
+      const wakes = createStreamWakes(clock);
       let closed = false;
-      const stopListening = tail.listen(() => {
-        pending = true;
-        wake?.();
-      });
-      let expiry: NodeJS.Timeout | undefined;
+      const stopListening = tail.listen(() => wakes.wake());
       const close = () => {
         if (closed) return;
         closed = true;
-        clearTimeout(expiry);
+        wakes.stop();
         stopListening();
         leases.drop(leaseId, null);
-        wake?.();
       };
-      let session: SessionRecord | null = null;
       try {
-        session = sessionId === undefined ? null : await sessions.findById(sessionId);
+        await wakes.watchSession(sessions, sessionId);
       } catch (error) {
         close();
         throw error;
       }
-      if (session !== null) {
-        const ms = Math.min(MAX_TIMER_MS, Math.max(0, session.expiresAt.getTime() - clock.now().getTime()) + 1);
-        expiry = setTimeout(() => {
-          pending = true;
-          wake?.();
-        }, ms);
-        expiry.unref();
-      }
-      const nextWake = (ms?: number) =>
-        new Promise<void>((resolve) => {
-          wake = resolve;
-          if (ms !== undefined) setTimeout(resolve, ms).unref();
-        }).then(() => {
-          wake = null;
-        });
 
       async function* events(): AsyncGenerator<AccountEvent> {
         try {
@@ -454,7 +395,7 @@ export function createLiveService(deps: {
           while (cursor === null && !closed) {
             try {
               const now = await tail.now();
-              if (!(await sessionHolds(sessionId))) {
+              if (!(await sessionHolds({ sessions, clock }, sessionId))) {
                 yield { kind: "revoked", id: now };
                 return;
               }
@@ -473,18 +414,18 @@ export function createLiveService(deps: {
               for (const event of await accountEventsOf(missed.entries, account)) yield event;
             } catch (error) {
               if (!isUnavailable(error)) throw error;
-              await nextWake(RETRY_MS);
+              await wakes.next(RETRY_MS);
             }
           }
           while (!closed && cursor !== null) {
-            if (!pending) {
-              await nextWake();
+            if (!wakes.pending) {
+              await wakes.next();
               continue;
             }
-            pending = false;
+            wakes.pending = false;
             try {
               // Every wake checks the session: a sign-out is told as a notice of any file.
-              if (!(await sessionHolds(sessionId))) {
+              if (!(await sessionHolds({ sessions, clock }, sessionId))) {
                 yield { kind: "revoked", id: cursor };
                 return;
               }
@@ -502,8 +443,8 @@ export function createLiveService(deps: {
               }
             } catch (error) {
               if (!isUnavailable(error)) throw error;
-              await nextWake(RETRY_MS);
-              pending = true;
+              await wakes.next(RETRY_MS);
+              wakes.pending = true;
             }
           }
         } finally {

@@ -1,0 +1,59 @@
+import type { SessionRepository } from "../auth/session-repository.port.js";
+import type { Clock } from "../shared/clock.port.js";
+
+/** The longest a timer can wait (a session lasting longer is checked again then). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * When a stream reads again: after a notice (`wake`), once its session's time is up, or
+ * after a delay (`next(ms)`). `pending` says whether anything woke it since it last read;
+ * `sessionEnded` whether the wake may have been the session's end (its timer).
+ */
+export function createStreamWakes(clock: Clock) {
+  let resolve: (() => void) | null = null;
+  let expiry: NodeJS.Timeout | undefined;
+  const wakes = {
+    pending: true,
+    sessionEnded: false,
+    wake(): void {
+      wakes.pending = true;
+      resolve?.();
+    },
+    /** Waits for a wake, or `ms` when given. */
+    next(ms?: number): Promise<void> {
+      return new Promise<void>((done) => {
+        resolve = done;
+        if (ms !== undefined) setTimeout(done, ms).unref();
+      }).then(() => {
+        resolve = null;
+      });
+    },
+    /** A session's end is a change too: the stream wakes then, finds it gone and ends. */
+    async watchSession(sessions: SessionRepository, sessionId: string | undefined): Promise<void> {
+      const session = sessionId === undefined ? null : await sessions.findById(sessionId);
+      if (session === null) return;
+      const ms = Math.min(MAX_TIMER_MS, Math.max(0, session.expiresAt.getTime() - clock.now().getTime()) + 1);
+      expiry = setTimeout(() => {
+        wakes.sessionEnded = true;
+        wakes.wake();
+      }, ms);
+      expiry.unref();
+    },
+    /** Stops the session's timer, and lets a waiting stream go on (to find itself closed). */
+    stop(): void {
+      clearTimeout(expiry);
+      resolve?.();
+    },
+  };
+  return wakes;
+}
+
+/** Whether the session named still holds (none named: yes). */
+export async function sessionHolds(
+  deps: { sessions: SessionRepository; clock: Clock },
+  sessionId: string | undefined,
+): Promise<boolean> {
+  if (sessionId === undefined) return true;
+  const session = await deps.sessions.findById(sessionId);
+  return session !== null && session.revokedAt === null && session.expiresAt > deps.clock.now();
+}
