@@ -59,7 +59,7 @@ describe("event streams across server processes on PostgreSQL", () => {
     expect(edited.status).toBe(200);
     expect(await stream.next()).toMatchObject({ id: "3", event: "content", data: { version: 2, range: "Sheet1!B2" } });
     stream.close();
-  });
+  }, 60_000);
 
   it("lose nothing when a server is killed: its reader reconnects to another with Last-Event-ID", async () => {
     const [a, b] = (await instances(2)) as [ServerProcess, ServerProcess];
@@ -80,7 +80,7 @@ describe("event streams across server processes on PostgreSQL", () => {
     await rename(a, ada.jwt, file.id, "Four.csv");
     expect(named(await resumed.next())).toBe("5 file Four.csv");
     resumed.close();
-  });
+  }, 60_000);
 
   it("recover by themselves when the database restarts, telling what changed meanwhile", async () => {
     // A PostgreSQL of this test's own: it is stopped and started again.
@@ -109,7 +109,7 @@ describe("event streams across server processes on PostgreSQL", () => {
     await rename(a, ada.jwt, file.id, "Later.csv");
     expect(named(await stream.next(15_000))).toBe("3 file Later.csv");
     stream.close();
-  });
+  }, 60_000);
 
   it("count an account's streams over every server, and show on each who has the file open on any", async () => {
     const [a, b] = (await instances(2)) as [ServerProcess, ServerProcess];
@@ -150,7 +150,7 @@ describe("event streams across server processes on PostgreSQL", () => {
     expect(graceAgain.response.status).toBe(200);
     graceAgain.close();
     for (const stream of held) stream.close();
-  });
+  }, 60_000);
 
   it("tell an account's own stream on one server of its files changed through another, and resume it on a third", async () => {
     const [a, b, c] = (await instances(3)) as [ServerProcess, ServerProcess, ServerProcess];
@@ -166,5 +166,5 @@ describe("event streams across server processes on PostgreSQL", () => {
     const resumed = await openEventStream(`${c.url}/v1/events`, ada.jwt, (told as StreamEvent).id);
     expect(await resumed.next()).toMatchObject({ event: "file", data: { name: "While away.csv" } });
     resumed.close();
-  });
+  }, 60_000);
 });
