@@ -3,6 +3,7 @@ import { ifMatchOf, type ReplaceContentOptions, replaceContent } from "./content
 import { type Download, type DownloadOptions, download, type VersionDownloadOptions } from "./download.js";
 import { apiError, unwrap } from "./errors.js";
 import {
+  type AccountStreamEvent,
   type EventStreamOptions,
   type FileStreamEvent,
   readEventStream,
@@ -203,12 +204,21 @@ export interface CellarClient {
   appendRows(fileId: string, rows: RowsAppend, condition?: Partial<ContentCondition>): Promise<AppendedRows>;
   /**
    * A file's changes as they happen (`GET /files/{id}/events`): `file` first (or, given
-   * `lastEventId`, each event after it), then `content`, `permissions`, `file`, `reset`
-   * as they come, until `revoked`, `signal`, or the loop is left. Dropped connections
-   * are made again, resuming after the last event received; an error answer is thrown
+   * `lastEventId`, each event after it), `presence` right after, then `content`,
+   * `permissions`, `comment`, `file`, `presence`, `reset` as they come, until `revoked`,
+   * `signal`, or the loop is left. Dropped connections are made again, resuming after the
+   * last event received (`presence` comes again first); an error answer is thrown
    * (`CellarApiError`). `isFileEvent` narrows an event to its typed data.
    */
   watchFile(fileId: string, options?: EventStreamOptions): AsyncIterable<FileStreamEvent>;
+  /**
+   * Your own stream (`GET /events`): what changes in the lists of your files, as it
+   * happens. `ready` first (or, given `lastEventId`, what changed after it), then `file`,
+   * `shared`, `unshared`, `reset` as they come, until `revoked` (the session ended),
+   * `signal`, or the loop is left; read as `watchFile` reads a file's. `isAccountEvent`
+   * narrows an event to its typed data.
+   */
+  watchAccount(options?: EventStreamOptions): AsyncIterable<AccountStreamEvent>;
   /**
    * Any event stream of the API, by its path under `/v1` (`/files/{id}/events`), read as
    * `watchFile` reads a file's: every event passed on, whatever its name. `Known` maps the
@@ -363,6 +373,7 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
       ),
     watchFile: (fileId, streamOptions) =>
       eventStream(`/files/${encodeURIComponent(fileId)}/events`, streamOptions) as AsyncIterable<FileStreamEvent>,
+    watchAccount: (streamOptions) => eventStream("/events", streamOptions) as AsyncIterable<AccountStreamEvent>,
     eventStream: (path, streamOptions) => eventStream(path, streamOptions),
   };
 }

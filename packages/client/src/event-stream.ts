@@ -30,15 +30,64 @@ export interface PermissionChange {
   readonly role: components["schemas"]["Permission"]["role"] | null;
 }
 
+/** One person who has a file open: a stream of it open, on any server. */
+export type Viewer = Pick<components["schemas"]["UserSummary"], "id" | "name">;
+
+/**
+ * What a `presence` event says: who has the file open now, each person once, the first
+ * to open it first (the reader too). Its id is the event's before it, so resuming after
+ * it misses nothing.
+ */
+export interface Presence {
+  readonly viewers: readonly Viewer[];
+}
+
+/**
+ * What a `comment` event says: a comment written, its text changed, its thread resolved
+ * or reopened, or deleted. `comment` is the comment as it is when the event is sent (a
+ * replayed `created` shows later edits too), null once it is gone: for `deleted`, and for
+ * any event of a comment deleted since. Deleting a thread's first comment deletes its
+ * replies and tells of that comment only.
+ */
+export interface CommentChange {
+  readonly action: "created" | "edited" | "resolved" | "reopened" | "deleted";
+  readonly comment_id: string;
+  /** The comment that starts its thread, for a reply; null for a comment that starts one. */
+  readonly parent_id: string | null;
+  readonly comment: components["schemas"]["Comment"] | null;
+}
+
 /** The events of `GET /files/{id}/events` the client knows, by name, with their data. */
 export interface FileEvents {
   /** The file as it is now: first (without `lastEventId`), and after each rename, visibility change, trash or restore. */
   readonly file: components["schemas"]["File"];
   readonly content: ContentChange;
   readonly permissions: PermissionChange;
+  readonly comment: CommentChange;
+  /** Who has the file open: right after the first event (a resumed stream's too), then each time it changes. */
+  readonly presence: Presence;
   /** The file as it is now, when the events after `lastEventId` are no longer all kept: read it afresh. */
   readonly reset: components["schemas"]["File"];
   /** You may no longer see the file, or your session ended: the last event of the stream. */
+  readonly revoked: Record<string, never>;
+}
+
+/**
+ * The events of `GET /events`, the caller's own stream, by name, with their data. Each
+ * tells a file as it is when sent, so several changes read together are told once.
+ */
+export interface AccountEvents {
+  /** First, without `lastEventId`: the changes from here on follow. */
+  readonly ready: Record<string, never>;
+  /** A file of yours, or one shared with you, changed (renamed, new content, visibility, trashed or restored), with your `role`. */
+  readonly file: components["schemas"]["File"];
+  /** A file was shared with you, or your role on it changed. */
+  readonly shared: components["schemas"]["File"];
+  /** You were taken off a file (or left it), or its owner trashed it: it leaves your lists. */
+  readonly unshared: { readonly file_id: string };
+  /** What came after `lastEventId` cannot all be told: read your lists afresh. */
+  readonly reset: Record<string, never>;
+  /** Your session ended (signed out, expired): the last event of the stream. */
   readonly revoked: Record<string, never>;
 }
 
@@ -57,6 +106,20 @@ export function isFileEvent<Name extends keyof FileEvents>(
   event: StreamEvent,
   name: Name,
 ): event is StreamEvent<Name, FileEvents[Name]> {
+  return event.event === name;
+}
+
+/** An event of the caller's own stream (`watchAccount`): one the client knows, or a newer server's. */
+export type AccountStreamEvent = StreamEventOf<AccountEvents> | StreamEvent;
+
+/**
+ * Whether `event` is the account event `name`, its data typed accordingly (as
+ * `isFileEvent`: the two streams' `file`, `reset` and `revoked` carry different data).
+ */
+export function isAccountEvent<Name extends keyof AccountEvents>(
+  event: StreamEvent,
+  name: Name,
+): event is StreamEvent<Name, AccountEvents[Name]> {
   return event.event === name;
 }
 
@@ -258,7 +321,8 @@ export async function* readEventStream(
         for (const message of parsed.splice(0)) {
           const event = streamEvent(message);
           yield event;
-          if (event.event === "revoked") return;
+          // Events read with the one before are not passed on once the caller has aborted.
+          if (event.event === "revoked" || signal?.aborted) return;
         }
       }
     } finally {

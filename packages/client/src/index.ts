@@ -28,15 +28,21 @@ export { ifMatchOf, type ReplaceContentOptions } from "./content.js";
 export { type Download, type DownloadOptions, offeredFileName, type VersionDownloadOptions } from "./download.js";
 export { type ApiErrorDetail, apiError, CellarApiError, unwrap } from "./errors.js";
 export {
+  type AccountEvents,
+  type AccountStreamEvent,
+  type CommentChange,
   type ContentChange,
   type EventStreamOptions,
   type FileEvents,
   type FileStreamEvent,
+  isAccountEvent,
   isFileEvent,
   type PermissionChange,
+  type Presence,
   type Reconnection,
   type StreamEvent,
   type StreamEventOf,
+  type Viewer,
 } from "./event-stream.js";
 export { formatBytes } from "./format.js";
 export type { components, operations, paths } from "./generated/openapi.js";

@@ -159,7 +159,10 @@ describe("the client in a browser", () => {
         const seen: string[] = [];
         const done = (async () => {
           for await (const event of createCellarClient({ baseUrl, token }).watchFile(id, { signal: stop.signal })) {
-            seen.push(`${event.id} ${event.event} ${(event.data as { name?: string }).name ?? ""}`);
+            const data = event.data as { name?: string; viewers?: { name: string }[] };
+            seen.push(
+              `${event.id} ${event.event} ${data.name ?? data.viewers?.map((viewer) => viewer.name).join(", ")}`,
+            );
           }
           return "ended";
         })();
@@ -168,10 +171,11 @@ describe("the client in a browser", () => {
       { baseUrl, token, id: file.id },
     );
     const seen = () => page.evaluate(() => (window as unknown as { watching: Watching }).watching.seen);
-    await page.waitForFunction(() => (window as unknown as { watching: Watching }).watching.seen.length === 1);
-    await unwrap(client.api.PATCH("/files/{id}", { params: { path: { id: file.id } }, body: { name: "Renamed" } }));
+    // The file, then who has it open.
     await page.waitForFunction(() => (window as unknown as { watching: Watching }).watching.seen.length === 2);
-    expect(await seen()).toEqual(["1 file watched.sheet", "2 file Renamed"]);
+    await unwrap(client.api.PATCH("/files/{id}", { params: { path: { id: file.id } }, body: { name: "Renamed" } }));
+    await page.waitForFunction(() => (window as unknown as { watching: Watching }).watching.seen.length === 3);
+    expect(await seen()).toEqual(["1 file watched.sheet", "1 presence web", "2 file Renamed"]);
     const ended = await page.evaluate(() => {
       const { watching } = window as unknown as { watching: Watching };
       watching.stop.abort();
