@@ -77,6 +77,15 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
     return { page, grid, edits, body };
   }
 
+  /** Makes a change elsewhere, and waits for the page to read the cells again, as the file's stream tells it to. */
+  async function changedUnder(page: Page, change: () => Promise<void>) {
+    const reread = page.waitForResponse(
+      (response) => response.request().method() === "GET" && new URL(response.url()).pathname.endsWith("/values"),
+    );
+    await change();
+    await reread;
+  }
+
   /** Puts text on the clipboard, as a spreadsheet program's Copy does. */
   const copy = (page: Page, text: string) => page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(text)})`);
   const cell = (page: Page, row: number, column: number) => page.locator(`#cell-${row}-${column}`);
@@ -220,13 +229,16 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
     await share(owner, file, edith, "editor");
     const { page, edits, body } = await openPreview(owner, file);
 
-    // Edith changes B2 after the page showed it.
-    await writeThroughApi(edith, file, "B2", [["77"]]);
-
-    // The conflict names her and her value, keeps yours, and sends nothing more until asked.
+    // Olga is typing in B2 when Edith changes it: the grid reads the cell again under
+    // Olga's open editor (the file's stream told it), which keeps her text.
     await cell(page, 2, 2).click();
     expect(await cell(page, 2, 2).textContent()).toBe("3");
-    await page.keyboard.type("99");
+    await page.keyboard.type("9");
+    await changedUnder(page, () => writeThroughApi(edith, file, "B2", [["77"]]));
+    expect(await editor(page).inputValue()).toBe("9");
+
+    // The conflict names her and her value, keeps yours, and sends nothing more until asked.
+    await page.keyboard.type("9");
     await page.keyboard.press("Enter");
     const dialog = page.getByRole("dialog", { name: "B2 was changed by someone else" });
     await dialog.waitFor();
@@ -250,11 +262,11 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
     expect(await valuesOf(owner, file, "B2")).toEqual([["99"]]);
     expect(await page.evaluate("document.activeElement?.getAttribute('role')")).toBe("grid");
 
-    // Edith changes C4; the cell beside it saves without a conflict, and her change shows.
-    await writeThroughApi(edith, file, "C4", [["ripe"]]);
+    // Edith changes C4 while Olga types in B4: B4 saves without a conflict, and her change shows.
     await cell(page, 4, 2).click();
     expect(await cell(page, 4, 3).textContent()).toBe("");
     await page.keyboard.type("6");
+    await changedUnder(page, () => writeThroughApi(edith, file, "C4", [["ripe"]]));
     await page.keyboard.press("Enter");
     await editStatus(page, "Saved B4.");
     expect(edits).toHaveLength(3);
@@ -263,9 +275,10 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
     expect(await page.getByRole("dialog").count()).toBe(0);
 
     // Discarding keeps hers: the grid shows it, nothing more is sent.
-    await writeThroughApi(edith, file, "A4", [["Damsons"]]);
     await cell(page, 4, 1).click();
-    await page.keyboard.type("Sloes");
+    await page.keyboard.type("Sloe");
+    await changedUnder(page, () => writeThroughApi(edith, file, "A4", [["Damsons"]]));
+    await page.keyboard.type("s");
     await page.keyboard.press("Enter");
     const again = page.getByRole("dialog", { name: "A4 was changed by someone else" });
     await again.getByRole("button", { name: "Discard mine" }).click();

@@ -70,6 +70,7 @@ export function useWebApp() {
   /** The same app, refusing files over SMALL_UPLOAD_LIMIT. */
   let smallServer: RunningServer;
   let browser: Browser;
+  let serve: (name: string, env?: Record<string, string>) => Promise<RunningServer>;
   /** The contexts this test opened, closed after it. */
   const contexts: BrowserContext[] = [];
   /** Requests the app's pages made to anywhere but their server: there should be none. */
@@ -84,7 +85,7 @@ export function useWebApp() {
       logLevel: "warn",
     });
     smtp = await startSmtpSink();
-    const serve = (name: string, env: Record<string, string> = {}) =>
+    serve = (name: string, env: Record<string, string> = {}) =>
       startServer({
         env: {
           HOST: "127.0.0.1",
@@ -216,6 +217,17 @@ export function useWebApp() {
     };
   }
 
+  /**
+   * Stops the server (ending its event streams, as a shutdown ends them) and starts it
+   * again on the same port and data folder, as a restart or a deploy does: sessions and
+   * files stay, and the pages' streams connect again by themselves.
+   */
+  async function restartServer(): Promise<void> {
+    const { port } = new URL(server.url);
+    await server.close(1000);
+    server = await serve("data", { PORT: port });
+  }
+
   /** Asks for a link through the app's own form and returns the link the SMTP server received. */
   async function requestLink(email: string, on: Page): Promise<URL> {
     const since = smtp.mails.length;
@@ -251,6 +263,7 @@ export function useWebApp() {
     seed,
     seedTheUsualFiles,
     requestLink,
+    restartServer,
   };
 }
 

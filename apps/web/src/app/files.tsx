@@ -7,6 +7,7 @@ import { FileTable } from "./files/file-table.js";
 import { createListing, type ListKind } from "./files/listing.js";
 import { addressOf, type ListQuery, readQuery } from "./files/query.js";
 import { startUploads, Uploads } from "./files/uploads.js";
+import { watch } from "./live/watch.js";
 import { navigate, route } from "./router.js";
 import { client, keepToken, signedOut } from "./session.js";
 import { Toasts } from "./toast.js";
@@ -85,6 +86,9 @@ function useListing(kind: ListKind) {
   useEffect(() => {
     listing.show(query);
   }, [query.q, query.sort]);
+  // The list stays current from the account's own stream (GET /events): renames, new
+  // content, sharing and the trash, from any tab, device or person.
+  useEffect(() => watch("/events", listing.apply).stop, [listing]);
   const changeQuery = (next: Partial<ListQuery>, typing = false) => {
     // The address as it is now: a search sent after a pause may come after another change.
     const now = readQuery(route.value);

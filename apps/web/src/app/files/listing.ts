@@ -1,4 +1,4 @@
-import { apiError, type CellarFile } from "@cellar/client";
+import { apiError, type CellarFile, type StreamEvent } from "@cellar/client";
 import { signal } from "@preact/signals";
 import { messageOf } from "../messages.js";
 import { client } from "../session.js";
@@ -75,7 +75,51 @@ export function createListing(kind: ListKind) {
     return reload();
   }
 
-  return { page, perPage, query, current, error, loading, reload, show };
+  /** A reload soon, for changes this page cannot place itself (a file new to the list): several make one. */
+  let soon: ReturnType<typeof setTimeout> | undefined;
+  function reloadSoon(): void {
+    clearTimeout(soon);
+    soon = setTimeout(() => void reload(), 250);
+  }
+
+  /** Whether a file, as an event tells it now, belongs in this list. */
+  const belongs = (file: CellarFile) =>
+    kind === "trash"
+      ? file.trashed_at !== null && file.role === "owner"
+      : file.trashed_at === null && (kind === "shared" ? file.role !== "owner" : file.role === "owner");
+
+  /** Changes one file of the page shown, in place (`next` null: takes it off), keeping the rest as they are. */
+  function patch(id: string, next: CellarFile | null): boolean {
+    const now = current.value;
+    if (now === null || !now.files.some((file) => file.id === id)) return false;
+    const files =
+      next === null
+        ? now.files.filter((file) => file.id !== id)
+        : now.files.map((file) => (file.id === id ? next : file));
+    current.value = { ...now, files, total: now.total - (now.files.length - files.length) };
+    return true;
+  }
+
+  /**
+   * An event of the account's stream (`GET /events`, docs/api.md): a file shown changes
+   * or leaves the list in place, without reading it again; one that is new to it (shared
+   * with you, restored, uploaded elsewhere) is placed by a reload, as is everything
+   * after a `reset`.
+   */
+  function apply(event: StreamEvent): void {
+    if (event.event === "file" || event.event === "shared") {
+      const file = event.data as CellarFile;
+      if (belongs(file)) {
+        if (!patch(file.id, file)) reloadSoon();
+      } else patch(file.id, null);
+    } else if (event.event === "unshared") {
+      patch((event.data as { file_id: string }).file_id, null);
+    } else if (event.event === "reset") {
+      reloadSoon();
+    }
+  }
+
+  return { page, perPage, query, current, error, loading, reload, show, apply };
 }
 
 export type Listing = ReturnType<typeof createListing>;

@@ -34,6 +34,12 @@ export interface CellEdit {
   readonly values: Block;
   /** What the cells hold, as far as this page knows; when absent, read from the grid (or the server) when sent. */
   readonly expect?: Block;
+  /**
+   * What the grid showed in these cells when the edit began (a cell editor opened): the
+   * base to compare with, so that a cell someone else changed while it was being edited
+   * is a conflict, even though the grid has shown their value since.
+   */
+  readonly shown?: Block;
   /** The edit this one undoes. */
   readonly undoes?: Saved;
 }
@@ -111,6 +117,11 @@ export class CellEdits {
     return this.queue;
   }
 
+  /** Resolves once every edit sent so far is done (saved, refused or in conflict). */
+  idle(): Promise<void> {
+    return this.queue;
+  }
+
   private async send(edit: CellEdit): Promise<void> {
     const { client, fileId, sheet, windows } = this.options;
     const rows = edit.values.length;
@@ -122,7 +133,7 @@ export class CellEdits {
     let changed = false;
     try {
       if (expect === undefined) {
-        const base = await this.baseOf(edit.top, edit.left, rows, columns);
+        const base = await this.baseOf(edit.top, edit.left, rows, columns, edit.shown);
         expect = base.raw;
         if (base.changed.length > 0) {
           changed = true;
@@ -242,14 +253,18 @@ export class CellEdits {
    * shows cells formatted, so its raw values are read, and a cell whose formatted text is
    * no longer what the grid showed is one someone else changed (`changed`).
    */
-  private async baseOf(top: number, left: number, rows: number, columns: number) {
+  private async baseOf(top: number, left: number, rows: number, columns: number, shownThen?: Block) {
     const { windows, csv } = this.options;
+    const shownAt = (r: number, c: number) => {
+      const then = shownThen?.[r]?.[c];
+      return then === undefined ? windows.stored(top + r, left + c) : { value: then, local: false };
+    };
     const raw: Block = Array.from({ length: rows }, () => new Array<CellInput>(columns).fill(null));
     const changed: { row: number; column: number; value: CellInput }[] = [];
     let missing = false;
     for (let r = 0; r < rows; r++) {
       for (let c = 0; c < columns; c++) {
-        const shown = windows.stored(top + r, left + c);
+        const shown = shownAt(r, c);
         if (shown === undefined) missing = true;
         else (raw[r] as CellInput[])[c] = shown.value;
       }
@@ -261,7 +276,7 @@ export class CellEdits {
     ]);
     for (let r = 0; r < rows; r++) {
       for (let c = 0; c < columns; c++) {
-        const shown = windows.stored(top + r, left + c);
+        const shown = shownAt(r, c);
         const value = now[r]?.[c] ?? null;
         // A CSV's cell as the grid showed it; one it had not loaded, or any of a workbook's, as it is now.
         if (csv && shown !== undefined) continue;

@@ -154,6 +154,11 @@ export class CellWindows {
     this.generation++;
   }
 
+  /** Whether a cell's block is here as the last `refresh` asked for it (read since), not one shown until it comes again. */
+  fresh(row: number, column: number): boolean {
+    return this.blocks.get(blockKey(row, column))?.generation === this.generation;
+  }
+
   /** Whether any cell of these rows and columns (from 1, inclusive) is still on its way. */
   loading(firstRow: number, lastRow: number, firstColumn: number, lastColumn: number): boolean {
     return this.missing(firstRow, lastRow, firstColumn, lastColumn).some((key) => this.asked.has(key));

@@ -2,9 +2,10 @@ import type { CellarClient, CellarFile, components } from "@cellar/client";
 import { useSignal } from "@preact/signals";
 import type { JSX } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef } from "preact/hooks";
+import type { Area } from "./a1-range.js";
 import { CellEdits, MOST_CELLS } from "./cell-edits.js";
 import { editText, inputOf, parseClipboard } from "./cell-input.js";
-import { cellAlignment, cellText, columnLetters, parseCellReference } from "./cell-text.js";
+import { type CellValue, cellAlignment, cellText, columnLetters, parseCellReference } from "./cell-text.js";
 import { BLOCK_COLUMNS, BLOCK_ROWS, CellWindows, quoted } from "./cell-windows.js";
 import { ColumnPositions, columnPixels, DEFAULT_DIGIT_WIDTH } from "./column-widths.js";
 import { ConflictDialog } from "./conflict-dialog.js";
@@ -44,6 +45,22 @@ interface Editing {
   readonly column: number;
   readonly draft: string;
   readonly typed: boolean;
+  /** What the cell showed when editing began (undefined: not loaded): the base its save is compared with. */
+  readonly base: CellValue | undefined;
+}
+
+/** How long a cell someone else changed is marked (grid.css's animation lasts as long). */
+const FLASH_MS = 1600;
+
+/**
+ * A change of the file's content someone else may have made, as its event stream told
+ * it (`content`): the version it made, and the areas of this sheet it wrote (null: any
+ * cell, as new content or a restore). `seq` tells one from the next.
+ */
+export interface RemoteChange {
+  readonly seq: number;
+  readonly version: number | null;
+  readonly areas: readonly Area[] | null;
 }
 
 /**
@@ -78,6 +95,13 @@ export function Grid(props: {
   editable?: boolean;
   /** After an edit was saved: the file at its new version, and whether the edit reached past the sheet's extent. */
   onEdited?: (file: CellarFile, grew: boolean) => void;
+  /** The last change of the content told by the file's stream: its cells are read again, and those that changed flash. */
+  remote?: RemoteChange | null;
+  /** Cells that start a comment thread (`row:column`), marked with a corner; pressing one calls `onMark` with its thread. */
+  marks?: ReadonlyMap<string, string>;
+  onMark?: (threadId: string) => void;
+  /** Told of the active cell each time it moves. */
+  onActive?: (cell: { row: number; column: number }) => void;
 }) {
   const { sheet } = props;
   const csv = sheet.csv !== undefined;
@@ -110,6 +134,8 @@ export function Grid(props: {
   // Read when an edit is saved, which may be after the sheet's extent changed.
   const latest = useRef({ onEdited: props.onEdited, sheet });
   latest.current = { onEdited: props.onEdited, sheet };
+  /** The versions this grid's own edits made: their events are no news here. */
+  const ownVersions = useRef(new Set<number>());
   const edits = useMemo(
     () =>
       new CellEdits({
@@ -120,6 +146,7 @@ export function Grid(props: {
         windows,
         onRefresh: () => wanted.current(),
         onSaved: (file, reach) => {
+          ownVersions.current.add(file.version);
           const { onEdited, sheet: now } = latest.current;
           onEdited?.(file, reach.bottom > now.row_count || reach.right > now.column_count);
         },
@@ -281,7 +308,13 @@ export function Grid(props: {
     if (!editable) return;
     reveal(row, column, {});
     const cell = windows.cell(row, column);
-    editing.value = { row, column, draft: draft ?? editText(cell?.value ?? null), typed: draft !== null };
+    editing.value = {
+      row,
+      column,
+      draft: draft ?? editText(cell?.value ?? null),
+      typed: draft !== null,
+      base: windows.stored(row, column)?.value,
+    };
     // A workbook's grid shows its cells formatted: the editor shows what is stored ("2500", not "$2,500.00").
     if (draft === null && !csv && cell?.value != null) {
       props.client.values(props.fileId, `${quoted(sheet.name)}!${columnLetters(column)}${row}`).then(
@@ -305,8 +338,15 @@ export function Grid(props: {
     if (move !== null) moveTo(move.row, move.column);
     if (!now.typed) return;
     const value = inputOf(now.draft, csv);
-    if (csv && windows.stored(now.row, now.column)?.value === value) return;
-    void edits.write({ top: now.row, left: now.column, values: [[value]] });
+    if (csv && now.base === value) return;
+    // Based on the cell as it was when editing began: if someone changed it meanwhile (the
+    // grid shows theirs since), saving is a conflict, not a silent overwrite.
+    void edits.write({
+      top: now.row,
+      left: now.column,
+      values: [[value]],
+      ...(now.base === undefined ? {} : { shown: [[now.base]] }),
+    });
   }
 
   function cancel() {
@@ -415,6 +455,8 @@ export function Grid(props: {
     const cell = (event.target as HTMLElement).closest<HTMLElement>("[data-row]");
     if (cell === null) return;
     active.value = { row: Number(cell.dataset.row), column: Number(cell.dataset.column) };
+    const thread = props.marks?.get(`${cell.dataset.row}:${cell.dataset.column}`);
+    if (thread !== undefined) props.onMark?.(thread);
   }
 
   function onDoubleClick(event: JSX.TargetedMouseEvent<HTMLDivElement>) {
@@ -438,6 +480,70 @@ export function Grid(props: {
     moveTo(target.row, target.column, { centre: true, toTop: true, toLeft: true });
     scroller.current?.focus();
   }
+
+  const onActive = useRef(props.onActive);
+  onActive.current = props.onActive;
+  useEffect(() => onActive.current?.(active.value), [active.value.row, active.value.column]);
+
+  // --- Someone else's changes ------------------------------------------------------------
+
+  /** The cells in view, by pane, as last drawn: where a change is looked for. */
+  const view = useRef({ rowPanes, columnPanes });
+  view.current = { rowPanes, columnPanes };
+  /** Cells in view that a change touched, with what they showed: compared when their block comes again. */
+  const watched = useRef(new Map<string, CellValue>());
+  /** Cells that changed under the reader, marked for FLASH_MS. */
+  const flashing = useSignal<ReadonlySet<string>>(new Set());
+  /** The change last told before this grid opened: it read the cells after it. */
+  const seenSeq = useRef(props.remote?.seq ?? 0);
+  useEffect(() => {
+    const change = props.remote;
+    if (change == null || change.seq <= seenSeq.current) return;
+    let gone = false;
+    // An edit of this grid's own may be on its way: its answer says which version it made.
+    void edits.idle().then(() => {
+      if (gone || (change.version !== null && ownVersions.current.has(change.version))) return;
+      const touched = (row: number, column: number) =>
+        change.areas === null ||
+        change.areas.some(
+          (area) => row >= area.top && row <= area.bottom && column >= area.left && column <= area.right,
+        );
+      for (const rowPane of view.current.rowPanes) {
+        for (const columnPane of view.current.columnPanes) {
+          for (let row = rowPane.first; row <= rowPane.last; row++) {
+            for (let column = columnPane.first; column <= columnPane.last; column++) {
+              const cell = touched(row, column) ? windows.stored(row, column) : undefined;
+              if (cell !== undefined && !cell.local) watched.current.set(`${row}:${column}`, cell.value);
+            }
+          }
+        }
+      }
+      // Every block held is read again when next in view (the open editor, the scroll
+      // position and the active cell stay as they are).
+      windows.refresh();
+      wanted.current();
+    });
+    return () => {
+      gone = true;
+    };
+  }, [props.remote]);
+  useEffect(() => {
+    if (watched.current.size === 0) return;
+    const changed: string[] = [];
+    for (const [key, before] of watched.current) {
+      const [row, column] = key.split(":").map(Number) as [number, number];
+      if (!windows.fresh(row, column)) continue;
+      watched.current.delete(key);
+      if ((windows.stored(row, column)?.value ?? null) !== before) changed.push(key);
+    }
+    if (changed.length === 0) return;
+    flashing.value = new Set([...flashing.value, ...changed]);
+    setTimeout(() => {
+      const left = new Set(flashing.value);
+      for (const key of changed) left.delete(key);
+      flashing.value = left;
+    }, FLASH_MS);
+  }, [painted.value]);
 
   // --- What is drawn -------------------------------------------------------------------
 
@@ -516,6 +622,9 @@ export function Grid(props: {
     if (spills) classes.push("spills");
     if (width === 0) classes.push("hidden-column");
     if (isActive) classes.push("active");
+    if (flashing.value.has(`${row}:${column}`)) classes.push("flash");
+    const marked = !copy && props.marks?.has(`${row}:${column}`) === true;
+    if (marked) classes.push("commented");
     const style = { left: `${options.left}px`, width: `${width}px`, ...options.style };
     const title = cut ? text : undefined;
     if (copy) {
@@ -543,6 +652,7 @@ export function Grid(props: {
           ? {}
           : { "aria-rowspan": area.bottom - area.top + 1, "aria-colspan": area.right - area.left + 1 })}
         {...(shown === text ? {} : { "aria-label": text })}
+        {...(marked ? { "aria-description": "Has comments" } : {})}
         data-row={row}
         data-column={column}
         class={classes.join(" ")}

@@ -1,15 +1,32 @@
-import { apiError, CellarApiError, type CellarFile, type components, formatBytes } from "@cellar/client";
+import {
+  apiError,
+  CellarApiError,
+  type CellarFile,
+  type ContentChange,
+  type components,
+  formatBytes,
+  type StreamEvent,
+  unwrap,
+} from "@cellar/client";
 import { useSignal } from "@preact/signals";
-import { useEffect } from "preact/hooks";
+import { useEffect, useMemo, useRef } from "preact/hooks";
 import { downloadSaying } from "../files/download.js";
 import { mayEdit } from "../files/roles.js";
 import { Frame } from "../files.js";
+import { type LiveState, watch } from "../live/watch.js";
 import { messageOf } from "../messages.js";
 import { navigate } from "../router.js";
 import { client } from "../session.js";
-import { Grid } from "./grid.js";
+import { type Area, onSheet, parseArea } from "./a1-range.js";
+import { columnLetters } from "./cell-text.js";
+import { quoted } from "./cell-windows.js";
+import { type CommentEvent, createComments } from "./comments.js";
+import { CommentsPanel } from "./comments-panel.js";
+import { Grid, type RemoteChange } from "./grid.js";
 import "./grid.css";
+import "./live.css";
 import { HistoryDialog } from "./history-dialog.js";
+import { Presence, type Viewer } from "./presence.js";
 
 type Sheet = components["schemas"]["Sheet"];
 
@@ -31,6 +48,94 @@ export function Preview(props: { id: string }) {
   const history = useSignal(false);
   /** One more each time the content changed other than by the grid's edits (a version restored): the grid starts again. */
   const content = useSignal(0);
+  // Live (the file's stream): who has it open, the last change of its content, whether access ended.
+  const live = useSignal<LiveState>({ state: "opening" });
+  const viewers = useSignal<readonly Viewer[]>([]);
+  const remote = useSignal<RemoteChange | null>(null);
+  const revoked = useSignal(false);
+  const remoteCount = useRef(0);
+  const me = useSignal<string | null>(null);
+  const comments = useMemo(() => createComments(props.id), [props.id]);
+  const commentsOpen = useSignal(false);
+  const focusThread = useSignal<{ id: string; seq: number } | null>(null);
+  const activeCell = useSignal<{ row: number; column: number } | null>(null);
+
+  useEffect(() => {
+    unwrap(client.value.api.GET("/users/me")).then(
+      (user) => (me.value = user.id),
+      () => undefined,
+    );
+  }, []);
+
+  useEffect(() => {
+    void comments.load();
+    const stream = watch(`/files/${encodeURIComponent(props.id)}/events`, onEvent);
+    const unsubscribe = stream.state.subscribe((state) => (live.value = state));
+    return () => {
+      unsubscribe();
+      stream.stop();
+    };
+  }, [props.id]);
+
+  /** The file read again: its version, size and the reader's role may have changed. */
+  function readFile() {
+    unwrap(client.value.api.GET("/files/{id}", { params: { path: { id: props.id } } })).then(changed, () => undefined);
+  }
+
+  /** Tells the grid of a change of the content: the areas of the sheet shown it wrote, or null for any cell. */
+  function contentChanged(version: number | null, ranges: readonly string[] | null) {
+    const now = opened.value;
+    if (now.state !== "open" || now.sheets instanceof CellarApiError) return;
+    const sheet = now.sheets[sheetIndex.value];
+    const first = now.sheets[0]?.name ?? "";
+    const areas = ranges?.map(parseArea).filter((area): area is Area => area !== null) ?? null;
+    const here = areas?.filter((area) => sheet !== undefined && onSheet(area, sheet.name, first)) ?? null;
+    // A change past a sheet's extent (or of the whole file) changes the sheets' sizes.
+    const grows =
+      areas === null ||
+      areas.some((area) => {
+        const of =
+          now.sheets instanceof CellarApiError ? undefined : now.sheets.find((each) => onSheet(area, each.name, first));
+        return of === undefined || area.bottom > of.row_count || area.right > of.column_count;
+      });
+    if (grows) void reloadSheets(false);
+    if (here === null || here.length > 0) remote.value = { seq: ++remoteCount.current, version, areas: here };
+  }
+
+  /** An event of the file's stream (docs/api.md, "GET /files/:id/events"). */
+  function onEvent(event: StreamEvent) {
+    switch (event.event) {
+      case "file":
+        changed(event.data as CellarFile);
+        break;
+      case "content": {
+        const change = event.data as ContentChange;
+        const ranges =
+          change.range === undefined ? null : typeof change.range === "string" ? [change.range] : change.range;
+        contentChanged(change.version, ranges);
+        readFile();
+        break;
+      }
+      case "permissions":
+        readFile();
+        break;
+      case "comment":
+        comments.apply(event.data as CommentEvent);
+        break;
+      case "presence":
+        viewers.value = (event.data as { viewers: readonly Viewer[] }).viewers;
+        break;
+      case "reset":
+        // What was missed is no longer all told: everything shown is read again.
+        changed(event.data as CellarFile);
+        contentChanged(null, null);
+        void comments.load();
+        break;
+      case "revoked":
+        revoked.value = true;
+        break;
+    }
+  }
 
   useEffect(() => {
     const api = client.value.api;
@@ -73,6 +178,17 @@ export function Preview(props: { id: string }) {
   }
 
   const now = opened.value;
+  if (revoked.value) {
+    return (
+      <Frame title="Access ended">
+        <p role="alert">
+          You can no longer see this file: its owner stopped sharing it with you or moved it to the trash, or your
+          session ended.
+        </p>
+        <BackToFiles />
+      </Frame>
+    );
+  }
   if (now.state === "loading") {
     return (
       <Frame title="Opening…">
@@ -96,8 +212,29 @@ export function Preview(props: { id: string }) {
   const save = () => downloadSaying(file);
   const editable = mayEdit(file.role);
   const sheet = sheets instanceof CellarApiError ? undefined : sheets[sheetIndex.value];
+  const firstSheet = sheets instanceof CellarApiError ? "" : (sheets[0]?.name ?? "");
+  // The cells that start an open thread on this sheet, marked in the grid.
+  const marks = new Map<string, string>();
+  let openThreads = 0;
+  for (const { root } of comments.threads.value) {
+    if (root.resolved) continue;
+    openThreads++;
+    const area = root.range === null ? null : parseArea(root.range);
+    if (area === null || sheet === undefined || !onSheet(area, sheet.name, firstSheet)) continue;
+    const key = `${area.top}:${area.left}`;
+    if (!marks.has(key)) marks.set(key, root.id);
+  }
+  const cell = activeCell.value;
+  const cellRange =
+    cell === null || sheet === undefined
+      ? null
+      : `${sheets instanceof CellarApiError || sheets.length === 1 ? "" : `${quoted(sheet.name)}!`}${columnLetters(cell.column)}${cell.row}`;
+  const openThread = (id: string) => {
+    commentsOpen.value = true;
+    focusThread.value = { id, seq: (focusThread.value?.seq ?? 0) + 1 };
+  };
   return (
-    <Frame title={file.name} wide>
+    <Frame title={file.name} wide actions={<Presence viewers={viewers.value} me={me.value} live={live.value} />}>
       <div class="bar">
         <span>
           {formatBytes(file.size)}
@@ -107,6 +244,14 @@ export function Preview(props: { id: string }) {
         </span>
         <span class="actions">
           <BackToFiles />
+          <button
+            type="button"
+            aria-expanded={commentsOpen.value}
+            aria-controls="comments-panel"
+            onClick={() => (commentsOpen.value = !commentsOpen.value)}
+          >
+            Comments{openThreads > 0 ? ` (${openThreads})` : ""}
+          </button>
           <button type="button" onClick={() => (history.value = true)}>
             History
           </button>
@@ -125,65 +270,85 @@ export function Preview(props: { id: string }) {
           onClose={() => (history.value = false)}
         />
       )}
-      {sheets instanceof CellarApiError ? (
-        <p role="alert" class="notice">
-          {sheets.code === "unreadable_spreadsheet"
-            ? "Cellar cannot show the cells of this file: it is not a spreadsheet Cellar can read (a .sheet file, or a damaged workbook). You can still download it."
-            : sheets.code === "file_in_trash"
-              ? "This file is in the trash: restore it to see its cells."
-              : sheets.message}
-        </p>
-      ) : (
-        <>
-          {sheets.length > 1 && (
-            <div role="tablist" aria-label="Sheets" class="tabs">
-              {sheets.map((each) => (
-                <button
-                  type="button"
-                  role="tab"
-                  key={each.index}
-                  id={`sheet-tab-${each.index}`}
-                  aria-selected={each.index === sheetIndex.value}
-                  aria-controls="sheet-panel"
-                  tabIndex={each.index === sheetIndex.value ? 0 : -1}
-                  onClick={() => (sheetIndex.value = each.index)}
-                  onKeyDown={(event) => {
-                    const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
-                    if (step === 0) return;
-                    const next = (each.index + step + sheets.length) % sheets.length;
-                    sheetIndex.value = next;
-                    document.getElementById(`sheet-tab-${next}`)?.focus();
-                  }}
-                >
-                  {each.name}
-                </button>
-              ))}
-            </div>
+      <div class={commentsOpen.value ? "preview-body with-comments" : "preview-body"}>
+        <div class="preview-main">
+          {sheets instanceof CellarApiError ? (
+            <p role="alert" class="notice">
+              {sheets.code === "unreadable_spreadsheet"
+                ? "Cellar cannot show the cells of this file: it is not a spreadsheet Cellar can read (a .sheet file, or a damaged workbook). You can still download it."
+                : sheets.code === "file_in_trash"
+                  ? "This file is in the trash: restore it to see its cells."
+                  : sheets.message}
+            </p>
+          ) : (
+            <>
+              {sheets.length > 1 && (
+                <div role="tablist" aria-label="Sheets" class="tabs">
+                  {sheets.map((each) => (
+                    <button
+                      type="button"
+                      role="tab"
+                      key={each.index}
+                      id={`sheet-tab-${each.index}`}
+                      aria-selected={each.index === sheetIndex.value}
+                      aria-controls="sheet-panel"
+                      tabIndex={each.index === sheetIndex.value ? 0 : -1}
+                      onClick={() => (sheetIndex.value = each.index)}
+                      onKeyDown={(event) => {
+                        const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+                        if (step === 0) return;
+                        const next = (each.index + step + sheets.length) % sheets.length;
+                        sheetIndex.value = next;
+                        document.getElementById(`sheet-tab-${next}`)?.focus();
+                      }}
+                    >
+                      {each.name}
+                    </button>
+                  ))}
+                </div>
+              )}
+              <div
+                id="sheet-panel"
+                {...(sheets.length > 1
+                  ? { role: "tabpanel", "aria-labelledby": `sheet-tab-${sheetIndex.value}` }
+                  : { role: "region", "aria-label": sheet?.name ?? "Sheet" })}
+              >
+                {sheet === undefined || sheet.row_count === 0 ? (
+                  <p class="empty">This sheet has no cells with a value.</p>
+                ) : (
+                  <Grid
+                    key={`${file.id}:${sheet.index}:${content.value}`}
+                    client={client.value}
+                    fileId={file.id}
+                    sheet={sheet}
+                    editable={editable}
+                    onEdited={(next, grew) => {
+                      changed(next);
+                      if (grew) void reloadSheets(false);
+                    }}
+                    remote={remote.value}
+                    marks={marks}
+                    onMark={openThread}
+                    onActive={(next) => (activeCell.value = next)}
+                  />
+                )}
+              </div>
+            </>
           )}
-          <div
-            id="sheet-panel"
-            {...(sheets.length > 1
-              ? { role: "tabpanel", "aria-labelledby": `sheet-tab-${sheetIndex.value}` }
-              : { role: "region", "aria-label": sheet?.name ?? "Sheet" })}
-          >
-            {sheet === undefined || sheet.row_count === 0 ? (
-              <p class="empty">This sheet has no cells with a value.</p>
-            ) : (
-              <Grid
-                key={`${file.id}:${sheet.index}:${content.value}`}
-                client={client.value}
-                fileId={file.id}
-                sheet={sheet}
-                editable={editable}
-                onEdited={(next, grew) => {
-                  changed(next);
-                  if (grew) void reloadSheets(false);
-                }}
-              />
-            )}
+        </div>
+        {commentsOpen.value && (
+          <div id="comments-panel">
+            <CommentsPanel
+              file={file}
+              comments={comments}
+              me={me.value}
+              cell={cellRange}
+              focus={focusThread.value}
+              onClose={() => (commentsOpen.value = false)}
+            />
           </div>
-        </>
-      )}
+        )}
+      </div>
     </Frame>
   );
 }
