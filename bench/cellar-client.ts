@@ -7,13 +7,15 @@ export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolv
  * `fetch`, sent once more on a new connection when the first attempt meets a keep-alive
  * connection the server is closing. The server closes one idle for 5 s; after a long quiet
  * spell (a benchmark filling its database) a request may go out on it just as it closes,
- * and fail before the server read it, so sending it again is safe.
+ * and fail before the server read it (the other side closed, or reset the connection as
+ * the request reached a socket it had closed), so sending it again is safe.
  */
 export async function fetchOnFreshConnection(url: string, init: RequestInit = {}): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (error) {
-    if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw error;
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    if (code !== "UND_ERR_SOCKET" && code !== "ECONNRESET") throw error;
     return await fetch(url, init);
   }
 }

@@ -37,8 +37,10 @@ export const knob = (name: string, fallback: number): number => Number(process.e
 export const BIG_UPLOADS: Readonly<Record<string, string>> = { MAX_UPLOAD_BYTES: String(4 * 1024 ** 3) };
 
 export interface CellarOptions {
-  /** Its DATA_DIR; its log goes to `<dataDir>.log`. */
+  /** Its DATA_DIR; its log goes to `<dataDir>.log` unless `logFile` says otherwise. */
   readonly dataDir: string;
+  /** Where its log goes: for servers that share one DATA_DIR, a file each. */
+  readonly logFile?: string;
   /** More environment, over HOST, PORT (free), DATA_DIR and RATE_LIMIT_MAX (no limit to speak of). */
   readonly env?: Readonly<Record<string, string>>;
   /** Node flags after the server's own (SERVER_NODE_FLAGS, as `pnpm start` starts it). */
@@ -83,7 +85,7 @@ export function scaffold(prefix: string): Scaffold {
   };
   return {
     work,
-    async startCellar({ dataDir, env = {}, nodeFlags = [], main = CELLAR_MAIN }) {
+    async startCellar({ dataDir, logFile = `${dataDir}.log`, env = {}, nodeFlags = [], main = CELLAR_MAIN }) {
       // Loaded here, not with this module: a benchmark that starts no server loads none of it.
       const { SERVER_NODE_FLAGS } = await import("@cellar/server");
       return started(
@@ -91,7 +93,7 @@ export function scaffold(prefix: string): Scaffold {
           [...SERVER_NODE_FLAGS, ...nodeFlags, main],
           { HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir, RATE_LIMIT_MAX: "1000000000", ...env },
           "Cellar is listening",
-          `${dataDir}.log`,
+          logFile,
         ),
       );
     },
