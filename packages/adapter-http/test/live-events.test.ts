@@ -1,7 +1,7 @@
 import { MAX_STREAMS_PER_ACCOUNT } from "@cellar/core";
 import Fastify from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventStreams } from "../src/live/event-streams.js";
+import { EventStreams, GATHER_MS } from "../src/live/event-streams.js";
 import { buildTestApp, expectError } from "./support/test-app.js";
 
 type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
@@ -325,5 +325,39 @@ describe("event streams", () => {
     }
     expect(text.startsWith(": open\n\n")).toBe(true);
     expect((text.match(/: keep-alive\n\n/g) ?? []).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("write a quiet stream's event at once, and gather what comes within the window after a write into one", async () => {
+    const streams = new EventStreams({ heartbeatMs: 60_000 });
+    const app = Fastify();
+    let sent: ReturnType<EventStreams["start"]> | undefined;
+    app.get("/stream", async (_request, reply) => {
+      sent = streams.start(reply, () => {});
+    });
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    opened.push(async () => {
+      streams.endAll();
+      await app.close();
+    });
+    const address = app.server.address() as { port: number };
+    const response = await fetch(`http://127.0.0.1:${address.port}/stream`);
+    const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    await reader.read();
+    const stream = sent as NonNullable<typeof sent>;
+    const started = performance.now();
+    await stream.send({ event: "one", id: "1", data: {} });
+    expect(performance.now() - started).toBeLessThan(GATHER_MS);
+    const second = stream.send({ event: "two", id: "2", data: {} });
+    const third = stream.send({ event: "three", id: "3", data: {} });
+    expect(second).toBe(third);
+    await third;
+    expect(performance.now() - started).toBeGreaterThanOrEqual(GATHER_MS - 2);
+    let text = "";
+    while (!text.includes("event: three")) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += new TextDecoder().decode(chunk.value);
+    }
+    expect([...text.matchAll(/event: (\w+)/g)].map((match) => match[1])).toEqual(["one", "two", "three"]);
   });
 });

@@ -54,7 +54,11 @@ function parseMessage(payload: string | undefined): Message {
     const value: unknown = JSON.parse(payload ?? "");
     if (typeof value === "object" && value !== null) {
       if ("beat" in value && typeof value.beat === "string") return { beat: value.beat };
-      if ("fileId" in value && typeof value.fileId === "string") return { fileId: value.fileId };
+      if ("fileId" in value && typeof value.fileId === "string") {
+        return "presence" in value && value.presence === true
+          ? { fileId: value.fileId, presence: true }
+          : { fileId: value.fileId };
+      }
     }
   } catch {
     // Not one of ours: below.
@@ -298,10 +302,11 @@ export async function openPgChangeFeed(options: PgChangeFeedOptions): Promise<Pg
   heartbeat.unref();
 
   return {
-    announce({ fileId }) {
+    announce(notice) {
       if (closed) return;
-      tell({ fileId });
-      let payload = JSON.stringify({ fileId });
+      const { fileId } = notice;
+      tell(notice.presence === true ? { fileId, presence: true } : { fileId });
+      let payload = JSON.stringify(notice.presence === true ? { fileId, presence: true } : { fileId });
       if (Buffer.byteLength(payload) >= MAX_PAYLOAD_BYTES) {
         report(new RangeError(`a file id of ${String(fileId?.length)} characters is too long for a notice`));
         // Still a notice: every reader reads its log again.

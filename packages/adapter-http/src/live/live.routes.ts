@@ -6,7 +6,7 @@ import { type FileIdParams, fileIdParamsSchema } from "../files/file.schemas.js"
 import { callerOf } from "../http/request-context.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
 import { BEARER_SECURITY } from "../shared/openapi.js";
-import { type EventStreams, HEARTBEAT_MS, type OpenStream, type SentEvent } from "./event-streams.js";
+import { type EventStreams, frame, HEARTBEAT_MS, type OpenStream, type SentEvent } from "./event-streams.js";
 
 const TAGS = ["Live"];
 
@@ -21,7 +21,7 @@ const lastEventIdHeader = {
  * Sends `events` on a stream of its own, once it is open: the stream ends with them, and
  * they end (`close`) when the reader goes away or the server closes.
  */
-function pipeToStream<T>(
+function pipeToStream<T extends object>(
   request: FastifyRequest,
   reply: FastifyReply,
   streams: EventStreams,
@@ -38,7 +38,7 @@ function pipeToStream<T>(
   void (async () => {
     try {
       for await (const event of watched.events) {
-        await stream.send(toSent(event));
+        await stream.send(framedOnce(event, toSent));
         if (stream.closed) break;
       }
     } catch (error) {
@@ -47,6 +47,21 @@ function pipeToStream<T>(
       stream.end();
     }
   })();
+}
+
+/**
+ * Events core tells every reader alike are one object for all of them: framed once, the
+ * same text is written to every stream.
+ */
+const framed = new WeakMap<object, string>();
+
+function framedOnce<T extends object>(event: T, toSent: (event: T) => SentEvent): string {
+  let text = framed.get(event);
+  if (text === undefined) {
+    text = frame(toSent(event));
+    framed.set(event, text);
+  }
+  return text;
 }
 
 /** Each change as it happens: `GET /files/:id/events` and `GET /events`, Server-Sent Events. */

@@ -5,6 +5,11 @@
  */
 export interface ChangeNotice {
   readonly fileId: string | null;
+  /**
+   * True when only who has the file open changed (a stream opened or closed), not its log:
+   * readers read who is present again, not the log.
+   */
+  readonly presence?: boolean;
 }
 
 /**

@@ -204,6 +204,27 @@ export function createLiveService(deps: {
     return { kind: "comment", id: String(entry.seq), action, commentId, parentId, comment };
   }
 
+  /**
+   * The events of an entry that every reader is told alike (all but `file`, which carries
+   * the reader's role), made once per entry read: the streams of a file share the entries
+   * of their shared log, so a change told to a thousand readers is one event (and one
+   * comment read), which the HTTP adapter frames once.
+   */
+  const sharedEvents = new WeakMap<NumberedActivity, Promise<FileEvent | null>>();
+
+  function eventFor(entry: NumberedActivity, access: AuthorizedFile): Promise<FileEvent | null> | FileEvent | null {
+    if (!SHARED_EVENT_ACTIONS.has(entry.action)) return eventOf(entry, access);
+    let event = sharedEvents.get(entry);
+    if (event === undefined) {
+      const made = entry.action === "commented" ? commentEvent(entry) : Promise.resolve(eventOf(entry, access));
+      event = made;
+      sharedEvents.set(entry, made);
+      // A failed comment read is made again by the next reader.
+      made.catch(() => sharedEvents.delete(entry));
+    }
+    return event;
+  }
+
   return {
     /**
      * Opens a stream of the file's events for a caller who may see it (else the error
@@ -266,10 +287,9 @@ export function createLiveService(deps: {
           let present = "";
           /** The presence event to tell, when who has the file open changed since it was last told. */
           async function* presence(): AsyncGenerator<FileEvent> {
-            const viewers = await log.viewers();
-            const now = JSON.stringify(viewers);
-            if (now === present) return;
-            present = now;
+            const { viewers, key } = await log.viewers();
+            if (key === present) return;
+            present = key;
             yield { kind: "presence", id: String(cursor), viewers };
           }
           while (cursor < 0 && !closed) {
@@ -330,7 +350,7 @@ export function createLiveService(deps: {
                 }
                 for (const entry of page.entries) {
                   // Read before the cursor moves on, so that a failed read is read again.
-                  const event = entry.action === "commented" ? await commentEvent(entry) : eventOf(entry, known);
+                  const event = await eventFor(entry, known);
                   cursor = entry.seq;
                   if (event !== null) yield event;
                   if (closed) return;
@@ -467,6 +487,18 @@ function parseEventId(id: string | undefined): number | null | undefined {
 function changesAccess(entry: NumberedActivity): boolean {
   return !CONTENT_ACTIONS.has(entry.action) && entry.action !== "commented";
 }
+
+/** The actions whose events are the same for every reader. */
+const SHARED_EVENT_ACTIONS: ReadonlySet<string> = new Set([
+  "content_replaced",
+  "cells_edited",
+  "rows_appended",
+  "version_restored",
+  "shared",
+  "role_changed",
+  "unshared",
+  "commented",
+]);
 
 const CONTENT_ACTIONS: ReadonlySet<string> = new Set([
   "content_replaced",

@@ -10,6 +10,12 @@ export const LOG_PAGE = 200;
 /** How many of the newest entries a shared log keeps for readers that are a little behind. */
 const KEPT_ENTRIES = 2 * LOG_PAGE;
 
+/** Who has a file open, and a key that is equal for equal lists. */
+export interface Presence {
+  readonly viewers: readonly Viewer[];
+  readonly key: string;
+}
+
 /** One file's event log as the streams open on it, on this instance, read it. */
 export interface SharedFileLog {
   /**
@@ -23,9 +29,10 @@ export interface SharedFileLog {
   readAfter(afterSeq: number, options?: { fresh?: boolean }): Promise<ActivitySince>;
   /**
    * Who follows the file now (`StreamLeaseRepository.viewers`), as of the latest notice or
-   * renewal round: read once for every stream on this file.
+   * renewal round: read once for every stream on this file, with `key`, the same string
+   * for the same people (a stream compares it with the last it told, not the list).
    */
-  viewers(): Promise<Viewer[]>;
+  viewers(): Promise<Presence>;
   /** Calls `listener` after each notice that may concern the file (`anyFile`: a notice of any file), and each round of `refresh`. */
   onNotice(listener: (anyFile: boolean) => void): () => void;
   /** This stream is done with the log; the last to go ends its subscription to the feed. */
@@ -62,12 +69,14 @@ export function createSharedFileLogs(deps: {
     const reads = createCoalescedRead(read);
 
     /** Who follows the file, as last read; read again when a notice or round came since. */
-    let viewers: { stale: boolean; read: Promise<Viewer[]> | null } = { stale: true, read: null };
+    let viewers: { stale: boolean; read: Promise<Presence> | null } = { stale: true, read: null };
 
     const unsubscribe = feed.subscribe((notice: ChangeNotice) => {
       if (notice.fileId !== null && notice.fileId !== fileId) return;
-      reads.markStale();
-      viewers.stale = true;
+      // A stream opened or closed changes who is present, not the log; any other notice
+      // the log (a notice of any file: both).
+      if (notice.presence !== true || notice.fileId === null) reads.markStale();
+      if (notice.presence === true || notice.fileId === null) viewers.stale = true;
       for (const listener of listeners) listener(notice.fileId === null);
     });
 
@@ -107,19 +116,20 @@ export function createSharedFileLogs(deps: {
           if (options?.fresh === true) reads.markStale();
           await reads.catchUp();
           if (afterSeq < base) return activity.listSince({ fileId, afterSeq, limit: LOG_PAGE });
-          const after = entries.filter((entry) => entry.seq > afterSeq).slice(0, LOG_PAGE);
-          return { entries: after, head };
+          return { entries: entries.slice(firstAfter(entries, afterSeq)).slice(0, LOG_PAGE), head };
         },
-        viewers(): Promise<Viewer[]> {
+        viewers(): Promise<Presence> {
           if (viewers.stale || viewers.read === null) {
-            const read = leases.viewers({ fileId, now: clock.now() });
+            const read = leases
+              .viewers({ fileId, now: clock.now() })
+              .then((list): Presence => ({ viewers: list, key: JSON.stringify(list) }));
             viewers = { stale: false, read };
             // A failed read is made again by the next reader.
             read.catch(() => {
               if (viewers.read === read) viewers = { stale: true, read: null };
             });
           }
-          return viewers.read as Promise<Viewer[]>;
+          return viewers.read as Promise<Presence>;
         },
         onNotice(listener: (anyFile: boolean) => void) {
           const subscription = (anyFile: boolean) => listener(anyFile);
@@ -152,4 +162,16 @@ export function createSharedFileLogs(deps: {
       return shared.log;
     },
   };
+}
+
+/** The index of the first of `entries` (in number order) numbered above `seq`. */
+function firstAfter(entries: readonly NumberedActivity[], seq: number): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((entries[middle] as NumberedActivity).seq > seq) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }

@@ -73,7 +73,7 @@ export function createStreamLeases(deps: {
         timer = setInterval(() => void renewAll(), LEASE_RENEW_MS);
         timer.unref();
       }
-      if (input.fileId !== null) feed.announce({ fileId: input.fileId });
+      if (input.fileId !== null) feed.announce({ fileId: input.fileId, presence: true });
       return id;
     },
     /** Releases a lease taken here (its stream ended). */
@@ -87,7 +87,7 @@ export function createStreamLeases(deps: {
       void leases
         .release({ id })
         .then(() => {
-          if (fileId !== null) feed.announce({ fileId });
+          if (fileId !== null) feed.announce({ fileId, presence: true });
         })
         .catch(() => undefined);
     },
