@@ -80,6 +80,15 @@ describe("the change feed of instances sharing a database", () => {
     expect(onA.filter((notice) => notice.fileId === null)).toEqual([]);
   });
 
+  it("carries whether a notice is of presence only, to every instance", async () => {
+    const database = await freshDatabase();
+    const [a, b] = await Promise.all([open({ url: database.url }), open({ url: database.url })]);
+    const onB = heard(b.changeFeed);
+    a.changeFeed.announce({ fileId: "f_seen", presence: true });
+    a.changeFeed.announce({ fileId: "f_changed" });
+    await waitFor(() => expect(onB).toEqual([{ fileId: "f_seen", presence: true }, { fileId: "f_changed" }]));
+  });
+
   it("stops telling a listener once it unsubscribes, and tells one listener subscribed twice twice", async () => {
     const database = await freshDatabase();
     const [a, b] = await Promise.all([open({ url: database.url }), open({ url: database.url })]);
