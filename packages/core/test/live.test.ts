@@ -335,17 +335,27 @@ describe("a file's event stream", () => {
   });
 
   it("reads a file's log once per change for all its streams, and a reader's access again only when a change may touch it", async () => {
-    const { cellar, ada, grace, file } = await aWatchedFile();
+    const { cellar, clock, ada, grace, file } = await aWatchedFile();
     const streams = await Promise.all(
       Array.from({ length: 20 }, () => cellar.live.openFileStream({ callerId: grace.id, fileId: file.id })),
     );
-    const readers = streams.map((stream) => reader(stream));
-    for (const events of readers) expect(await events.next()).toMatchObject({ kind: "file" });
+    const readers = streams.map((stream) => reader(stream, { presence: true }));
+    for (const events of readers) {
+      expect(await events.next()).toMatchObject({ kind: "file" });
+      expect(await events.next()).toMatchObject({ kind: "presence", viewers: [{ id: grace.id }] });
+    }
     const { activity, files } = cellar.deps;
     const listSince = activity.listSince.bind(activity);
     const findWithRole = files.findWithRole.bind(files);
+    const { streamLeases } = cellar.deps;
+    const viewers = streamLeases.viewers.bind(streamLeases);
     let logReads = 0;
     let accessReads = 0;
+    let viewerReads = 0;
+    streamLeases.viewers = async (query) => {
+      viewerReads++;
+      return viewers(query);
+    };
     activity.listSince = async (query) => {
       logReads++;
       return listSince(query);
@@ -363,6 +373,17 @@ describe("a file's event stream", () => {
     for (const events of readers) expect(await events.next()).toMatchObject({ kind: "content", id: "3" });
     expect(logReads).toBe(1);
     expect(accessReads).toBe(0);
+    // Who is present did not change: not read again.
+    expect(viewerReads).toBe(0);
+    // Someone opening the file changes who is present, not the log: read once, for all.
+    clock.advance(1000);
+    const another = await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id });
+    for (const events of readers) {
+      expect(await events.next()).toMatchObject({ kind: "presence", viewers: [{ id: grace.id }, { id: ada.id }] });
+    }
+    expect(logReads).toBe(1);
+    expect(viewerReads).toBe(1);
+    another.close();
     // A rename changes the file object every reader is told of: each reads its access (and the file) again.
     await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Renamed.csv" } });
     for (const events of readers)
