@@ -10,14 +10,15 @@ import type { FastifyReply } from "fastify";
 export const HEARTBEAT_MS = 20_000;
 
 /**
- * How long a busy stream gathers events before it writes them: a stream that wrote less
- * than this long ago holds what comes next until then, and writes it all at once. Each
- * write is a system call per stream (measured at 15–25 µs on a loaded 2-core machine, a
- * quarter of a server's time with 1,000 streams of one file under a stream of edits), so
- * a burst of changes costs one write per stream per window instead of one per change;
- * a stream that was quiet writes at once.
+ * How long a busy stream gathers events before it writes them: a stream that wrote an
+ * event less than this long ago holds what comes next until then, and writes it all at
+ * once; a stream that was quiet writes at once. Each write is a system call per stream
+ * (15 µs each on the 2-core bench machine: 15 ms of every edit with 1,000 streams of one
+ * file), so under a steady stream of changes a stream costs at most ten writes a second
+ * however many changes come, and its reader reads several changes a round; the price is
+ * that a busy stream's events come up to this much later (docs/performance.md).
  */
-export const GATHER_MS = 20;
+export const GATHER_MS = 100;
 
 /** One event as Server-Sent Events frame it. */
 export interface SentEvent {
@@ -34,6 +35,8 @@ export interface OpenStream {
   readonly closed: boolean;
   /** Whether the socket has yet to take what was written. */
   readonly backedUp: boolean;
+  /** Writes a heartbeat, unless events are waiting to be written (they do for one); it does not make the stream busy. */
+  ping(): void;
 }
 
 /**
@@ -135,6 +138,10 @@ export class EventStreams {
       get closed() {
         return closed;
       },
+      ping: () => {
+        if (closed || gathered !== "" || raw.writableNeedDrain || raw.destroyed) return;
+        void written(raw, HEARTBEAT_FRAME);
+      },
       get backedUp() {
         return raw.writableNeedDrain;
       },
@@ -180,7 +187,7 @@ export class EventStreams {
     if (this.heartbeat !== undefined) return;
     this.heartbeat = setInterval(() => {
       // A stream still writing has no need of a heartbeat, nor room for one.
-      for (const stream of this.open) if (!stream.backedUp) void stream.send(HEARTBEAT_FRAME);
+      for (const stream of this.open) stream.ping();
     }, this.heartbeatMs);
     this.heartbeat.unref();
   }

@@ -248,9 +248,12 @@ export function createLiveService(deps: {
       const wakes = createStreamWakes(clock);
       /** Whether the reader's access must be checked before the next events: a notice of any file, or the session's end. */
       let recheck = true;
+      /** Whether who is present may have changed since the reader was last told. */
+      let presenceDue = true;
       let closed = false;
-      const stopListening = log.onNotice((anyFile) => {
-        if (anyFile) recheck = true;
+      const stopListening = log.onNotice((notice) => {
+        if (notice.anyFile) recheck = true;
+        if (notice.presence) presenceDue = true;
         wakes.wake();
       });
       const close = () => {
@@ -287,6 +290,7 @@ export function createLiveService(deps: {
           let present = "";
           /** The presence event to tell, when who has the file open changed since it was last told. */
           async function* presence(): AsyncGenerator<FileEvent> {
+            presenceDue = false;
             const { viewers, key } = await log.viewers();
             if (key === present) return;
             present = key;
@@ -358,7 +362,8 @@ export function createLiveService(deps: {
                 if (page.entries.length < LOG_PAGE) break;
                 page = await log.readAfter(cursor);
               }
-              yield* presence();
+              // Only when it may have changed: a change of the file is no reason to look.
+              if (presenceDue) yield* presence();
             } catch (error) {
               if (!isUnavailable(error)) throw error;
               // The store is unreachable for now: the stream stays open (its heartbeats go
@@ -367,6 +372,7 @@ export function createLiveService(deps: {
               await wakes.next(RETRY_MS);
               wakes.pending = true;
               recheck = true;
+              presenceDue = true;
             }
           }
         } finally {

@@ -10,6 +10,12 @@ export const LOG_PAGE = 200;
 /** How many of the newest entries a shared log keeps for readers that are a little behind. */
 const KEPT_ENTRIES = 2 * LOG_PAGE;
 
+/** What a notice may have changed: `anyFile`, a notice of any file; `presence`, who is present (maybe nothing else). */
+export interface LogNotice {
+  readonly anyFile: boolean;
+  readonly presence: boolean;
+}
+
 /** Who has a file open, and a key that is equal for equal lists. */
 export interface Presence {
   readonly viewers: readonly Viewer[];
@@ -34,7 +40,7 @@ export interface SharedFileLog {
    */
   viewers(): Promise<Presence>;
   /** Calls `listener` after each notice that may concern the file (`anyFile`: a notice of any file), and each round of `refresh`. */
-  onNotice(listener: (anyFile: boolean) => void): () => void;
+  onNotice(listener: (notice: LogNotice) => void): () => void;
   /** This stream is done with the log; the last to go ends its subscription to the feed. */
   release(): void;
 }
@@ -56,7 +62,7 @@ export function createSharedFileLogs(deps: {
   const logs = new Map<string, ReturnType<typeof openLog>>();
 
   function openLog(fileId: string) {
-    const listeners = new Set<(anyFile: boolean) => void>();
+    const listeners = new Set<(notice: LogNotice) => void>();
     let users = 0;
     /**
      * What was read: every entry the log held numbered above `base`, up to `head`, as of
@@ -75,9 +81,11 @@ export function createSharedFileLogs(deps: {
       if (notice.fileId !== null && notice.fileId !== fileId) return;
       // A stream opened or closed changes who is present, not the log; any other notice
       // the log (a notice of any file: both).
-      if (notice.presence !== true || notice.fileId === null) reads.markStale();
-      if (notice.presence === true || notice.fileId === null) viewers.stale = true;
-      for (const listener of listeners) listener(notice.fileId === null);
+      const anyFile = notice.fileId === null;
+      const presence = notice.presence === true || anyFile;
+      if (notice.presence !== true || anyFile) reads.markStale();
+      if (presence) viewers.stale = true;
+      for (const listener of listeners) listener({ anyFile, presence });
     });
 
     async function read(): Promise<void> {
@@ -106,7 +114,7 @@ export function createSharedFileLogs(deps: {
       /** A renewal round: leases may have expired unseen. */
       round() {
         viewers.stale = true;
-        for (const listener of listeners) listener(false);
+        for (const listener of listeners) listener({ anyFile: false, presence: true });
       },
       retain() {
         users += 1;
@@ -131,8 +139,8 @@ export function createSharedFileLogs(deps: {
           }
           return viewers.read as Promise<Presence>;
         },
-        onNotice(listener: (anyFile: boolean) => void) {
-          const subscription = (anyFile: boolean) => listener(anyFile);
+        onNotice(listener: (notice: LogNotice) => void) {
+          const subscription = (notice: LogNotice) => listener(notice);
           listeners.add(subscription);
           return () => listeners.delete(subscription);
         },
