@@ -29,8 +29,11 @@ export interface SentEvent {
 
 /** An open stream: written to as events come, ended by the server or by its reader going away. */
 export interface OpenStream {
-  /** Writes one event (or one already framed by `frame`); resolves once the socket has taken it (or the stream is gone). */
-  send(event: SentEvent | string): Promise<void>;
+  /**
+   * Writes one event (or one already framed by `frame`): undefined when the socket took it
+   * at once (or the stream is gone), else a promise that resolves once it has.
+   */
+  send(event: SentEvent | string): Promise<void> | undefined;
   end(): void;
   readonly closed: boolean;
   /** Whether the socket has yet to take what was written. */
@@ -107,14 +110,16 @@ export class EventStreams {
       whenWritten = null;
       release = null;
       lastWrite = performance.now();
-      void written(raw, text).then(done);
+      const writing = written(raw, text);
+      if (writing === undefined) done?.();
+      else void writing.then(done);
     };
     const stream: OpenStream = {
       send: (event) => {
-        if (closed) return Promise.resolve();
+        if (closed) return undefined;
         if (raw.destroyed) {
           finish();
-          return Promise.resolve();
+          return undefined;
         }
         const text = typeof event === "string" ? event : frame(event);
         const now = performance.now();
@@ -139,11 +144,11 @@ export class EventStreams {
         return closed;
       },
       ping: () => {
-        if (closed || gathered !== "" || raw.writableNeedDrain || raw.destroyed) return;
+        if (closed || gathered !== "" || stream.backedUp || raw.destroyed) return;
         void written(raw, HEARTBEAT_FRAME);
       },
       get backedUp() {
-        return raw.writableNeedDrain;
+        return raw.writableNeedDrain || raw.socket?.writableNeedDrain === true;
       },
     };
     const finish = () => {
@@ -212,16 +217,35 @@ export function frame(event: SentEvent): string {
  * when the response closes (a reader gone away while backed up never keeps a writer
  * waiting).
  */
-function written(raw: ServerResponse, text: string): Promise<void> {
-  if (raw.destroyed || raw.writableEnded) return Promise.resolve();
-  if (raw.write(text)) return Promise.resolve();
+function written(raw: ServerResponse, text: string): Promise<void> | undefined {
+  if (raw.destroyed || raw.writableEnded) return undefined;
+  const socket = raw.socket;
+  // Once the headers are out, a chunk goes to the socket itself, framed here as Node's
+  // HTTP would: the response's own write path costs more than the system call it makes,
+  // once per stream for every event.
+  const direct = socket !== null && raw.headersSent && (raw as { chunkedEncoding?: boolean }).chunkedEncoding === true;
+  const taken = direct ? socket.write(chunkOf(text)) : raw.write(text);
+  if (taken) return undefined;
+  const emitter = direct ? socket : raw;
   return new Promise((resolve) => {
     const done = () => {
-      raw.off("drain", done);
-      raw.off("close", done);
+      emitter.off("drain", done);
+      emitter.off("close", done);
       resolve();
     };
-    raw.on("drain", done);
-    raw.on("close", done);
+    emitter.on("drain", done);
+    emitter.on("close", done);
   });
+}
+
+/** The last texts framed as HTTP chunks: most events are written alike to many streams. */
+let lastChunks: { text: string; chunk: Buffer }[] = [];
+
+/** `text` as one chunk of a chunked HTTP body. */
+function chunkOf(text: string): Buffer {
+  for (const known of lastChunks) if (known.text === text) return known.chunk;
+  const body = Buffer.from(text);
+  const chunk = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from("\r\n")]);
+  lastChunks = [{ text, chunk }, ...lastChunks.slice(0, 3)];
+  return chunk;
 }

@@ -38,7 +38,8 @@ function pipeToStream<T extends object>(
   void (async () => {
     try {
       for await (const event of watched.events) {
-        await stream.send(framedOnce(event, toSent));
+        const sending = stream.send(framedOnce(event, toSent));
+        if (sending !== undefined) await sending;
         if (stream.closed) break;
       }
     } catch (error) {

@@ -12,6 +12,10 @@ export function createCoalescedRead(read: () => Promise<void>) {
     markStale(): void {
       stale = true;
     },
+    /** Whether what was read is up to date: no notice since the last read, and none running. */
+    current(): boolean {
+      return !stale && reading === null;
+    },
     async catchUp(): Promise<void> {
       while (stale || reading !== null) {
         if (reading === null) {

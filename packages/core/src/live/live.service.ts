@@ -210,19 +210,24 @@ export function createLiveService(deps: {
    * of their shared log, so a change told to a thousand readers is one event (and one
    * comment read), which the HTTP adapter frames once.
    */
-  const sharedEvents = new WeakMap<NumberedActivity, Promise<FileEvent | null>>();
+  const sharedEvents = new WeakMap<NumberedActivity, Promise<FileEvent | null> | FileEvent | null>();
 
   function eventFor(entry: NumberedActivity, access: AuthorizedFile): Promise<FileEvent | null> | FileEvent | null {
     if (!SHARED_EVENT_ACTIONS.has(entry.action)) return eventOf(entry, access);
-    let event = sharedEvents.get(entry);
-    if (event === undefined) {
-      const made = entry.action === "commented" ? commentEvent(entry) : Promise.resolve(eventOf(entry, access));
-      event = made;
-      sharedEvents.set(entry, made);
-      // A failed comment read is made again by the next reader.
-      made.catch(() => sharedEvents.delete(entry));
+    if (sharedEvents.has(entry)) return sharedEvents.get(entry) as Promise<FileEvent | null> | FileEvent | null;
+    if (entry.action !== "commented") {
+      const event = eventOf(entry, access);
+      sharedEvents.set(entry, event);
+      return event;
     }
-    return event;
+    const made = commentEvent(entry);
+    sharedEvents.set(entry, made);
+    made.then(
+      (event) => sharedEvents.set(entry, event),
+      // A failed comment read is made again by the next reader.
+      () => sharedEvents.delete(entry),
+    );
+    return made;
   }
 
   return {
@@ -325,7 +330,7 @@ export function createLiveService(deps: {
             }
             wakes.pending = false;
             try {
-              let page = await log.readAfter(cursor);
+              let page = log.peekAfter(cursor) ?? (await log.readAfter(cursor));
               for (;;) {
                 // The reader's access is read again only when it may have changed: after
                 // a notice of any file (a session revoked), the session's end, or an entry
@@ -354,13 +359,14 @@ export function createLiveService(deps: {
                 }
                 for (const entry of page.entries) {
                   // Read before the cursor moves on, so that a failed read is read again.
-                  const event = await eventFor(entry, known);
+                  const made = eventFor(entry, known);
+                  const event = made instanceof Promise ? await made : made;
                   cursor = entry.seq;
                   if (event !== null) yield event;
                   if (closed) return;
                 }
                 if (page.entries.length < LOG_PAGE) break;
-                page = await log.readAfter(cursor);
+                page = log.peekAfter(cursor) ?? (await log.readAfter(cursor));
               }
               // Only when it may have changed: a change of the file is no reason to look.
               if (presenceDue) yield* presence();

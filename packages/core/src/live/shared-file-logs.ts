@@ -33,6 +33,8 @@ export interface SharedFileLog {
    * notice has not come here yet).
    */
   readAfter(afterSeq: number, options?: { fresh?: boolean }): Promise<ActivitySince>;
+  /** What `readAfter` would give, without waiting, when what was read is up to date and reaches back that far; else undefined. */
+  peekAfter(afterSeq: number): ActivitySince | undefined;
   /**
    * Who follows the file now (`StreamLeaseRepository.viewers`), as of the latest notice or
    * renewal round: read once for every stream on this file, with `key`, the same string
@@ -124,6 +126,10 @@ export function createSharedFileLogs(deps: {
           if (options?.fresh === true) reads.markStale();
           await reads.catchUp();
           if (afterSeq < base) return activity.listSince({ fileId, afterSeq, limit: LOG_PAGE });
+          return { entries: entries.slice(firstAfter(entries, afterSeq)).slice(0, LOG_PAGE), head };
+        },
+        peekAfter(afterSeq: number): ActivitySince | undefined {
+          if (!reads.current() || afterSeq < base) return undefined;
           return { entries: entries.slice(firstAfter(entries, afterSeq)).slice(0, LOG_PAGE), head };
         },
         viewers(): Promise<Presence> {

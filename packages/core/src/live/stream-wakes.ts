@@ -17,15 +17,20 @@ export function createStreamWakes(clock: Clock) {
     sessionEnded: false,
     wake(): void {
       wakes.pending = true;
-      resolve?.();
+      const waiting = resolve;
+      resolve = null;
+      waiting?.();
     },
     /** Waits for a wake, or `ms` when given. */
     next(ms?: number): Promise<void> {
       return new Promise<void>((done) => {
         resolve = done;
-        if (ms !== undefined) setTimeout(done, ms).unref();
-      }).then(() => {
-        resolve = null;
+        if (ms !== undefined) {
+          setTimeout(() => {
+            if (resolve === done) resolve = null;
+            done();
+          }, ms).unref();
+        }
       });
     },
     /** A session's end is a change too: the stream wakes then, finds it gone and ends. */
@@ -42,7 +47,9 @@ export function createStreamWakes(clock: Clock) {
     /** Stops the session's timer, and lets a waiting stream go on (to find itself closed). */
     stop(): void {
       clearTimeout(expiry);
-      resolve?.();
+      const waiting = resolve;
+      resolve = null;
+      waiting?.();
     },
   };
   return wakes;
