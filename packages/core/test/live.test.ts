@@ -503,6 +503,8 @@ describe("an account's own stream", () => {
     // Another account's file: nothing.
     const evesOwn = await uploadCsv(cellar, eve.id, { name: "Eve.csv" });
     await cellar.files.update({ callerId: eve.id, fileId: evesOwn.id, changes: { name: "Eve2.csv" } });
+    // A comment: nothing a list shows changes.
+    await cellar.comments.create({ callerId: ada.id, fileId: file.id, text: "Looks right" });
     await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Renamed.csv" } });
     expect(await adaNext()).toMatchObject({ kind: "file", file: { id: file.id, name: "Renamed.csv", role: "owner" } });
     expect(await graceNext()).toMatchObject({
@@ -538,6 +540,20 @@ describe("an account's own stream", () => {
     graceStream.close();
     adaStream.close();
     expect(await graceNext()).toBe("ended");
+  });
+
+  it("tells nothing of a comment: no list of files shows it", async () => {
+    const { cellar, ada, grace, file } = await aWatchedFile();
+    const stream = await cellar.live.openAccountStream({ callerId: grace.id });
+    const iterator = stream.events[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ kind: "ready" });
+    const next = iterator.next();
+    await cellar.comments.create({ callerId: ada.id, fileId: file.id, text: "Looks right" });
+    const quiet = new Promise((resolve) => setTimeout(() => resolve("quiet"), 300).unref());
+    expect(await Promise.race([next, quiet])).toBe("quiet");
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "After.csv" } });
+    expect((await next).value).toMatchObject({ kind: "file", file: { name: "After.csv" } });
+    stream.close();
   });
 
   it("resumes after the event a reader names, telling what changed meanwhile; resets on an id it cannot resume after", async () => {

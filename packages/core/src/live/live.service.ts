@@ -154,6 +154,8 @@ export function createLiveService(deps: {
   ): Promise<AccountEvent[]> {
     const lastOfFile = new Map<string, PlacedActivity>();
     for (const entry of entries) {
+      // A comment changes nothing a list of files shows.
+      if (entry.action === "commented") continue;
       lastOfFile.delete(entry.fileId);
       lastOfFile.set(entry.fileId, entry);
     }
