@@ -155,6 +155,18 @@ describe("a file's event stream", () => {
     expect(await events.next()).toMatchObject({ kind: "comment", id: "4", action: "deleted", comment: null });
   });
 
+  it("tells a comment as it is when told, also to a reader who resumes while another stream of the file is open", async () => {
+    const { cellar, ada, grace, file } = await aWatchedFile();
+    const watching = reader(await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id }));
+    await watching.next();
+    const { comment } = await cellar.comments.create({ callerId: ada.id, fileId: file.id, text: "Soon gone" });
+    expect(await watching.next()).toMatchObject({ kind: "comment", id: "3", comment: { text: "Soon gone" } });
+    await cellar.comments.remove({ callerId: ada.id, fileId: file.id, commentId: comment.id });
+    expect(await watching.next()).toMatchObject({ kind: "comment", id: "4", action: "deleted" });
+    const resumed = reader(await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id, lastEventId: "2" }));
+    expect(await resumed.next()).toMatchObject({ kind: "comment", id: "3", action: "created", comment: null });
+  });
+
   it("reads a comment again when the store could not give it, losing no event", async () => {
     const { cellar, ada, grace, file } = await aWatchedFile();
     const stream = await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id });

@@ -210,26 +210,34 @@ export function createLiveService(deps: {
    * The events of an entry that every reader is told alike (all but `file`, which carries
    * the reader's role), made once per entry read: the streams of a file share the entries
    * of their shared log, so a change told to a thousand readers is one event (and one
-   * comment read), which the HTTP adapter frames once.
+   * comment read), which the HTTP adapter frames once. A comment is told as it is when
+   * told: its event is made again once the log was read again (a later notice, maybe of a
+   * change of that comment).
    */
-  const sharedEvents = new WeakMap<NumberedActivity, Promise<FileEvent | null> | FileEvent | null>();
+  const sharedEvents = new WeakMap<NumberedActivity, FileEvent | null>();
+  const commentEvents = new WeakMap<NumberedActivity, { reads: number; event: Promise<FileEvent> }>();
 
-  function eventFor(entry: NumberedActivity, access: AuthorizedFile): Promise<FileEvent | null> | FileEvent | null {
+  function eventFor(
+    entry: NumberedActivity,
+    access: AuthorizedFile,
+    reads: number,
+  ): Promise<FileEvent | null> | FileEvent | null {
     if (!SHARED_EVENT_ACTIONS.has(entry.action)) return eventOf(entry, access);
-    if (sharedEvents.has(entry)) return sharedEvents.get(entry) as Promise<FileEvent | null> | FileEvent | null;
-    if (entry.action !== "commented") {
-      const event = eventOf(entry, access);
-      sharedEvents.set(entry, event);
+    if (entry.action === "commented") {
+      const known = commentEvents.get(entry);
+      if (known !== undefined && known.reads === reads) return known.event;
+      const event = commentEvent(entry);
+      commentEvents.set(entry, { reads, event });
+      // A failed comment read is made again by the next reader.
+      event.catch(() => {
+        if (commentEvents.get(entry)?.event === event) commentEvents.delete(entry);
+      });
       return event;
     }
-    const made = commentEvent(entry);
-    sharedEvents.set(entry, made);
-    made.then(
-      (event) => sharedEvents.set(entry, event),
-      // A failed comment read is made again by the next reader.
-      () => sharedEvents.delete(entry),
-    );
-    return made;
+    if (sharedEvents.has(entry)) return sharedEvents.get(entry) as FileEvent | null;
+    const event = eventOf(entry, access);
+    sharedEvents.set(entry, event);
+    return event;
   }
 
   return {
@@ -361,7 +369,7 @@ export function createLiveService(deps: {
                 }
                 for (const entry of page.entries) {
                   // Read before the cursor moves on, so that a failed read is read again.
-                  const made = eventFor(entry, known);
+                  const made = eventFor(entry, known, log.reads);
                   const event = made instanceof Promise ? await made : made;
                   cursor = entry.seq;
                   if (event !== null) yield event;

@@ -33,6 +33,8 @@ export interface SharedFileLog {
    * notice has not come here yet).
    */
   readAfter(afterSeq: number, options?: { fresh?: boolean }): Promise<ActivitySince>;
+  /** How many times the log was read: one more after each notice that made it read again. */
+  readonly reads: number;
   /** What `readAfter` would give, without waiting, when what was read is up to date and reaches back that far; else undefined. */
   peekAfter(afterSeq: number): ActivitySince | undefined;
   /**
@@ -90,7 +92,9 @@ export function createSharedFileLogs(deps: {
       for (const listener of listeners) listener({ anyFile, presence });
     });
 
+    let readCount = 0;
     async function read(): Promise<void> {
+      readCount += 1;
       if (base < 0) {
         const first = await activity.listSince({ fileId, afterSeq: Number.MAX_SAFE_INTEGER, limit: 1 });
         base = first.head;
@@ -122,6 +126,9 @@ export function createSharedFileLogs(deps: {
         users += 1;
       },
       log: {
+        get reads() {
+          return readCount;
+        },
         async readAfter(afterSeq: number, options?: { fresh?: boolean }): Promise<ActivitySince> {
           if (options?.fresh === true) reads.markStale();
           await reads.catchUp();
