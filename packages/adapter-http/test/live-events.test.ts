@@ -302,21 +302,27 @@ describe("GET /v1/events", () => {
   });
 });
 
+/** One stream of `streams` on a bare server, read by fetch: the server's side of it, and the reader's. */
+async function aBareStream(streams: EventStreams) {
+  const app = Fastify();
+  let started: ReturnType<EventStreams["start"]> | undefined;
+  app.get("/stream", async (_request, reply) => {
+    started = streams.start(reply, () => {});
+  });
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  opened.push(async () => {
+    streams.endAll();
+    await app.close();
+  });
+  const address = app.server.address() as { port: number };
+  const response = await fetch(`http://127.0.0.1:${address.port}/stream`);
+  const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+  return { stream: started as NonNullable<typeof started>, reader };
+}
+
 describe("event streams", () => {
   it("send a comment line to every idle stream at each heartbeat", async () => {
-    const streams = new EventStreams({ heartbeatMs: 30 });
-    const app = Fastify();
-    app.get("/stream", async (_request, reply) => {
-      streams.start(reply, () => {});
-    });
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    opened.push(async () => {
-      streams.endAll();
-      await app.close();
-    });
-    const address = app.server.address() as { port: number };
-    const response = await fetch(`http://127.0.0.1:${address.port}/stream`);
-    const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    const { reader } = await aBareStream(new EventStreams({ heartbeatMs: 30 }));
     let text = "";
     while ((text.match(/: keep-alive\n\n/g) ?? []).length < 2) {
       const chunk = await reader.read();
@@ -328,22 +334,8 @@ describe("event streams", () => {
   });
 
   it("write a quiet stream's event at once, and gather what comes within the window after a write into one", async () => {
-    const streams = new EventStreams({ heartbeatMs: 60_000 });
-    const app = Fastify();
-    let sent: ReturnType<EventStreams["start"]> | undefined;
-    app.get("/stream", async (_request, reply) => {
-      sent = streams.start(reply, () => {});
-    });
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    opened.push(async () => {
-      streams.endAll();
-      await app.close();
-    });
-    const address = app.server.address() as { port: number };
-    const response = await fetch(`http://127.0.0.1:${address.port}/stream`);
-    const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    const { stream, reader } = await aBareStream(new EventStreams({ heartbeatMs: 60_000 }));
     await reader.read();
-    const stream = sent as NonNullable<typeof sent>;
     const started = performance.now();
     await stream.send({ event: "one", id: "1", data: {} });
     expect(performance.now() - started).toBeLessThan(GATHER_MS);
