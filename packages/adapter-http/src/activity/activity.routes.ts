@@ -1,8 +1,7 @@
 import type { Cellar } from "@cellar/core";
 import type { FastifyInstance } from "fastify";
 import { type FileIdParams, fileIdParamsSchema } from "../files/file.schemas.js";
-import { pageRequestOf, setPageHeaders } from "../files/pagination-links.js";
-import { callerOf } from "../http/request-context.js";
+import { answerFileListPage } from "../files/pagination-links.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
 import { BEARER_SECURITY } from "../shared/openapi.js";
 import { toActivityEntryJson } from "./activity.json.js";
@@ -45,18 +44,13 @@ export function registerActivityRoutes(
         },
       },
     },
-    async (request, reply) => {
-      const listing = await cellar.activity.list({
-        callerId: callerOf(request).userId,
-        fileId: request.params.id,
-        ...pageRequestOf(request.query),
-      });
-      setPageHeaders(
+    async (request, reply) =>
+      answerFileListPage(
+        request,
         reply,
-        listing,
-        new URL(`${publicBase}${app.prefix}/files/${encodeURIComponent(request.params.id)}/activity`),
-      );
-      return listing.items.map(toActivityEntryJson);
-    },
+        { publicBase, prefix: app.prefix, list: "activity" },
+        (query) => cellar.activity.list(query),
+        toActivityEntryJson,
+      ),
   );
 }

@@ -1,7 +1,7 @@
 import { type Cellar, MAX_COMMENTS_PER_FILE } from "@cellar/core";
 import type { FastifyInstance } from "fastify";
 import { type FileIdParams, fileIdParamsSchema } from "../files/file.schemas.js";
-import { pageRequestOf, setPageHeaders } from "../files/pagination-links.js";
+import { answerFileListPage } from "../files/pagination-links.js";
 import { JSON_BODY_LIMIT_BYTES } from "../http/json-body-parser.js";
 import { callerOf } from "../http/request-context.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
@@ -98,19 +98,14 @@ export function registerCommentRoutes(
         },
       },
     },
-    async (request, reply) => {
-      const listing = await cellar.comments.list({
-        callerId: callerOf(request).userId,
-        fileId: request.params.id,
-        ...pageRequestOf(request.query),
-      });
-      setPageHeaders(
+    async (request, reply) =>
+      answerFileListPage(
+        request,
         reply,
-        listing,
-        new URL(`${publicBase}${app.prefix}/files/${encodeURIComponent(request.params.id)}/comments`),
-      );
-      return listing.items.map(toCommentJson);
-    },
+        { publicBase, prefix: app.prefix, list: "comments" },
+        (query) => cellar.comments.list(query),
+        toCommentJson,
+      ),
   );
 
   app.patch<{ Params: CommentParams; Body: UpdateCommentBody }>(

@@ -1,5 +1,6 @@
 import { type Page, pageLinks } from "@cellar/core";
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { callerOf } from "../http/request-context.js";
 
 const RELATIONS = ["first", "prev", "next", "last"] as const;
 
@@ -53,4 +54,25 @@ export function pageRequestOf(query: { readonly page?: string; readonly per_page
     ...(query.page === undefined ? {} : { page: Number(query.page) }),
     ...(query.per_page === undefined ? {} : { perPage: Number(query.per_page) }),
   };
+}
+
+/**
+ * Answers one page of a list kept under a file (`/files/:id/<list>`: its versions, activity,
+ * comments): the caller's page from core, its headers, its items as JSON.
+ */
+export async function answerFileListPage<Item>(
+  request: FastifyRequest<{ Params: { id: string }; Querystring: { page?: string; per_page?: string } }>,
+  reply: FastifyReply,
+  where: { readonly publicBase: string; readonly prefix: string; readonly list: string },
+  list: (query: { callerId: string; fileId: string; page?: number; perPage?: number }) => Promise<Page<Item>>,
+  toJson: (item: Item) => unknown,
+): Promise<unknown[]> {
+  const listing = await list({
+    callerId: callerOf(request).userId,
+    fileId: request.params.id,
+    ...pageRequestOf(request.query),
+  });
+  const url = `${where.publicBase}${where.prefix}/files/${encodeURIComponent(request.params.id)}/${where.list}`;
+  setPageHeaders(reply, listing, new URL(url));
+  return listing.items.map(toJson);
 }

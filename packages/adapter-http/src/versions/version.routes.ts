@@ -12,7 +12,7 @@ import {
   partialAndNotModifiedResponses,
 } from "../files/file.schemas.js";
 import { downloadAnswer } from "../files/file-download.js";
-import { pageRequestOf, setPageHeaders } from "../files/pagination-links.js";
+import { answerFileListPage } from "../files/pagination-links.js";
 import { JSON_BODY_LIMIT_BYTES } from "../http/json-body-parser.js";
 import { callerOf } from "../http/request-context.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
@@ -67,19 +67,14 @@ export function registerVersionRoutes(
         },
       },
     },
-    async (request, reply) => {
-      const listing = await cellar.versions.list({
-        callerId: callerOf(request).userId,
-        fileId: request.params.id,
-        ...pageRequestOf(request.query),
-      });
-      setPageHeaders(
+    async (request, reply) =>
+      answerFileListPage(
+        request,
         reply,
-        listing,
-        new URL(`${publicBase}${app.prefix}/files/${encodeURIComponent(request.params.id)}/versions`),
-      );
-      return listing.items.map(toVersionJson);
-    },
+        { publicBase, prefix: app.prefix, list: "versions" },
+        (query) => cellar.versions.list(query),
+        toVersionJson,
+      ),
   );
 
   app.get<{ Params: VersionParams }>(
