@@ -7,7 +7,7 @@ import { spendMailBudget } from "../people/mail-budget.js";
 import type { PermissionRepository } from "../people/permission-repository.port.js";
 import type { RateLimitStore } from "../rate-limit/rate-limit-store.port.js";
 import type { Clock } from "../shared/clock.port.js";
-import { CellarError, ErrorCode, type FieldProblem, invalidField, invalidFields } from "../shared/errors.js";
+import { CellarError, ErrorCode, fieldProblems, invalidField } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { type Page, toPage, toPageRequest } from "../shared/pagination.js";
 import type { RandomSource } from "../shared/random.port.js";
@@ -178,16 +178,7 @@ export function createCommentService(deps: CommentServiceDeps) {
 
   /** Reads what `create` was asked, every field at once. */
   function readNewComment(input: { text: unknown; range?: unknown; parentId?: unknown }) {
-    const problems: FieldProblem[] = [];
-    const read = <T>(parse: () => T): T | undefined => {
-      try {
-        return parse();
-      } catch (error) {
-        if (!(error instanceof CellarError) || error.details === undefined) throw error;
-        problems.push(...error.details);
-        return undefined;
-      }
-    };
+    const { problems, read, check } = fieldProblems();
     const text = read(() => normaliseCommentText(input.text));
     const range = read(() => normaliseCommentRange(input.range));
     const parentId = input.parentId ?? null;
@@ -197,7 +188,7 @@ export function createCommentService(deps: CommentServiceDeps) {
     if (parentId !== null && range !== undefined && range !== null) {
       problems.push({ field: "range", message: "a reply is about its thread's cells: give no range with parent_id" });
     }
-    if (problems.length > 0) throw invalidFields(problems);
+    check();
     return { text: text as string, range: range ?? null, parentId: parentId as string | null };
   }
 
@@ -280,23 +271,15 @@ export function createCommentService(deps: CommentServiceDeps) {
       text?: unknown;
       resolved?: unknown;
     }): Promise<WrittenComment> {
-      const problems: FieldProblem[] = [];
-      let text: string | undefined;
-      if (input.text !== undefined) {
-        try {
-          text = normaliseCommentText(input.text);
-        } catch (error) {
-          if (!(error instanceof CellarError) || error.details === undefined) throw error;
-          problems.push(...error.details);
-        }
-      }
+      const { problems, read, check } = fieldProblems();
+      const text = input.text === undefined ? undefined : read(() => normaliseCommentText(input.text));
       if (input.resolved !== undefined && typeof input.resolved !== "boolean") {
         problems.push({ field: "resolved", message: "must be a boolean" });
       }
       if (input.text === undefined && input.resolved === undefined) {
         problems.push({ field: "text", message: "give text, resolved, or both" });
       }
-      if (problems.length > 0) throw invalidFields(problems);
+      check();
       const resolved = input.resolved as boolean | undefined;
 
       const { found, comment } = await loadComment(input.callerId, input.fileId, input.commentId);

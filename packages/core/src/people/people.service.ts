@@ -5,7 +5,7 @@ import { authorizeFileAction } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { RateLimitStore } from "../rate-limit/rate-limit-store.port.js";
 import type { Clock } from "../shared/clock.port.js";
-import { CellarError, ErrorCode, type FieldProblem, invalidField, invalidFields } from "../shared/errors.js";
+import { CellarError, ErrorCode, fieldProblems, invalidField } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import type { RandomSource } from "../shared/random.port.js";
 import type { UserRecord, UserSummary } from "../users/user.entity.js";
@@ -69,23 +69,14 @@ export function createPeopleService(deps: PeopleServiceDeps) {
 
   /** Reads what `share` was asked, every field at once. */
   function readShareRequest(input: { email: unknown; role: unknown; notify?: unknown; message?: unknown }) {
-    const problems: FieldProblem[] = [];
-    const read = <T>(parse: () => T): T | undefined => {
-      try {
-        return parse();
-      } catch (error) {
-        if (!(error instanceof CellarError) || error.details === undefined) throw error;
-        problems.push(...error.details);
-        return undefined;
-      }
-    };
+    const { problems, read, check } = fieldProblems();
     const email = read(() => normaliseEmail(input.email));
     const role = read(() => parseRole(input.role));
     const message = read(() => normaliseInvitationMessage(input.message));
     if (input.notify !== undefined && typeof input.notify !== "boolean") {
       problems.push({ field: "notify", message: "must be a boolean" });
     }
-    if (problems.length > 0) throw invalidFields(problems);
+    check();
     return { email: email as string, role: role as Role, message: message ?? null, notify: input.notify !== false };
   }
 

@@ -83,3 +83,27 @@ export function invalidFields(problems: readonly FieldProblem[]): CellarError {
   const summary = problems.map((p) => `${p.field}: ${p.message}`).join("; ");
   return new CellarError(ErrorCode.validation_error, summary, { details: problems });
 }
+
+/**
+ * Reads several fields of one request, keeping every field's problem instead of stopping
+ * at the first: `read` gives a parser's value, or undefined with its problems kept (any
+ * other error is thrown); `check` throws them all together, if any.
+ */
+export function fieldProblems() {
+  const problems: FieldProblem[] = [];
+  return {
+    problems,
+    read<T>(parse: () => T): T | undefined {
+      try {
+        return parse();
+      } catch (error) {
+        if (!(error instanceof CellarError) || error.details === undefined) throw error;
+        problems.push(...error.details);
+        return undefined;
+      }
+    },
+    check(): void {
+      if (problems.length > 0) throw invalidFields(problems);
+    },
+  };
+}
