@@ -9,7 +9,7 @@ const FRUIT = "name,amount,note\nApples,3,\nPears,5,\nPlums,7,\n";
 /** Cells changed in the web app's grid, its history of versions, and what a viewer cannot do, in a real Chromium. */
 describe("the web app, changing cells", { timeout: TEST_MS }, () => {
   const web = useWebApp();
-  const { axe, screenshot, api, newSession, newPage, seed } = web;
+  const { axe, screenshot, api, newSession, namedSession, shareFile, newPage, seed } = web;
 
   /** The cells of a range, raw, as the API reads them now. */
   async function valuesOf(session: Session, file: FileJson, range: string): Promise<unknown[][]> {
@@ -26,28 +26,6 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
       body: JSON.stringify({ range, values }),
     });
     expect(response.status, await response.clone().text()).toBe(200);
-  }
-
-  /** Gives `to` a role on the owner's file, without a mail. */
-  async function share(owner: Session, file: FileJson, to: Session, role: string) {
-    const response = await api(`/files/${file.id}/permissions`, owner.jwt, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: to.email, role, notify: false }),
-    });
-    expect(response.status, await response.clone().text()).toBe(201);
-  }
-
-  /** A new user with a name of their own, as the conflict and the history name them. */
-  async function person(who: string, name: string): Promise<Session> {
-    const session = await newSession(who);
-    const response = await api("/users/me", session.jwt, {
-      method: "PATCH",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name }),
-    });
-    expect(response.status, await response.clone().text()).toBe(200);
-    return session;
   }
 
   /** The file's preview, its cells shown; the cell edits the page sends, counted as they go. */
@@ -223,10 +201,10 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
   });
 
   it("says who changed a cell meanwhile and to what, and applies yours on request; a cell someone else changed nearby is no conflict", async () => {
-    const owner = await person("olga", "Olga Owner");
+    const owner = await namedSession("olga", "Olga Owner");
     const file = await seed(owner, "fruit.csv", FRUIT);
-    const edith = await person("edith", "Edith Editor");
-    await share(owner, file, edith, "editor");
+    const edith = await namedSession("edith", "Edith Editor");
+    await shareFile(owner, file, edith, "editor");
     const { page, edits, body } = await openPreview(owner, file);
 
     // Olga is typing in B2 when Edith changes it: the grid reads the cell again under
@@ -290,10 +268,10 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
   });
 
   it("lists the versions with their authors, downloads one, and restores one, saying when the file changed meanwhile", async () => {
-    const owner = await person("olga", "Olga Owner");
+    const owner = await namedSession("olga", "Olga Owner");
     const file = await seed(owner, "fruit.csv", FRUIT);
-    const edith = await person("edith", "Edith Editor");
-    await share(owner, file, edith, "editor");
+    const edith = await namedSession("edith", "Edith Editor");
+    await shareFile(owner, file, edith, "editor");
     const { page, body } = await openPreview(owner, file);
     await cell(page, 2, 2).click();
     await page.keyboard.type("4");
@@ -367,7 +345,7 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
     const owner = await newSession("olga");
     const file = await seed(owner, "fruit.csv", FRUIT);
     const viewer = await newSession("vic");
-    await share(owner, file, viewer, "viewer");
+    await shareFile(owner, file, viewer, "viewer");
     const { page, grid, edits } = await openPreview(viewer, file, {
       permissions: ["clipboard-read", "clipboard-write"],
     });

@@ -12,29 +12,7 @@ const FRUIT = "name,amount,note\nApples,3,\nPears,5,\nPlums,7,\n";
  */
 describe("the web app, live", { timeout: TEST_MS }, () => {
   const web = useWebApp();
-  const { axe, screenshot, api, newSession, newPage, seed } = web;
-
-  /** A new user with a name of their own, as the presence badges and comments name them. */
-  async function person(who: string, name: string): Promise<Session> {
-    const session = await newSession(who);
-    const response = await api("/users/me", session.jwt, {
-      method: "PATCH",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name }),
-    });
-    expect(response.status, await response.clone().text()).toBe(200);
-    return session;
-  }
-
-  /** Gives `to` a role on the owner's file, without a mail. */
-  async function share(owner: Session, file: FileJson, to: Session, role: string) {
-    const response = await api(`/files/${file.id}/permissions`, owner.jwt, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: to.email, role, notify: false }),
-    });
-    expect(response.status, await response.clone().text()).toBe(201);
-  }
+  const { axe, screenshot, api, namedSession, shareFile, newPage, seed } = web;
 
   /**
    * The file's preview, its cells shown, with a mark that a reload would wipe out
@@ -62,10 +40,10 @@ describe("the web app, live", { timeout: TEST_MS }, () => {
   const viewers = (page: Page) => page.getByRole("list", { name: "Viewing now" }).getByRole("listitem");
 
   it("two people on one file see each other's edits, comments, presence and renames without reloading", async () => {
-    const ana = await person("ana", "Ana Lopez");
-    const ben = await person("ben", "Ben Ortiz");
+    const ana = await namedSession("ana", "Ana Lopez");
+    const ben = await namedSession("ben", "Ben Ortiz");
     const file = await seed(ana, "fruit.csv", FRUIT);
-    await share(ana, file, ben, "editor");
+    await shareFile(ana, file, ben, "editor");
     const a = await openPreview(ana, file);
     const b = await openPreview(ben, file);
 
@@ -178,8 +156,8 @@ describe("the web app, live", { timeout: TEST_MS }, () => {
     expect(await stayed(a)).toBe(true);
 
     // A viewer reads the comments but writes none.
-    const vic = await person("vic", "Vic Ray");
-    await share(ana, file, vic, "viewer");
+    const vic = await namedSession("vic", "Vic Ray");
+    await shareFile(ana, file, vic, "viewer");
     const v = await openPreview(vic, file);
     await v.getByRole("button", { name: /^Comments/ }).click();
     const panelV = v.getByRole("complementary", { name: "Comments" });
@@ -192,10 +170,10 @@ describe("the web app, live", { timeout: TEST_MS }, () => {
   });
 
   it("resumes after the server restarts, without reloading: the grid, the comments and the list follow what changed meanwhile", async () => {
-    const ana = await person("ana", "Ana Lopez");
-    const ben = await person("ben", "Ben Ortiz");
+    const ana = await namedSession("ana", "Ana Lopez");
+    const ben = await namedSession("ben", "Ben Ortiz");
     const file = await seed(ana, "fruit.csv", FRUIT);
-    await share(ana, file, ben, "editor");
+    await shareFile(ana, file, ben, "editor");
     const a = await openPreview(ana, file);
     await viewers(a).first().waitFor();
     const list = await a.context().newPage();

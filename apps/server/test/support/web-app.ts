@@ -181,6 +181,28 @@ export function useWebApp() {
     return { email, jwt: ((await verified.json()) as { jwt: string }).jwt, at };
   }
 
+  /** A new user with a name of their own (as the conflict dialog, presence and comments name them). */
+  async function namedSession(who: string, name: string): Promise<Session> {
+    const session = await newSession(who);
+    const response = await api("/users/me", session.jwt, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name }),
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    return session;
+  }
+
+  /** Gives `to` a role on the owner's file, without a mail. */
+  async function shareFile(owner: Session, file: FileJson, to: Session, role: string): Promise<void> {
+    const response = await api(`/files/${file.id}/permissions`, owner.jwt, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: to.email, role, notify: false }),
+    });
+    expect(response.status, await response.clone().text()).toBe(201);
+  }
+
   /** A new user's page, signed in and showing their files. */
   async function signedInPage(
     who: string,
@@ -259,6 +281,8 @@ export function useWebApp() {
     newEmail,
     newPage,
     newSession,
+    namedSession,
+    shareFile,
     signedInPage,
     seed,
     seedTheUsualFiles,
