@@ -13,6 +13,11 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "packaging/test/**/*.test.ts"],
     environment: "node",
+    // What a slow, busy 2-core machine needs (checked with two busy loops beside the suite),
+    // not vitest's 5 s: a test doing real work (a workbook written and read, a server
+    // started) takes seconds there. Suites of server processes set longer limits of their own.
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
     // One real PostgreSQL for the run (or CELLAR_TEST_DATABASE_URL's): see @cellar/test-engines.
     globalSetup: ["packages/test-engines/src/vitest-global-setup.ts"],
     coverage: {

@@ -71,7 +71,8 @@ const engines = [
   ["two instances on one PostgreSQL and one bucket", twoInstances],
 ] as const;
 
-describe.each(engines)("changes of content racing, %s", (_, start) => {
+// Server processes on PostgreSQL and s3rver: a minute and more on a loaded 2-core machine.
+describe.each(engines)("changes of content racing, %s", { timeout: 180_000 }, (_, start) => {
   it("of writers sending the same If-Match, exactly one wins; the others get 412 and change nothing", async () => {
     const servers = await start();
     const { ada, bo, file } = await aSharedFile(servers);
