@@ -142,6 +142,34 @@ export {
   type PurgedFile,
   type ReplaceContentResult,
 } from "./files/file-repository.port.js";
+export {
+  type DefinedName,
+  FormulaGraph,
+  type FormulaNode,
+  SHEET_COLUMNS,
+  SHEET_ROWS,
+  type SheetArea,
+  type WorkbookFormula,
+} from "./formulas/dependency-graph.js";
+export {
+  type CellArea,
+  type CellPlace,
+  type CellValues,
+  type FormulaEngine,
+  type FormulaReading,
+  type FormulaSyntax,
+  FormulaUncomputableError,
+  type WorkbookSettings,
+} from "./formulas/formula-engine.port.js";
+export {
+  FORMULA_ERRORS,
+  type FormulaError,
+  type FormulaErrorText,
+  type FormulaValue,
+  formulaError,
+  isFormulaError,
+} from "./formulas/formula-values.js";
+export { COMPUTE_LIMITS, type Computation, computeFormulas, type StoredCells } from "./formulas/recalculation.js";
 // Live: each change told to everyone who has the file open.
 export { type ChangeFeed, type ChangeNotice, createLocalChangeFeed } from "./live/change-feed.port.js";
 export type {

@@ -26,6 +26,7 @@ export {
   aUser,
   T0,
 } from "./fixtures.js";
+export { cellsOf, type FormulaEngineFixture, formulaEngineContract } from "./formula-engine.contract.js";
 export { magicLinkRepositoryContract } from "./magic-link-repository.contract.js";
 export { permissionRepositoryContract } from "./permission-repository.contract.js";
 export { type RateLimitStoreFixture, rateLimitStoreContract } from "./rate-limit-store.contract.js";

@@ -1,0 +1,253 @@
+import {
+  type CellArea,
+  type CellPlace,
+  type CellValues,
+  type FormulaEngine,
+  type FormulaSyntax,
+  FormulaUncomputableError,
+  type FormulaValue,
+  formulaError,
+  isFormulaError,
+  type WorkbookSettings,
+} from "@cellar/core";
+import * as formulajs from "@formulajs/formulajs";
+import FormulaParser, { type FunctionArgument } from "fast-formula-parser";
+import { EXCEL_FUNCTIONS_UNCOMPUTED } from "./excel-functions.js";
+import { moveReferences, readTokens, tokensOf } from "./formula-text.js";
+
+const { FormulaError, DepParser } = FormulaParser;
+
+/** The engine's name and version, as docs/performance.md compares it. */
+export const FORMULA_ENGINE_NAME = "fast-formula-parser 1.0.19 with @formulajs/formulajs 4";
+
+/** The longest formula Excel keeps, in characters. */
+const MAX_FORMULA_CHARACTERS = 8_192;
+
+/** Serial day numbers between the 1900 and 1904 date systems. */
+const DAYS_1900_TO_1904 = 1_462;
+
+const ENGINE_ERRORS = new Map<string, InstanceType<typeof FormulaError>>([
+  ["#DIV/0!", FormulaError.DIV0],
+  ["#N/A", FormulaError.NA],
+  ["#NAME?", FormulaError.NAME],
+  ["#NULL!", FormulaError.NULL],
+  ["#NUM!", FormulaError.NUM],
+  ["#REF!", FormulaError.REF],
+  ["#VALUE!", FormulaError.VALUE],
+]);
+
+/** A value as fast-formula-parser takes it: an error as its own error object. */
+function toEngine(value: FormulaValue): unknown {
+  return isFormulaError(value) ? (ENGINE_ERRORS.get(value.error) ?? FormulaError.VALUE) : value;
+}
+
+/** A result as Cellar keeps it; a reference to an empty cell gives 0, as in Excel. */
+function fromEngine(result: unknown): FormulaValue {
+  if (result === null || result === undefined) return 0;
+  if (typeof result === "number") {
+    if (Number.isNaN(result)) return { error: "#VALUE!" };
+    if (!Number.isFinite(result)) return { error: "#NUM!" };
+    return result === 0 ? 0 : result;
+  }
+  if (typeof result === "string" || typeof result === "boolean") return result;
+  if (result instanceof Error) {
+    const text = (result as { error?: string }).error ?? result.message;
+    return formulaError(text) ?? { error: "#VALUE!" };
+  }
+  if (Array.isArray(result)) return fromEngine((result[0] as unknown[] | undefined)?.[0]);
+  return { error: "#VALUE!" };
+}
+
+/**
+ * A formulajs function as fast-formula-parser calls its own: arguments by value (a range
+ * as its rows), errors as its error objects.
+ */
+function fromFormulajs(implementation: (...args: unknown[]) => unknown) {
+  return (...args: FunctionArgument[]) => {
+    const values = args.map((arg) => (arg.omitted ? undefined : arg.value));
+    for (const value of values) if (value instanceof FormulaError) throw value;
+    const result = implementation(...values);
+    if (result instanceof Error) throw ENGINE_ERRORS.get(result.message) ?? FormulaError.VALUE;
+    return result;
+  };
+}
+
+/**
+ * fast-formula-parser's functions, and formulajs's where it has none. formulajs keeps
+ * Excel's dotted names as properties (`STDEV.S` is `STDEV.S`, `F.DIST.RT` is `F.DIST.RT`).
+ */
+function functionTable(parser: FormulaParser): {
+  extra: Record<string, (...args: FunctionArgument[]) => unknown>;
+  known: Set<string>;
+} {
+  // Some of fast-formula-parser's functions are placeholders that give nothing (MAX,
+  // MATCH, LEN among them): called with zeros, as its own supportedFunctions() tells them.
+  // WEBSERVICE is never called: a workbook does not make Cellar fetch anything.
+  const known = new Set<string>();
+  for (const [name, implementation] of Object.entries(parser.functions)) {
+    if (name === "WEBSERVICE") continue;
+    try {
+      if ((implementation as (...args: number[]) => unknown)(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) !== undefined)
+        known.add(name);
+    } catch (error) {
+      if (error instanceof Error) known.add(name);
+    }
+  }
+  const extra: Record<string, (...args: FunctionArgument[]) => unknown> = {};
+  const visit = (name: string, value: unknown, depth: number) => {
+    if (typeof value === "function" && !known.has(name)) {
+      extra[name] = fromFormulajs(value as (...args: unknown[]) => unknown);
+    }
+    if (depth >= 3 || (typeof value !== "function" && (typeof value !== "object" || value === null))) return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === key.toUpperCase() && /^[A-Z0-9]+$/.test(key)) visit(`${name}.${key}`, inner, depth + 1);
+    }
+  };
+  for (const [name, value] of Object.entries(formulajs as unknown as Record<string, unknown>)) {
+    if (name === name.toUpperCase() && /^[A-Z][A-Z0-9]*$/.test(name)) visit(name, value, 1);
+  }
+  return { extra, known };
+}
+
+/**
+ * Cellar's formula engine. fast-formula-parser (MIT) parses and computes each formula
+ * with its own functions, formulajs (MIT) lends the functions it lacks; Cellar gives it
+ * the cells (`CellValues`) and orders the computation (core's `FormulaGraph`).
+ *
+ * A formula is read (`read`) from fast-formula-parser's own lexer: its references,
+ * names and functions, in a microsecond or two, where a full parse takes ten; `check`
+ * parses it whole, for formulas people type.
+ */
+export function createFormulaEngine(): FormulaEngine & {
+  /** Why a formula does not parse, or null: the whole grammar, for what people type. */
+  check(formula: string, at: CellPlace): string | null;
+} {
+  let cells: CellValues | null = null;
+  let date1904 = false;
+  const cellsNow = (): CellValues => {
+    if (cells === null) throw new Error("unreachable: a formula evaluated outside evaluate()");
+    return cells;
+  };
+  const probe = new FormulaParser({});
+  const { extra, known } = functionTable(probe);
+  // Names of the functions a workbook written in 1904 mode reads or gives dates with: moved
+  // to and from the 1900 system the libraries compute in.
+  const dateArguments = ["YEAR", "MONTH", "DAY", "WEEKDAY", "WEEKNUM", "ISOWEEKNUM", "EDATE", "EOMONTH", "TEXT"];
+  const dateResults = ["DATE", "DATEVALUE", "TODAY", "NOW", "EDATE", "EOMONTH", "WORKDAY", "WORKDAY.INTL"];
+  const parser = new FormulaParser({
+    functions: { ...extra, WEBSERVICE: () => undefined },
+    onCell: (ref) => toEngine(cellsNow().value(ref.sheet, ref.row, ref.col)),
+    onRange: (ref) =>
+      cellsNow()
+        .area({
+          sheet: ref.sheet,
+          firstRow: ref.from.row,
+          lastRow: ref.to.row,
+          firstColumn: ref.from.col,
+          lastColumn: ref.to.col,
+        })
+        .map((row) => row.map(toEngine)),
+    onVariable: (name, sheet) => {
+      const area = cellsNow().name(name, sheet);
+      if (area === null) return null;
+      return area.firstRow === area.lastRow && area.firstColumn === area.lastColumn
+        ? { sheet: area.sheet, row: area.firstRow, col: area.firstColumn }
+        : {
+            sheet: area.sheet,
+            from: { row: area.firstRow, col: area.firstColumn },
+            to: { row: area.lastRow, col: area.lastColumn },
+          };
+    },
+  });
+  const table = parser.functions as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of new Set([...dateArguments, ...dateResults])) {
+    const original = table[name];
+    if (original === undefined) continue;
+    table[name] = (...args: unknown[]) => {
+      if (!date1904) return original(...args);
+      if (dateArguments.includes(name)) {
+        const first = args[0] as FunctionArgument | undefined;
+        if (first !== undefined && typeof first.value === "number") {
+          args[0] = { ...first, value: first.value + DAYS_1900_TO_1904 };
+        }
+      }
+      const result = original(...args);
+      return dateResults.includes(name) && typeof result === "number" ? result - DAYS_1900_TO_1904 : result;
+    };
+  }
+  const dependencies = new DepParser({ onVariable: () => ({ row: 1, col: 1 }) });
+
+  const engine = {
+    name: FORMULA_ENGINE_NAME,
+
+    read(formula: string, at: CellPlace): FormulaSyntax {
+      if (formula.length > MAX_FORMULA_CHARACTERS) {
+        return { ok: false, problem: `it is longer than ${MAX_FORMULA_CHARACTERS} characters` };
+      }
+      const tokens = tokensOf(formula);
+      if (typeof tokens === "string") return { ok: false, problem: tokens };
+      if (tokens.length === 0) return { ok: false, problem: "it is empty" };
+      const lexed = readTokens(tokens);
+      const unsupported = lexed.functions.filter(
+        (name) => !known.has(name) && !(name in extra) && EXCEL_FUNCTIONS_UNCOMPUTED.has(name),
+      );
+      const areas: CellArea[] = lexed.references.map((reference) => ({
+        sheet: reference.sheet ?? at.sheet,
+        ...reference.area,
+      }));
+      return {
+        ok: true,
+        reading: {
+          areas,
+          names: lexed.names,
+          functions: lexed.functions,
+          unsupported,
+          obstacle: lexed.brackets ? "it refers to a table or another workbook" : null,
+        },
+      };
+    },
+
+    check(formula: string, at: CellPlace): string | null {
+      const read = engine.read(formula, at);
+      if (!read.ok) return read.problem;
+      try {
+        dependencies.parse(formula, { sheet: at.sheet, row: at.row, col: at.column });
+        return null;
+      } catch (error) {
+        return parseProblem(error);
+      }
+    },
+
+    evaluate(formula: string, at: CellPlace, values: CellValues, settings: WorkbookSettings): FormulaValue {
+      cells = values;
+      date1904 = settings.date1904;
+      try {
+        return fromEngine(parser.parse(formula, { sheet: at.sheet, row: at.row, col: at.column }));
+      } catch (error) {
+        // A function no spreadsheet program knows is #NAME?, as in Excel. One Excel has but
+        // the libraries lack, or grammar the parser cannot follow, leaves the stored result.
+        const details = (error as { details?: { message?: string } }).details;
+        const missing = /Function (\S+) is not implemented/.exec(details?.message ?? "")?.[1];
+        if (missing !== undefined) {
+          const name = missing.toUpperCase();
+          if (!known.has(name) && !EXCEL_FUNCTIONS_UNCOMPUTED.has(name)) return { error: "#NAME?" };
+          throw new FormulaUncomputableError(`Cellar cannot compute ${name}`);
+        }
+        throw new FormulaUncomputableError(parseProblem(error));
+      } finally {
+        cells = null;
+      }
+    },
+
+    move: moveReferences,
+  };
+  return engine;
+}
+
+/** A parse error's message, safe to show: where the formula stops making sense. */
+function parseProblem(error: unknown): string {
+  if (error instanceof RangeError) return "it is nested too deeply";
+  const message = error instanceof Error ? error.message : String(error);
+  const position = /position \d+:(\d+)/.exec(message)?.[1];
+  return position === undefined ? "it does not parse" : `it does not parse at character ${position}`;
+}

@@ -1,0 +1,256 @@
+import type { CellArea } from "@cellar/core";
+import { type LexedToken, lex } from "fast-formula-parser/grammar/lexing.js";
+
+/** The last row and column of a worksheet. */
+const LAST_ROW = 1_048_576;
+const LAST_COLUMN = 16_384;
+
+/** A reference as written: its sheet (null: the formula's own), the rectangle, and which of its bounds are absolute. */
+interface WrittenReference {
+  readonly sheet: string | null;
+  readonly area: Omit<CellArea, "sheet">;
+}
+
+/** A formula split into tokens by fast-formula-parser's lexer (the one its parser reads), or why it cannot be. */
+export function tokensOf(formula: string): LexedToken[] | string {
+  try {
+    return lex(formula).tokens;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const position = /Error at position \d+:(\d+)/.exec(message)?.[1];
+    return position === undefined
+      ? "it has a character a formula cannot hold"
+      : `it cannot be read at character ${position}`;
+  }
+}
+
+function columnNumber(letters: string): number {
+  let number = 0;
+  for (const letter of letters.toUpperCase()) number = number * 26 + (letter.charCodeAt(0) - 64);
+  return number;
+}
+
+export function columnLetters(column: number): string {
+  let letters = "";
+  for (let rest = column; rest > 0; rest = Math.floor((rest - 1) / 26)) {
+    letters = String.fromCharCode(65 + ((rest - 1) % 26)) + letters;
+  }
+  return letters;
+}
+
+/** A sheet token's name: `Sheet1!` or `'It''s'!`. */
+function sheetName(token: LexedToken): string {
+  const image = token.image.slice(0, -1);
+  return image.startsWith("'") ? image.slice(1, -1).replaceAll("''", "'") : image;
+}
+
+const CELL = /^(\$?)([A-Za-z]{1,3})(\$?)(\d+)$/;
+const COLUMN = /^(\$?)([A-Za-z]{1,3})$/;
+const ROW = /^(\$?)(\d+)$/;
+
+/** The tokens of a reference at `at`: [first, colon?, last?], and what it covers; null when the token starts none. */
+function referenceAt(
+  tokens: readonly LexedToken[],
+  at: number,
+): { end: number; reference: WrittenReference; parts: number[] } | null {
+  let sheet: string | null = null;
+  let start = at;
+  const first = tokens[at];
+  if (first === undefined) return null;
+  if (first.tokenType.name === "Sheet" || first.tokenType.name === "SheetQuoted") {
+    sheet = sheetName(first);
+    start = at + 1;
+  }
+  const a = tokens[start];
+  if (a === undefined) return null;
+  const colon = tokens[start + 1]?.tokenType.name === "Colon";
+  const b = colon ? tokens[start + 2] : undefined;
+  const kind = a.tokenType.name;
+  if (kind === "Cell") {
+    const from = CELL.exec(a.image);
+    if (from === null) return null;
+    const fromArea = { row: Number(from[4]), column: columnNumber(from[2] as string) };
+    const to = b?.tokenType.name === "Cell" ? CELL.exec(b.image) : null;
+    if (to !== null && to !== undefined) {
+      const toArea = { row: Number(to[4]), column: columnNumber(to[2] as string) };
+      return {
+        end: start + 3,
+        parts: [start, start + 2],
+        reference: {
+          sheet,
+          area: {
+            firstRow: Math.min(fromArea.row, toArea.row),
+            lastRow: Math.max(fromArea.row, toArea.row),
+            firstColumn: Math.min(fromArea.column, toArea.column),
+            lastColumn: Math.max(fromArea.column, toArea.column),
+          },
+        },
+      };
+    }
+    return {
+      end: start + 1,
+      parts: [start],
+      reference: {
+        sheet,
+        area: {
+          firstRow: fromArea.row,
+          lastRow: fromArea.row,
+          firstColumn: fromArea.column,
+          lastColumn: fromArea.column,
+        },
+      },
+    };
+  }
+  if (colon && b !== undefined) {
+    // Whole columns (`A:C`, lexed as columns or names) and whole rows (`3:5`).
+    const fromColumn = COLUMN.exec(a.image);
+    const toColumn = COLUMN.exec(b.image);
+    if (fromColumn !== null && toColumn !== null && (kind === "Column" || kind === "Name")) {
+      const first = columnNumber(fromColumn[2] as string);
+      const last = columnNumber(toColumn[2] as string);
+      if (first <= LAST_COLUMN && last <= LAST_COLUMN) {
+        return {
+          end: start + 3,
+          parts: [start, start + 2],
+          reference: {
+            sheet,
+            area: {
+              firstRow: 1,
+              lastRow: LAST_ROW,
+              firstColumn: Math.min(first, last),
+              lastColumn: Math.max(first, last),
+            },
+          },
+        };
+      }
+    }
+    const fromRow = ROW.exec(a.image);
+    const toRow = ROW.exec(b.image);
+    if (fromRow !== null && toRow !== null && kind === "Number") {
+      const first = Number(fromRow[2]);
+      const last = Number(toRow[2]);
+      return {
+        end: start + 3,
+        parts: [start, start + 2],
+        reference: {
+          sheet,
+          area: {
+            firstRow: Math.min(first, last),
+            lastRow: Math.max(first, last),
+            firstColumn: 1,
+            lastColumn: LAST_COLUMN,
+          },
+        },
+      };
+    }
+  }
+  return null;
+}
+
+/** What a formula's tokens name: its references, defined names and functions (upper case, without `_xlfn.`). */
+export interface LexedReading {
+  readonly references: WrittenReference[];
+  readonly names: string[];
+  readonly functions: string[];
+  /** A table's or another workbook's reference (`[`), which Cellar does not compute. */
+  readonly brackets: boolean;
+}
+
+export function readTokens(tokens: readonly LexedToken[]): LexedReading {
+  const references: WrittenReference[] = [];
+  const names: string[] = [];
+  const functions = new Set<string>();
+  let brackets = false;
+  for (let at = 0; at < tokens.length; ) {
+    const token = tokens[at] as LexedToken;
+    const kind = token.tokenType.name;
+    if (kind === "Function") {
+      functions.add(functionName(token.image));
+      at++;
+      continue;
+    }
+    if (kind === "OpenSquareParen") brackets = true;
+    const reference = referenceAt(tokens, at);
+    if (reference !== null) {
+      references.push(reference.reference);
+      at = reference.end;
+      continue;
+    }
+    // A name, or a word the lexer took for a column (`Tax`): a defined name where it stands alone.
+    if (kind === "Name" || kind === "Column") names.push(token.image.replace(/^\$/, ""));
+    at++;
+  }
+  return { references, names, functions: [...functions], brackets };
+}
+
+/** A function token's name (`_xlfn.CONCAT(` → `CONCAT`). */
+export function functionName(image: string): string {
+  return image
+    .slice(0, -1)
+    .replace(/^_xlfn\._xlws\.|^_xlfn\.|^_xlws\./i, "")
+    .toUpperCase();
+}
+
+/**
+ * The formula with its relative references moved by `rows` and `columns`; absolute parts
+ * (`$A`, `$1`) stay. A reference moved off the sheet becomes `#REF!`. Everything else is
+ * kept exactly as written, spaces included.
+ */
+export function moveReferences(formula: string, rows: number, columns: number): string {
+  if (rows === 0 && columns === 0) return formula;
+  const tokens = tokensOf(formula);
+  if (typeof tokens === "string") return formula;
+  let out = "";
+  let copied = 0;
+  for (let at = 0; at < tokens.length; ) {
+    const reference = referenceAt(tokens, at);
+    if (reference === null) {
+      at++;
+      continue;
+    }
+    const moved: string[] = [];
+    let broken = false;
+    for (const part of reference.parts) {
+      const text = moveBound((tokens[part] as LexedToken).image, rows, columns);
+      if (text === null) broken = true;
+      moved.push(text ?? "");
+    }
+    const first = tokens[reference.parts[0] as number] as LexedToken;
+    const last = tokens[reference.parts[reference.parts.length - 1] as number] as LexedToken;
+    const sheetToken = tokens[at] as LexedToken;
+    const sheetPrefix = reference.reference.sheet === null ? "" : sheetToken.image;
+    out += formula.slice(copied, sheetToken.startOffset);
+    out += broken ? "#REF!" : sheetPrefix + moved.join(":");
+    copied = last.startOffset + last.image.length;
+    void first;
+    at = reference.end;
+  }
+  return out + formula.slice(copied);
+}
+
+/** One bound of a reference (`B$3`, `$C`, `7`) moved; null when it leaves the sheet. */
+function moveBound(image: string, rows: number, columns: number): string | null {
+  const cell = CELL.exec(image);
+  if (cell !== null) {
+    const [, columnDollar, letters, rowDollar, digits] = cell as unknown as [string, string, string, string, string];
+    const column = columnDollar === "$" ? columnNumber(letters) : columnNumber(letters) + columns;
+    const row = rowDollar === "$" ? Number(digits) : Number(digits) + rows;
+    if (column < 1 || column > LAST_COLUMN || row < 1 || row > LAST_ROW) return null;
+    return `${columnDollar}${columnLetters(column)}${rowDollar}${row}`;
+  }
+  const column = COLUMN.exec(image);
+  if (column !== null) {
+    const [, dollar, letters] = column as unknown as [string, string, string];
+    const moved = dollar === "$" ? columnNumber(letters) : columnNumber(letters) + columns;
+    if (moved < 1 || moved > LAST_COLUMN) return null;
+    return `${dollar}${columnLetters(moved)}`;
+  }
+  const row = ROW.exec(image);
+  if (row !== null) {
+    const [, dollar, digits] = row as unknown as [string, string, string];
+    const moved = dollar === "$" ? Number(digits) : Number(digits) + rows;
+    if (moved < 1 || moved > LAST_ROW) return null;
+    return `${dollar}${moved}`;
+  }
+  return image;
+}

@@ -1,0 +1,185 @@
+import type { CellArea, CellValues, FormulaEngine } from "../formulas/formula-engine.port.js";
+import { FormulaUncomputableError } from "../formulas/formula-engine.port.js";
+import type { FormulaValue } from "../formulas/formula-values.js";
+import type { Closable, ContractSubject, ContractTestApi } from "./contract-api.js";
+import { fresh } from "./contract-api.js";
+
+export interface FormulaEngineFixture extends Closable {
+  readonly engine: FormulaEngine;
+}
+
+/** Cells by `Sheet!A1`, and defined names: what a formula is computed from in these tests. */
+export function cellsOf(
+  grid: Record<string, FormulaValue>,
+  names: Record<string, CellArea> = {},
+): CellValues & { readonly reads: string[] } {
+  const reads: string[] = [];
+  const letters = (column: number) => {
+    let text = "";
+    for (let rest = column; rest > 0; rest = Math.floor((rest - 1) / 26)) {
+      text = String.fromCharCode(65 + ((rest - 1) % 26)) + text;
+    }
+    return text;
+  };
+  const lastRow = Math.max(0, ...Object.keys(grid).map((key) => Number(/\d+$/.exec(key)?.[0] ?? 0)));
+  return {
+    reads,
+    value(sheet, row, column) {
+      const key = `${sheet}!${letters(column)}${row}`;
+      reads.push(key);
+      return grid[key] ?? null;
+    },
+    area(area) {
+      reads.push(
+        `${area.sheet}!${letters(area.firstColumn)}${area.firstRow}:${letters(area.lastColumn)}${area.lastRow}`,
+      );
+      const rows: FormulaValue[][] = [];
+      for (let row = area.firstRow; row <= Math.min(area.lastRow, lastRow); row++) {
+        const values: FormulaValue[] = [];
+        for (let column = area.firstColumn; column <= Math.min(area.lastColumn, 30); column++) {
+          values.push(grid[`${area.sheet}!${letters(column)}${row}`] ?? null);
+        }
+        rows.push(values);
+      }
+      return rows;
+    },
+    name(name) {
+      return names[name.toUpperCase()] ?? null;
+    },
+  };
+}
+
+/**
+ * What every `FormulaEngine` owes (its port's guarantees): reading formulas without
+ * computing them, computing them as Excel does, and moving their references.
+ */
+export function formulaEngineContract(t: ContractTestApi, subject: ContractSubject<FormulaEngineFixture>): void {
+  const { describe, expect } = t;
+  const test = fresh(t, subject);
+  const at = { sheet: "Budget", row: 10, column: 4 };
+  const settings = { date1904: false };
+
+  describe("a formula engine", () => {
+    test("reads the areas a formula names, on its own sheet or another, whole columns and rows included", async ({
+      engine,
+    }) => {
+      const read = engine.read("SUM(B2:C5)+'Q1 Budget'!$A$1*Rates!B:B-SUM(3:4)", at);
+      expect(read.ok).toBe(true);
+      if (!read.ok) return;
+      expect(read.reading.areas).toEqual([
+        { sheet: "Budget", firstRow: 2, lastRow: 5, firstColumn: 2, lastColumn: 3 },
+        { sheet: "Q1 Budget", firstRow: 1, lastRow: 1, firstColumn: 1, lastColumn: 1 },
+        { sheet: "Rates", firstRow: 1, lastRow: 1_048_576, firstColumn: 2, lastColumn: 2 },
+        { sheet: "Budget", firstRow: 3, lastRow: 4, firstColumn: 1, lastColumn: 16_384 },
+      ]);
+      expect(read.reading.functions).toEqual(["SUM"]);
+    });
+
+    test("reads defined names and functions, newer ones without their _xlfn. prefix, and what it cannot compute", async ({
+      engine,
+    }) => {
+      const read = engine.read('_xlfn.CONCAT("a",TaxRate)&XLOOKUP(1,A1:A3,B1:B3)', at);
+      expect(read.ok).toBe(true);
+      if (!read.ok) return;
+      expect(read.reading.names).toEqual(["TaxRate"]);
+      expect(read.reading.functions).toEqual(expect.arrayContaining(["CONCAT", "XLOOKUP"]));
+      expect(read.reading.unsupported).toEqual(["XLOOKUP"]);
+      const table = engine.read("SUM(Sales[Amount])", at);
+      expect(table.ok && table.reading.obstacle).toMatch(/table/);
+    });
+
+    test("never throws reading a formula, whatever its text", async ({ engine }) => {
+      for (const text of ["", "((((", '"unclosed', "A1+\u0000", "#", "SUM(A1:A2", "¤", "1".repeat(10_000)]) {
+        const read = engine.read(text, at);
+        expect(typeof read.ok).toBe("boolean");
+      }
+      expect(engine.read("1".repeat(10_000), at).ok).toBe(false);
+    });
+
+    test("computes arithmetic, text, logic and lookups from the cells it is given", async ({ engine }) => {
+      const cells = cellsOf({
+        "Budget!A1": 2,
+        "Budget!A2": 3,
+        "Budget!B1": "apples",
+        "Budget!B2": "pears",
+        "Rates!A1": 0.25,
+      });
+      const results = Object.fromEntries(
+        [
+          "A1*A2+1",
+          "SUM(A1:A2)*Rates!A1",
+          "SUM(A:A)",
+          'IF(A2>A1,"more","less")',
+          "VLOOKUP(3,A1:B2,2,FALSE)",
+          "MAX(A1:A2)",
+          "MATCH(3,A1:A2,0)",
+          "LEN(B1)",
+          'TEXT(A2/A1,"0.00")',
+          "A1&B1",
+          "ROUND(1/3,4)",
+          "Z99",
+        ].map((formula) => [formula, engine.evaluate(formula, at, cells, settings)]),
+      );
+      expect(results).toEqual({
+        "A1*A2+1": 7,
+        "SUM(A1:A2)*Rates!A1": 1.25,
+        "SUM(A:A)": 5,
+        'IF(A2>A1,"more","less")': "more",
+        "VLOOKUP(3,A1:B2,2,FALSE)": "pears",
+        "MAX(A1:A2)": 3,
+        "MATCH(3,A1:A2,0)": 2,
+        "LEN(B1)": 6,
+        'TEXT(A2/A1,"0.00")': "1.50",
+        "A1&B1": "2apples",
+        "ROUND(1/3,4)": 0.3333,
+        // A reference to an empty cell is 0, as in Excel.
+        Z99: 0,
+      });
+    });
+
+    test("gives errors as values: division by zero, a wrong type, a missing lookup, a function or name nobody has", async ({
+      engine,
+    }) => {
+      const cells = cellsOf({ "Budget!A1": 2, "Budget!B1": "x", "Budget!C1": { error: "#N/A" } });
+      const value = (formula: string) => engine.evaluate(formula, at, cells, settings);
+      expect(value("A1/0")).toEqual({ error: "#DIV/0!" });
+      expect(value("A1+B1")).toEqual({ error: "#VALUE!" });
+      expect(value("MATCH(9,A1:A1,0)")).toEqual({ error: "#N/A" });
+      expect(value("C1+1")).toEqual({ error: "#N/A" });
+      expect(value("NOSUCHFUNCTION(1)")).toEqual({ error: "#NAME?" });
+      expect(value("NoSuchName*2")).toEqual({ error: "#NAME?" });
+      expect(value("IFERROR(A1/0,-1)")).toBe(-1);
+    });
+
+    test("reads a defined name as the cells it stands for", async ({ engine }) => {
+      const cells = cellsOf(
+        { "Rates!A1": 0.5, "Rates!A2": 1.5 },
+        { TAXRATE: { sheet: "Rates", firstRow: 1, lastRow: 1, firstColumn: 1, lastColumn: 1 } },
+      );
+      expect(engine.evaluate("100*TaxRate", at, cells, settings)).toBe(50);
+    });
+
+    test("refuses what it cannot compute instead of giving a value it did not compute", async ({ engine }) => {
+      const cells = cellsOf({});
+      expect(() => engine.evaluate("XLOOKUP(1,A1:A3,B1:B3)", at, cells, settings)).toThrow(FormulaUncomputableError);
+      expect(() => engine.evaluate('WEBSERVICE("http://127.0.0.1/")', at, cells, settings)).toThrow(
+        FormulaUncomputableError,
+      );
+    });
+
+    test("computes dates in the workbook's date system", async ({ engine }) => {
+      const cells = cellsOf({ "Budget!A1": 46_053 - 1_462 });
+      expect(engine.evaluate("DATE(2026,1,31)", at, cells, settings)).toBe(46_053);
+      expect(engine.evaluate("DATE(2026,1,31)", at, cells, { date1904: true })).toBe(46_053 - 1_462);
+      expect(engine.evaluate("YEAR(A1)", at, cells, { date1904: true })).toBe(2026);
+    });
+
+    test("moves relative references, keeps absolute ones, and breaks those moved off the sheet", async ({ engine }) => {
+      expect(engine.move("SUM(A1:$B2)+Rates!C$3*'Q1 Budget'!$D4+A:A", 2, 1)).toBe(
+        "SUM(B3:$B4)+Rates!D$3*'Q1 Budget'!$D6+B:B",
+      );
+      expect(engine.move('A2&"A1"', -1, 0)).toBe('A1&"A1"');
+      expect(engine.move("A1*2", -1, 0)).toBe("#REF!*2");
+    });
+  });
+}

@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import {
+  computeFormulas,
+  FormulaGraph,
+  type FormulaValue,
+  type SheetArea,
+  type StoredCells,
+  type WorkbookFormula,
+} from "../src/index.js";
+import { summingEngine } from "./support/summing-engine.js";
+
+const settings = { date1904: false };
+
+/** Stored values by `sheet:row:column`. */
+function storedOf(values: Record<string, FormulaValue>): StoredCells & { areasRead: SheetArea[] } {
+  const areasRead: SheetArea[] = [];
+  return {
+    areasRead,
+    value: (sheet, row, column) => values[`${sheet}:${row}:${column}`] ?? null,
+    area(area) {
+      areasRead.push(area);
+      const rows: FormulaValue[][] = [];
+      for (let row = area.firstRow; row <= Math.min(area.lastRow, 20_000); row++) {
+        const line: FormulaValue[] = [];
+        for (let column = area.firstColumn; column <= area.lastColumn; column++) {
+          line.push(values[`${area.sheet}:${row}:${column}`] ?? null);
+        }
+        rows.push(line);
+      }
+      return rows;
+    },
+  };
+}
+
+const formula = (sheet: number, row: number, column: number, text: string): WorkbookFormula => ({
+  sheet,
+  row,
+  column,
+  formula: text,
+});
+
+function graphOf(formulas: WorkbookFormula[], sheets = ["Data", "Totals"]) {
+  const engine = summingEngine();
+  return { engine, graph: new FormulaGraph(engine, sheets, [], formulas) };
+}
+
+const all = (graph: FormulaGraph) => new Set(graph.nodes.map((node) => node.id));
+
+describe("a workbook's formula graph", () => {
+  it("computes each formula after those it reads, across sheets", () => {
+    // Written out of order: Totals!A1 reads Data!C1, which reads Data!B1, which reads A1.
+    const { graph, engine } = graphOf([
+      formula(1, 1, 1, "Data!C1+1"),
+      formula(0, 1, 3, "B1+B1"),
+      formula(0, 1, 2, "A1+10"),
+    ]);
+    const computed = computeFormulas({ graph, targets: all(graph), stored: storedOf({ "0:1:1": 5 }), settings });
+    expect([...computed.results.entries()].map(([id, value]) => [graph.nodes[id]?.formula, value])).toEqual([
+      ["A1+10", 15],
+      ["B1+B1", 30],
+      ["Data!C1+1", 31],
+    ]);
+    expect(engine.evaluated).toEqual(["Data!1:2", "Data!1:3", "Totals!1:1"]);
+  });
+
+  it("gives a range the results computed inside it", () => {
+    const { graph } = graphOf([formula(0, 1, 2, "A1+1"), formula(0, 2, 2, "A2+1"), formula(0, 3, 2, "B1:B2")]);
+    const computed = computeFormulas({
+      graph,
+      targets: all(graph),
+      stored: storedOf({ "0:1:1": 1, "0:2:1": 2, "0:3:2": 999 }),
+      settings,
+    });
+    expect(computed.results.get(2)).toBe(5);
+  });
+
+  it("tells which formulas a change makes stale, through other formulas and ranges, and no others", () => {
+    const { graph } = graphOf([
+      formula(0, 1, 3, "A1+B1"), // 0 reads A1
+      formula(0, 2, 3, "A2+B2"), // 1 does not
+      formula(0, 10, 3, "C1:C2"), // 2 reads 0
+      formula(1, 1, 1, "Data!C10+0"), // 3 reads 2
+      formula(1, 2, 1, "Data!A1:A1000"), // 4 reads A1 through a long range
+    ]);
+    expect([...graph.dependentsOf([[0, 1, 1]])].sort()).toEqual([0, 2, 3, 4]);
+    expect([...graph.dependentsOf([[0, 2, 2]])].sort()).toEqual([1, 2, 3]);
+    expect([...graph.dependentsOf([[0, 5, 5]])]).toEqual([]);
+  });
+
+  it("finds cycles, names their cells in order, and computes nothing that reads one", () => {
+    const { graph } = graphOf([
+      formula(0, 1, 1, "B1+1"), // 0
+      formula(0, 1, 2, "C1+1"), // 1
+      formula(0, 1, 3, "A1+1"), // 2: A1 → B1 → C1 → A1
+      formula(0, 2, 1, "A1+1"), // 3 reads the cycle
+      formula(0, 3, 1, "A3+0"), // 4 reads itself
+      formula(0, 4, 1, "9+0"), // 5 stands apart
+    ]);
+    const computed = computeFormulas({ graph, targets: all(graph), stored: storedOf({}), settings });
+    expect(computed.cycles.map((cycle) => cycle.map((id) => graph.nodes[id]?.formula))).toEqual(
+      expect.arrayContaining([expect.arrayContaining(["B1+1", "C1+1", "A1+1"]), ["A3+0"]]),
+    );
+    expect([...computed.results.keys()]).toEqual([5]);
+    expect([...computed.uncomputed].sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("follows a chain 10,000 formulas deep without exhausting the stack", () => {
+    const formulas = [formula(0, 1, 2, "A1+1")];
+    for (let row = 2; row <= 10_000; row++) formulas.push(formula(0, row, 2, `B${row - 1}+1`));
+    const { graph } = graphOf(formulas.reverse());
+    const computed = computeFormulas({ graph, targets: all(graph), stored: storedOf({ "0:1:1": 0 }), settings });
+    expect(computed.results.get(0)).toBe(10_000);
+    expect(graph.dependentsOf([[0, 1, 1]]).size).toBe(10_000);
+  });
+
+  it("goes through an area that many formulas read once, not once per formula", () => {
+    const formulas: WorkbookFormula[] = [];
+    for (let row = 1; row <= 2_000; row++) formulas.push(formula(0, row, 2, `A${row}+1`));
+    for (let row = 1; row <= 2_000; row++) formulas.push(formula(0, row, 3, "B1:B2000"));
+    const { graph } = graphOf(formulas);
+    const started = process.hrtime.bigint();
+    const { order, cycles } = graph.order(all(graph));
+    expect(cycles).toEqual([]);
+    expect(order).toHaveLength(4_000);
+    // Every B before any C: the C formulas read all of B.
+    expect(Math.max(...order.slice(0, 2_000))).toBeLessThan(2_000);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(30_000);
+  });
+
+  it("keeps a formula it cannot compute as stored, and computes one that reads it from the stored result", () => {
+    const { graph } = graphOf([formula(0, 1, 2, "NOPE()"), formula(0, 1, 3, "B1+1")]);
+    expect(graph.nodes[0]?.unsupported).toEqual(["NOPE"]);
+    const computed = computeFormulas({ graph, targets: all(graph), stored: storedOf({ "0:1:2": 41 }), settings });
+    expect(computed.uncomputed).toEqual(new Set([0]));
+    expect(computed.results.get(1)).toBe(42);
+  });
+
+  it("stops at its deadline, leaving the rest uncomputed", () => {
+    const formulas: WorkbookFormula[] = [];
+    for (let row = 1; row <= 1_000; row++) formulas.push(formula(0, row, 2, `A${row}+1`));
+    const { graph } = graphOf(formulas);
+    const computed = computeFormulas({ graph, targets: all(graph), stored: storedOf({}), settings, deadline: 0 });
+    expect(computed.timedOut).toBe(true);
+    expect(computed.uncomputed.size).toBe(1_000);
+  });
+
+  it("resolves defined names of a sheet before the workbook's, and tells a name that is not cells", () => {
+    const engine = summingEngine();
+    const graph = new FormulaGraph(
+      engine,
+      ["Data", "Totals"],
+      [
+        { name: "Rate", sheet: null, refersTo: "Data!$A$1" },
+        { name: "Rate", sheet: 1, refersTo: "Data!$A$2" },
+        { name: "Ten", sheet: null, refersTo: "10" },
+      ],
+      [],
+    );
+    expect(graph.resolveName("rate", 0)).toEqual([
+      { sheet: 0, firstRow: 1, lastRow: 1, firstColumn: 1, lastColumn: 1 },
+    ]);
+    expect(graph.resolveName("RATE", 1)).toEqual([
+      { sheet: 0, firstRow: 2, lastRow: 2, firstColumn: 1, lastColumn: 1 },
+    ]);
+    expect(graph.resolveName("Ten", 0)).toBeNull();
+    expect(graph.resolveName("Missing", 0)).toBeUndefined();
+  });
+});
