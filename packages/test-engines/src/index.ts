@@ -14,6 +14,17 @@ declare module "vitest" {
 
 export { type ChromiumBinary, unpackChromium } from "./chromium.js";
 export {
+  type CorpusFile,
+  type PoiCorpusManifest,
+  poiCorpus,
+  poiCorpusDir,
+  poiCorpusFile,
+  poiCorpusManifest,
+  type StoredFormulaResult,
+  storedFormulaResults,
+  withoutStoredResults,
+} from "./formula-corpus.js";
+export {
   createTestDatabase,
   createTestSchema,
   freePort,
