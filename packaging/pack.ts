@@ -22,6 +22,7 @@ export const PUBLISHED = [
   "packages/adapter-fs-storage",
   "packages/adapter-s3-storage",
   "packages/adapter-mail",
+  "packages/adapter-formulas",
   "packages/adapter-sheets",
   "apps/cli",
 ] as const;

@@ -96,7 +96,10 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         // Reaches every server on this storage, whatever process or machine it runs in.
         changeFeed: metadata.changeFeed,
         isStorageUnavailable: (error) => metadata.isUnavailable(error) || blobStorage.isUnavailable(error),
-        spreadsheets: createSpreadsheetReader(),
+        // The formula engine is loaded with the first workbook read through (decisions §8).
+        spreadsheets: createSpreadsheetReader({
+          loadEngine: () => import("@cellar/adapter-formulas").then(({ createFormulaEngine }) => createFormulaEngine()),
+        }),
         spreadsheetWriter: createSpreadsheetWriter(),
         mailer: c.resolve(Tokens.Mailer),
         config: {

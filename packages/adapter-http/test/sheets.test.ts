@@ -36,6 +36,11 @@ describe("the spreadsheet routes", () => {
           header_row: true,
           column_types: ["string", "number", "date"],
           formula_like_cells: 1,
+          // A CSV has no formulas: nothing to compute.
+          formula_cells: 0,
+          uncomputed_formulas: 0,
+          unsupported_functions: [],
+          computed: true,
           column_widths: [null, null, null],
           default_column_width: null,
           merged: [],

@@ -1,4 +1,9 @@
-import { type SpreadsheetReader, SpreadsheetUnreadableError, type SpreadsheetWriter } from "@cellar/core";
+import {
+  type FormulaEngine,
+  type SpreadsheetReader,
+  SpreadsheetUnreadableError,
+  type SpreadsheetWriter,
+} from "@cellar/core";
 
 export {
   CSV_CHECKPOINT_EVERY,
@@ -14,7 +19,7 @@ export {
  * The version of the indexes this reader makes: raise it whenever what an index holds or
  * means changes, and every file is read again on its next use.
  */
-export const SHEET_READER_VERSION = 3;
+export const SHEET_READER_VERSION = 4;
 
 /**
  * The parsers (yauzl, saxes, yazl, iconv-lite and Cellar's own) are loaded on first use:
@@ -26,13 +31,28 @@ const load = () => {
   return reading;
 };
 
-/** Cellar's spreadsheet reader: CSV and XLSX. */
-export function createSpreadsheetReader(): SpreadsheetReader {
+/**
+ * Cellar's spreadsheet reader: CSV and XLSX. With a formula engine, a workbook's formulas
+ * that hold no result (as scripts write them) are computed as it is read (decisions §8).
+ */
+export function createSpreadsheetReader(
+  options: {
+    /** Loads the engine on the first workbook read through (a server that reads none never holds it). */
+    loadEngine?: () => Promise<FormulaEngine>;
+  } = {},
+): SpreadsheetReader {
+  let engine: Promise<FormulaEngine> | undefined;
   return {
     version: SHEET_READER_VERSION,
     async analyse({ kind, size, openFile, writeRows }) {
       const parsers = await load();
-      if (kind === "xlsx") return parsers.analyseXlsx({ size, openFile, writeRows }, SHEET_READER_VERSION);
+      if (kind === "xlsx") {
+        if (options.loadEngine !== undefined) engine ??= options.loadEngine();
+        return parsers.analyseXlsx(
+          { size, openFile, writeRows, engine: engine === undefined ? undefined : await engine },
+          SHEET_READER_VERSION,
+        );
+      }
       return parsers.analyseCsv(openFile, SHEET_READER_VERSION);
     },
     async window({ kind, index, sheet, rectangle, render = "raw", size, openFile, openRows }) {

@@ -26,6 +26,8 @@ export const WORKBOOK_LIMITS = {
   maxSharedStringChars: 16 * 1024 ** 2,
   /** Number formats in its styles: Excel allows about 250 of a workbook's own. */
   maxNumberFormats: 4_096,
+  /** Defined names kept for formulas; past them, a formula using another gives `#NAME?`. */
+  maxDefinedNames: 10_000,
 } as const;
 
 /**

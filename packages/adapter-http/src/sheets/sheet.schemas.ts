@@ -17,6 +17,10 @@ export const sheetSchema = {
     "header_row",
     "column_types",
     "formula_like_cells",
+    "formula_cells",
+    "uncomputed_formulas",
+    "unsupported_functions",
+    "computed",
     "column_widths",
     "default_column_width",
     "merged",
@@ -43,6 +47,28 @@ export const sheetSchema = {
       minimum: 0,
       description:
         "Text cells a spreadsheet would run as a formula if typed in (starting with `=`, `+`, `-`, `@`, a tab or a CR, and not a number). Converted downloads neutralise them.",
+    },
+    formula_cells: {
+      type: "integer",
+      minimum: 0,
+      description: "Formula cells on the sheet (a CSV has none).",
+    },
+    uncomputed_formulas: {
+      type: "integer",
+      minimum: 0,
+      description:
+        "Formulas Cellar cannot compute (a function its engine lacks, a table's or another workbook's reference, an array formula over several cells, a circular reference): they keep the results stored in the workbook, and are never shown as a silently wrong value.",
+    },
+    unsupported_functions: {
+      type: "array",
+      description: "The functions of those formulas that Cellar's engine lacks, sorted (at most 100).",
+      items: { type: "string" },
+      examples: [["XLOOKUP"]],
+    },
+    computed: {
+      type: "boolean",
+      description:
+        "False when the workbook is past what Cellar computes (200,000 formula cells, 4,000,000 cells read, 10 s): its formulas keep their stored results.",
     },
     column_widths: {
       type: "array",

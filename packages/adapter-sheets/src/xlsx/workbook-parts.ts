@@ -1,4 +1,4 @@
-import { SpreadsheetUnreadableError } from "@cellar/core";
+import { type DefinedName, SpreadsheetUnreadableError } from "@cellar/core";
 import { PRESENTATION_LIMITS, WORKBOOK_LIMITS } from "../limits.js";
 import { BUILT_IN_FORMATS, isGeneral } from "./number-formats.js";
 import { parseXmlPart } from "./xml-parts.js";
@@ -19,6 +19,8 @@ export interface Workbook {
   /** Per cell style index: its number format's code, or null for General (or a code too long to keep). */
   readonly styleFormats: readonly (string | null)[];
   readonly sharedStrings: readonly string[];
+  /** Its defined names that formulas may use (at most `WORKBOOK_LIMITS.maxDefinedNames`). */
+  readonly definedNames: readonly DefinedName[];
 }
 
 /** What a number format shows a number as. */
@@ -69,6 +71,7 @@ export interface SheetList {
   readonly related: ReadonlyMap<string, { readonly type: string; readonly part: string }>;
   readonly sheets: readonly WorkbookSheet[];
   readonly date1904: boolean;
+  readonly definedNames: readonly DefinedName[];
 }
 
 /** The workbook part and its worksheets, in the order the workbook lists them (chart and dialog sheets left out). */
@@ -79,36 +82,59 @@ export async function readSheetList(zip: ZipArchive): Promise<SheetList> {
   const related = await readRelationships(zip, officeDocument);
   const sheets: WorkbookSheet[] = [];
   let date1904 = false;
+  // A name of one sheet says which by its place among all the workbook's sheets, chart sheets included.
+  const listed: (number | null)[] = [];
+  const named: { name: string; localSheetId: number | null; text: string[] }[] = [];
+  let naming: (typeof named)[number] | null = null;
   await parseXmlPart(await zip.open(officeDocument), officeDocument, {
     open(name, attributes) {
       if (name === "workbookPr") date1904 = attributes.date1904 === "1" || attributes.date1904 === "true";
+      if (name === "definedName" && attributes.name !== undefined && named.length < WORKBOOK_LIMITS.maxDefinedNames) {
+        const local = attributes.localSheetId === undefined ? null : Number(attributes.localSheetId);
+        naming = { name: attributes.name, localSheetId: Number.isInteger(local) ? local : null, text: [] };
+        named.push(naming);
+      }
       if (name !== "sheet") return;
       if (sheets.length >= WORKBOOK_LIMITS.maxSheets)
         throw unreadable(`it has more than ${WORKBOOK_LIMITS.maxSheets} sheets.`);
       const id = Object.entries(attributes).find(([key]) => key === "r:id" || key.endsWith(":id"))?.[1];
       const target = id === undefined ? undefined : related.get(id);
       // Chart sheets and dialog sheets hold no cells: they are not listed.
-      if (target === undefined || !target.type.endsWith("/worksheet")) return;
+      if (target === undefined || !target.type.endsWith("/worksheet")) {
+        listed.push(null);
+        return;
+      }
       const sheetName = attributes.name ?? `Sheet${sheets.length + 1}`;
       if (sheets.some((sheet) => sheet.name === sheetName))
         throw unreadable(`two sheets are named ${JSON.stringify(sheetName)}.`);
+      listed.push(sheets.length);
       sheets.push({ name: sheetName, part: target.part });
     },
-    close() {},
-    text() {},
+    close(name) {
+      if (name === "definedName") naming = null;
+    },
+    text(text) {
+      if (naming !== null && naming.text.length < 64) naming.text.push(text);
+    },
   });
-  return { officeDocument, related, sheets, date1904 };
+  const definedNames: DefinedName[] = named.flatMap(({ name, localSheetId, text }) => {
+    const sheet = localSheetId === null ? null : (listed[localSheetId] ?? undefined);
+    const refersTo = text.join("").slice(0, 8_192);
+    return sheet === undefined || refersTo === "" ? [] : [{ name, sheet, refersTo }];
+  });
+  return { officeDocument, related, sheets, date1904, definedNames };
 }
 
 /** Reads what every sheet needs: the sheet list, the date system, the styles' number kinds, the shared strings. */
 export async function readWorkbook(zip: ZipArchive): Promise<Workbook> {
-  const { related, sheets, date1904 } = await readSheetList(zip);
+  const { related, sheets, date1904, definedNames } = await readSheetList(zip);
   const stylesPart = [...related.values()].find((r) => r.type.endsWith("/styles"))?.part;
   const strings = [...related.values()].find((r) => r.type.endsWith("/sharedStrings"))?.part;
   const styles = stylesPart !== undefined && zip.has(stylesPart) ? await readStyles(zip, stylesPart) : [];
   return {
     sheets,
     date1904,
+    definedNames,
     styleKinds: styles.map((code) => (code === null ? "number" : kindOfFormat(code))),
     styleFormats: styles.map((code) => (code === null || isGeneral(code) ? null : code)),
     sharedStrings: strings !== undefined && zip.has(strings) ? await readSharedStrings(zip, strings) : [],

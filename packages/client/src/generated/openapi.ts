@@ -756,6 +756,19 @@ export interface components {
             column_types: ("string" | "number" | "boolean" | "date" | "error" | null)[];
             /** @description Text cells a spreadsheet would run as a formula if typed in (starting with `=`, `+`, `-`, `@`, a tab or a CR, and not a number). Converted downloads neutralise them. */
             formula_like_cells: number;
+            /** @description Formula cells on the sheet (a CSV has none). */
+            formula_cells: number;
+            /** @description Formulas Cellar cannot compute (a function its engine lacks, a table's or another workbook's reference, an array formula over several cells, a circular reference): they keep the results stored in the workbook, and are never shown as a silently wrong value. */
+            uncomputed_formulas: number;
+            /**
+             * @description The functions of those formulas that Cellar's engine lacks, sorted (at most 100).
+             * @example [
+             *       "XLOOKUP"
+             *     ]
+             */
+            unsupported_functions: string[];
+            /** @description False when the workbook is past what Cellar computes (200,000 formula cells, 4,000,000 cells read, 10 s): its formulas keep their stored results. */
+            computed: boolean;
             /**
              * @description One per column of the extent (`column_count` of them): its width in characters as the workbook stores it (`<col width>`, which counts the cell's padding), `0` for a hidden column, or null for the default width. A column has a width of its own when the workbook marks it `customWidth`. A CSV's are all null. At most 16,384 runs of neighbouring columns of one width are kept per workbook; columns past them are null.
              * @example [

@@ -38,6 +38,17 @@ export interface SheetSummary {
   readonly formulaLikeCells: number;
   /** For a workbook's sheet: how its author laid it out. A CSV has none. */
   readonly layout?: SheetLayout;
+  /** Formula cells on the sheet (a CSV has none; an index made before formulas were read says nothing). */
+  readonly formulaCells?: number;
+  /**
+   * Formulas Cellar cannot compute (a function its engine lacks, a table's or another
+   * workbook's reference, a cycle): they keep their stored results (decisions §8).
+   */
+  readonly uncomputedFormulas?: number;
+  /** The functions of those formulas that Cellar's engine lacks, upper case, sorted (at most 100). */
+  readonly unsupportedFunctions?: readonly string[];
+  /** False when the workbook is past what Cellar computes (`COMPUTE_LIMITS`): its formulas keep their stored results. */
+  readonly computed?: boolean;
 }
 
 /**

@@ -1,0 +1,131 @@
+import { createFormulaEngine } from "@cellar/adapter-formulas";
+import type { ReadableSheetIndex } from "@cellar/core";
+import ExcelJS from "exceljs";
+import { describe, expect, it } from "vitest";
+import { createSpreadsheetReader } from "../src/index.js";
+import { storedBytes } from "./support/stored-bytes.js";
+
+const reader = createSpreadsheetReader({ loadEngine: async () => createFormulaEngine() });
+
+/** A workbook read through by a reader that computes, its rows blob kept in memory; how many times it was written. */
+async function readWorkbook(bytes: Uint8Array) {
+  let rows = new Uint8Array(0);
+  let writes = 0;
+  const index = await reader.analyse({
+    kind: "xlsx",
+    size: bytes.length,
+    openFile: storedBytes(bytes, () => 4096).open,
+    writeRows: async (source) => {
+      writes++;
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of source) chunks.push(chunk);
+      rows = Buffer.concat(chunks);
+      return { size: rows.length };
+    },
+  });
+  if (!index.readable) throw new Error(index.reason);
+  const window = async (sheet: number, range: [number, number, number, number], render?: "formatted") =>
+    (
+      await reader.window({
+        kind: "xlsx",
+        index: index as ReadableSheetIndex,
+        sheet,
+        rectangle: { firstRow: range[0], lastRow: range[1], firstColumn: range[2], lastColumn: range[3] },
+        ...(render === undefined ? {} : { render }),
+        size: bytes.length,
+        openFile: storedBytes(bytes, () => 4096).open,
+        openRows: storedBytes(rows, () => 4096).open,
+      })
+    ).values;
+  return { index, window, writes: () => writes };
+}
+
+/** A budget as a reporting script writes it with exceljs: formulas with no stored result. */
+async function scriptWrittenBudget(): Promise<Uint8Array> {
+  const workbook = new ExcelJS.Workbook();
+  const items = workbook.addWorksheet("Items");
+  items.addRow(["Item", "Amount", "Due"]);
+  items.addRow(["Rent", 1200, new Date(Date.UTC(2026, 0, 31))]);
+  items.addRow(["Food", 450.5, new Date(Date.UTC(2026, 1, 28))]);
+  items.addRow(["Travel", 300, new Date(Date.UTC(2026, 2, 31))]);
+  items.getCell("C2").numFmt = "yyyy-mm-dd";
+  items.addRow(["Total", { formula: "SUM(B2:B4)" }]);
+  items.addRow(["Largest", { formula: 'INDEX(A2:A4,MATCH(MAX(B2:B4),B2:B4,0))&" is largest"' }]);
+  items.addRow(["Ratio", { formula: "B5/0" }]);
+  items.addRow(["Later", { formula: "C2+30" }]);
+  items.getCell("B8").numFmt = "yyyy-mm-dd";
+  const summary = workbook.addWorksheet("Summary 2026");
+  summary.addRow(["Total with tax", { formula: "Items!B5*(1+TaxRate)" }]);
+  // Text is greater than any number, in Excel.
+  summary.addRow(["Text over 1000?", { formula: "A1>1000" }]);
+  summary.addRow(["Over 1000?", { formula: "B1>1000" }]);
+  summary.addRow(["Lookup", { formula: 'XLOOKUP("Food",Items!A2:A4,Items!B2:B4)', result: 450.5 }]);
+  summary.addRow(["Unknown", { formula: "NOSUCHFUNCTION(1)" }]);
+  summary.addRow(["Rate", 0.25]);
+  workbook.definedNames.add("'Summary 2026'!$B$6", "TaxRate");
+  return new Uint8Array(await workbook.xlsx.writeBuffer());
+}
+
+describe("a workbook whose formulas hold no results, read by a reader that computes", () => {
+  it("shows every formula's result, across sheets and through defined names, as a stored one would be", async () => {
+    const { window, writes } = await readWorkbook(await scriptWrittenBudget());
+    expect(await window(0, [5, 8, 2, 2])).toEqual([[1950.5], ["Rent is largest"], ["#DIV/0!"], ["2026-03-02"]]);
+    expect(await window(1, [1, 5, 2, 2])).toEqual([[2438.125], [true], [true], [450.5], ["#NAME?"]]);
+    // Formatted as the cell's number format says: the date by its format.
+    expect(await window(0, [8, 8, 2, 2], "formatted")).toEqual([["2026-03-02"]]);
+    // The rows blob given up once and written again with the results.
+    expect(writes()).toBe(2);
+  });
+
+  it("keeps the stored result of what it cannot compute, and says so for its sheet", async () => {
+    const { index, window } = await readWorkbook(await scriptWrittenBudget());
+    expect(
+      index.sheets.map(({ name, formulaCells, uncomputedFormulas, unsupportedFunctions, computed }) => ({
+        name,
+        formulaCells,
+        uncomputedFormulas,
+        unsupportedFunctions,
+        computed,
+      })),
+    ).toEqual([
+      { name: "Items", formulaCells: 4, uncomputedFormulas: 0, unsupportedFunctions: [], computed: true },
+      {
+        name: "Summary 2026",
+        formulaCells: 5,
+        uncomputedFormulas: 1,
+        unsupportedFunctions: ["XLOOKUP"],
+        computed: true,
+      },
+    ]);
+    expect(await window(1, [4, 4, 2, 2])).toEqual([[450.5]]);
+  });
+
+  it("writes the rows blob once for a workbook whose formulas all hold results", async () => {
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet("Sheet1");
+    sheet.addRow([1, 2, { formula: "A1+B1", result: 3 }]);
+    const { window, writes, index } = await readWorkbook(new Uint8Array(await workbook.xlsx.writeBuffer()));
+    expect(await window(0, [1, 1, 1, 3])).toEqual([[1, 2, 3]]);
+    expect(writes()).toBe(1);
+    expect(index.sheets[0]).toMatchObject({ formulaCells: 1, uncomputedFormulas: 0, computed: true });
+  });
+
+  it("computes shared formulas, each cell with its own references", async () => {
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet("Sheet1");
+    for (let row = 1; row <= 5; row++) sheet.getCell(`A${row}`).value = row * 10;
+    sheet.getCell("B1").value = { formula: "A1*2", shareType: "shared", ref: "B1:B5" } as ExcelJS.CellValue;
+    for (let row = 2; row <= 5; row++) sheet.getCell(`B${row}`).value = { sharedFormula: "B1" } as ExcelJS.CellValue;
+    const { window } = await readWorkbook(new Uint8Array(await workbook.xlsx.writeBuffer()));
+    expect(await window(0, [1, 5, 2, 2])).toEqual([[20], [40], [60], [80], [100]]);
+  });
+
+  it("leaves a cycle's cells as stored and counts them", async () => {
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet("Sheet1");
+    sheet.addRow([{ formula: "B1+1" }, { formula: "A1+1" }, { formula: "5*2" }]);
+    const { window, index } = await readWorkbook(new Uint8Array(await workbook.xlsx.writeBuffer()));
+    expect(await window(0, [1, 1, 1, 3])).toEqual([[null, null, 10]]);
+    expect(index.sheets[0]).toMatchObject({ formulaCells: 3, uncomputedFormulas: 2, computed: true });
+  });
+});
