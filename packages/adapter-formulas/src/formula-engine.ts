@@ -106,6 +106,15 @@ function functionTable(parser: FormulaParser): {
   for (const [name, value] of Object.entries(formulajs as unknown as Record<string, unknown>)) {
     if (name === name.toUpperCase() && /^[A-Z][A-Z0-9]*$/.test(name)) visit(name, value, 1);
   }
+  // Excel's older names, which workbooks still use: formulajs keeps them only as groups.
+  for (const [legacy, current] of [
+    ["STDEV", "STDEV.S"],
+    ["VAR", "VAR.S"],
+    ["MODE", "MODE.SNGL"],
+  ] as const) {
+    const implementation = extra[current];
+    if (!known.has(legacy) && implementation !== undefined) extra[legacy] = implementation;
+  }
   return { extra, known };
 }
 

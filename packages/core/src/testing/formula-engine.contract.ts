@@ -117,6 +117,7 @@ export function formulaEngineContract(t: ContractTestApi, subject: ContractSubje
           'TEXT(A2/A1,"0.00")',
           "A1&B1",
           "ROUND(1/3,4)",
+          "STDEV(1,2,3)",
           "Z99",
         ].map((formula) => [formula, engine.evaluate(formula, at, cells, settings)]),
       );
@@ -132,6 +133,8 @@ export function formulaEngineContract(t: ContractTestApi, subject: ContractSubje
         'TEXT(A2/A1,"0.00")': "1.50",
         "A1&B1": "2apples",
         "ROUND(1/3,4)": 0.3333,
+        // Excel's older name of STDEV.S, as workbooks still write it.
+        "STDEV(1,2,3)": 1,
         // A reference to an empty cell is 0, as in Excel.
         Z99: 0,
       });
