@@ -7,12 +7,13 @@
  *   scripts/poi-corpus --update [git-dir]   chooses the files again at the mirror's HEAD, rewrites the manifest, extracts
  *
  * The mirror is the argument, else `POI_GIT_DIR`, else a git repository in (or right under)
- * a folder matching /work/.mirror/apache+poi*. It exits with 1 when a file was skipped.
+ * a folder matching `.mirror/apache+poi*` beside the checkout. It exits with 1 when a file was skipped.
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   type PoiCorpusManifest,
   poiCorpusDir,
@@ -22,7 +23,8 @@ import {
 } from "@cellar/test-engines";
 
 const MANIFEST = new URL("../packages/test-engines/corpus/poi-spreadsheets.json", import.meta.url);
-const MIRRORS = "/work/.mirror";
+/** Where a fetched mirror is put: `.mirror/` beside the checkout. */
+const MIRRORS = fileURLToPath(new URL("../../.mirror", import.meta.url));
 /** The workbooks the corpus is chosen from: those of this folder (not its subfolders). */
 const FOLDER = "test-data/spreadsheet/";
 const FUZZED = /^(clusterfuzz-testcase|crash-)/;

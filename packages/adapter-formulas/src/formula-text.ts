@@ -1,4 +1,4 @@
-import type { CellArea } from "@cellar/core";
+import { type CellArea, columnLetters, columnNumber } from "@cellar/core";
 import { type LexedToken, lex } from "fast-formula-parser/grammar/lexing.js";
 
 /** The last row and column of a worksheet. */
@@ -22,20 +22,6 @@ export function tokensOf(formula: string): LexedToken[] | string {
       ? "it has a character a formula cannot hold"
       : `it cannot be read at character ${position}`;
   }
-}
-
-function columnNumber(letters: string): number {
-  let number = 0;
-  for (const letter of letters.toUpperCase()) number = number * 26 + (letter.charCodeAt(0) - 64);
-  return number;
-}
-
-export function columnLetters(column: number): string {
-  let letters = "";
-  for (let rest = column; rest > 0; rest = Math.floor((rest - 1) / 26)) {
-    letters = String.fromCharCode(65 + ((rest - 1) % 26)) + letters;
-  }
-  return letters;
 }
 
 /** A sheet token's name: `Sheet1!` or `'It''s'!`. */
@@ -66,40 +52,30 @@ function referenceAt(
   const colon = tokens[start + 1]?.tokenType.name === "Colon";
   const b = colon ? tokens[start + 2] : undefined;
   const kind = a.tokenType.name;
+  /** The reference from `start` to `start + 2` (`A1:B2`, `A:C`, `3:5`) or `start` alone, its corners in either order. */
+  const spanning = (rows: [number, number], columns: [number, number], single = false) => ({
+    end: start + (single ? 1 : 3),
+    parts: single ? [start] : [start, start + 2],
+    reference: {
+      sheet,
+      area: {
+        firstRow: Math.min(...rows),
+        lastRow: Math.max(...rows),
+        firstColumn: Math.min(...columns),
+        lastColumn: Math.max(...columns),
+      },
+    },
+  });
   if (kind === "Cell") {
     const from = CELL.exec(a.image);
     if (from === null) return null;
-    const fromArea = { row: Number(from[4]), column: columnNumber(from[2] as string) };
+    const row = Number(from[4]);
+    const column = columnNumber(from[2] as string);
     const to = b?.tokenType.name === "Cell" ? CELL.exec(b.image) : null;
     if (to !== null && to !== undefined) {
-      const toArea = { row: Number(to[4]), column: columnNumber(to[2] as string) };
-      return {
-        end: start + 3,
-        parts: [start, start + 2],
-        reference: {
-          sheet,
-          area: {
-            firstRow: Math.min(fromArea.row, toArea.row),
-            lastRow: Math.max(fromArea.row, toArea.row),
-            firstColumn: Math.min(fromArea.column, toArea.column),
-            lastColumn: Math.max(fromArea.column, toArea.column),
-          },
-        },
-      };
+      return spanning([row, Number(to[4])], [column, columnNumber(to[2] as string)]);
     }
-    return {
-      end: start + 1,
-      parts: [start],
-      reference: {
-        sheet,
-        area: {
-          firstRow: fromArea.row,
-          lastRow: fromArea.row,
-          firstColumn: fromArea.column,
-          lastColumn: fromArea.column,
-        },
-      },
-    };
+    return spanning([row, row], [column, column], true);
   }
   if (colon && b !== undefined) {
     // Whole columns (`A:C`, lexed as columns or names) and whole rows (`3:5`).
@@ -108,40 +84,12 @@ function referenceAt(
     if (fromColumn !== null && toColumn !== null && (kind === "Column" || kind === "Name")) {
       const first = columnNumber(fromColumn[2] as string);
       const last = columnNumber(toColumn[2] as string);
-      if (first <= LAST_COLUMN && last <= LAST_COLUMN) {
-        return {
-          end: start + 3,
-          parts: [start, start + 2],
-          reference: {
-            sheet,
-            area: {
-              firstRow: 1,
-              lastRow: LAST_ROW,
-              firstColumn: Math.min(first, last),
-              lastColumn: Math.max(first, last),
-            },
-          },
-        };
-      }
+      if (first <= LAST_COLUMN && last <= LAST_COLUMN) return spanning([1, LAST_ROW], [first, last]);
     }
     const fromRow = ROW.exec(a.image);
     const toRow = ROW.exec(b.image);
     if (fromRow !== null && toRow !== null && kind === "Number") {
-      const first = Number(fromRow[2]);
-      const last = Number(toRow[2]);
-      return {
-        end: start + 3,
-        parts: [start, start + 2],
-        reference: {
-          sheet,
-          area: {
-            firstRow: Math.min(first, last),
-            lastRow: Math.max(first, last),
-            firstColumn: 1,
-            lastColumn: LAST_COLUMN,
-          },
-        },
-      };
+      return spanning([Number(fromRow[2]), Number(toRow[2])], [1, LAST_COLUMN]);
     }
   }
   return null;
@@ -215,14 +163,12 @@ export function moveReferences(formula: string, rows: number, columns: number): 
       if (text === null) broken = true;
       moved.push(text ?? "");
     }
-    const first = tokens[reference.parts[0] as number] as LexedToken;
     const last = tokens[reference.parts[reference.parts.length - 1] as number] as LexedToken;
     const sheetToken = tokens[at] as LexedToken;
     const sheetPrefix = reference.reference.sheet === null ? "" : sheetToken.image;
     out += formula.slice(copied, sheetToken.startOffset);
     out += broken ? "#REF!" : sheetPrefix + moved.join(":");
     copied = last.startOffset + last.image.length;
-    void first;
     at = reference.end;
   }
   return out + formula.slice(copied);
