@@ -19,7 +19,7 @@ export {
  * The version of the indexes this reader makes: raise it whenever what an index holds or
  * means changes, and every file is read again on its next use.
  */
-export const SHEET_READER_VERSION = 4;
+export const SHEET_READER_VERSION = 5;
 
 /**
  * The parsers (yauzl, saxes, yazl, iconv-lite and Cellar's own) are loaded on first use:
@@ -60,6 +60,10 @@ export function createSpreadsheetReader(
       if (kind === "xlsx") return parsers.xlsxWindow({ index, sheet, rectangle, render, openRows });
       // A CSV's cells are text already: formatted, they are what they are.
       return parsers.csvWindow({ index, rectangle, size, openFile });
+    },
+    async formulas({ index, openRows }) {
+      const parsers = await load();
+      return parsers.readKeptFormulas(index, openRows);
     },
     convert({ kind, index, sheet, to, size, openFile, openRows }) {
       if (!((kind === "xlsx" && to === "csv") || (kind === "csv" && to === "xlsx"))) {

@@ -2,5 +2,6 @@
 export { csvToWorkbook, workbookSheetToCsv } from "./convert/conversions.js";
 export { analyseCsv, csvWindow } from "./csv/csv-reader.js";
 export { writeCsv } from "./csv/csv-writer.js";
+export { readKeptFormulas } from "./xlsx/stored-rows.js";
 export { analyseXlsx, xlsxWindow } from "./xlsx/xlsx-reader.js";
 export { writeXlsx } from "./xlsx/xlsx-writer.js";

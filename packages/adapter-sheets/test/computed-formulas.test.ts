@@ -3,6 +3,7 @@ import type { ReadableSheetIndex } from "@cellar/core";
 import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
 import { createSpreadsheetReader } from "../src/index.js";
+import { shownFormula } from "../src/xlsx/xlsx-reader.js";
 import { storedBytes } from "./support/stored-bytes.js";
 
 const reader = createSpreadsheetReader({ loadEngine: async () => createFormulaEngine() });
@@ -24,7 +25,7 @@ async function readWorkbook(bytes: Uint8Array) {
     },
   });
   if (!index.readable) throw new Error(index.reason);
-  const window = async (sheet: number, range: [number, number, number, number], render?: "formatted") =>
+  const window = async (sheet: number, range: [number, number, number, number], render?: "formatted" | "formula") =>
     (
       await reader.window({
         kind: "xlsx",
@@ -37,7 +38,12 @@ async function readWorkbook(bytes: Uint8Array) {
         openRows: storedBytes(rows, () => 4096).open,
       })
     ).values;
-  return { index, window, writes: () => writes };
+  const kept = () =>
+    (reader.formulas as NonNullable<typeof reader.formulas>)({
+      index: index as ReadableSheetIndex,
+      openRows: storedBytes(rows, () => 4096).open,
+    });
+  return { index, window, kept, writes: () => writes };
 }
 
 /** A budget as a reporting script writes it with exceljs: formulas with no stored result. */
@@ -116,8 +122,40 @@ describe("a workbook whose formulas hold no results, read by a reader that compu
     for (let row = 1; row <= 5; row++) sheet.getCell(`A${row}`).value = row * 10;
     sheet.getCell("B1").value = { formula: "A1*2", shareType: "shared", ref: "B1:B5" } as ExcelJS.CellValue;
     for (let row = 2; row <= 5; row++) sheet.getCell(`B${row}`).value = { sharedFormula: "B1" } as ExcelJS.CellValue;
-    const { window } = await readWorkbook(new Uint8Array(await workbook.xlsx.writeBuffer()));
+    const { window, kept } = await readWorkbook(new Uint8Array(await workbook.xlsx.writeBuffer()));
     expect(await window(0, [1, 5, 2, 2])).toEqual([[20], [40], [60], [80], [100]]);
+    // The formula bar's text: each cell's own references.
+    expect(await window(0, [1, 5, 1, 2], "formula")).toEqual([
+      [10, "=A1*2"],
+      [20, "=A2*2"],
+      [30, "=A3*2"],
+      [40, "=A4*2"],
+      [50, "=A5*2"],
+    ]);
+    const formulas = await kept();
+    expect(formulas?.complete).toBe(true);
+    expect(formulas?.formulas.map((formula) => formula.formula)).toEqual(["A1*2", "A2*2", "A3*2", "A4*2", "A5*2"]);
+    // exceljs writes no results: each was computed by Cellar, not stored in the workbook.
+    expect(formulas?.unstored).toEqual([true, true, true, true, true]);
+  });
+
+  it("keeps each formula's text beside the rows, with the workbook's defined names, whether or not it holds a result", async () => {
+    const { window, kept } = await readWorkbook(await scriptWrittenBudget());
+    // A formula without a result (a cycle, a missing function) still shows as its formula.
+    expect(await window(1, [1, 6, 1, 2], "formula")).toEqual([
+      ["Total with tax", "=Items!B5*(1+TaxRate)"],
+      ["Text over 1000?", "=A1>1000"],
+      ["Over 1000?", "=B1>1000"],
+      ["Lookup", '=XLOOKUP("Food",Items!A2:A4,Items!B2:B4)'],
+      ["Unknown", "=NOSUCHFUNCTION(1)"],
+      ["Rate", 0.25],
+    ]);
+    const formulas = await kept();
+    expect(formulas?.names).toEqual([{ name: "TaxRate", sheet: null, refersTo: "'Summary 2026'!$B$6" }]);
+    expect(formulas?.formulas).toHaveLength(9);
+    expect(formulas?.formulas[0]).toEqual({ sheet: 0, row: 5, column: 2, formula: "SUM(B2:B4)" });
+    // The lookup's result was stored by the script; the rest were not.
+    expect(formulas?.unstored.filter((unstored) => !unstored)).toHaveLength(1);
   });
 
   it("leaves a cycle's cells as stored and counts them", async () => {
@@ -127,5 +165,11 @@ describe("a workbook whose formulas hold no results, read by a reader that compu
     const { window, index } = await readWorkbook(new Uint8Array(await workbook.xlsx.writeBuffer()));
     expect(await window(0, [1, 1, 1, 3])).toEqual([[null, null, 10]]);
     expect(index.sheets[0]).toMatchObject({ formulaCells: 3, uncomputedFormulas: 2, computed: true });
+  });
+
+  it("shows a newer function without the prefix a workbook stores it with, as a formula bar does", () => {
+    expect(shownFormula('_xlfn.XLOOKUP("_xlfn.x",A1:A3,_xlfn.STDEV.S(B1:B3))')).toBe(
+      '=XLOOKUP("_xlfn.x",A1:A3,STDEV.S(B1:B3))',
+    );
   });
 });

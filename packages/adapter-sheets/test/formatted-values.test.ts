@@ -157,15 +157,22 @@ describe("the rows blob keeps each cell's format", () => {
       [4, "2026-01-31", "d", "2:46053"],
       [5, true, "b"],
     ]);
-    expect(line).toBe("3\tsn-db\t,0,,2:46053\t29\tlabel,1234.5,,2026-01-31,TRUE\n");
-    const [row, types, formats, , record] = line.slice(0, -1).split("\t") as [string, string, string, string, string];
-    expect(storedFormats({ row: Number(row), types, formats, record })).toEqual([
+    expect(line).toBe("3\tsn-db\t,0,,2:46053\t\t29\tlabel,1234.5,,2026-01-31,TRUE\n");
+    const [row, types, formats, formulas, , record] = line.slice(0, -1).split("\t") as string[] as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    expect(storedFormats({ row: Number(row), types, formats, formulas, record })).toEqual([
       undefined,
       { position: 0 },
       undefined,
       { position: 2, serial: 46053 },
     ]);
-    expect(storedLine(4, [[1, "General only", "s"]])).toBe("4\ts\t\t12\tGeneral only\n");
+    expect(storedLine(4, [[1, "General only", "s"]])).toBe("4\ts\t\t\t12\tGeneral only\n");
   });
 });
 

@@ -164,7 +164,8 @@ export interface CellarClient {
   files(options?: FileListOptions): AsyncIterable<CellarFile>;
   /**
    * A window of a spreadsheet's cells: `range` in A1 notation (`B2:D10`, `'Q1 Budget'!A:C`);
-   * `{ render: "formatted" }` for each cell as its author sees it.
+   * `{ render: "formatted" }` for each cell as its author sees it, `{ render: "formula" }`
+   * for each formula cell's formula (`=SUM(B2:B9)`).
    */
   values(id: string, range: string, options?: ValuesOptions): Promise<CellWindow>;
   /**

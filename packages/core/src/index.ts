@@ -169,6 +169,7 @@ export {
   formulaError,
   isFormulaError,
 } from "./formulas/formula-values.js";
+export type { KeptFormulas } from "./formulas/kept-formulas.js";
 export { COMPUTE_LIMITS, type Computation, computeFormulas, type StoredCells } from "./formulas/recalculation.js";
 // Live: each change told to everyone who has the file open.
 export { type ChangeFeed, type ChangeNotice, createLocalChangeFeed } from "./live/change-feed.port.js";

@@ -117,7 +117,7 @@ export function registerSheetRoutes(app: FastifyInstance, { cellar }: { readonly
           304: notModified,
           ...errorResponses([400, 404, 409, 422, ...AUTHENTICATED], {
             ...ACCESS_ERRORS,
-            400: "validation_error: `range` missing or malformed, an unknown sheet, more cells than one answer holds, or `render` other than `raw` or `formatted`.",
+            400: "validation_error: `range` missing or malformed, an unknown sheet, more cells than one answer holds, or `render` other than `raw`, `formatted` or `formula`.",
           }),
         },
       },

@@ -121,7 +121,7 @@ export const cellWindowSchema = {
   $id: "CellWindow",
   title: "CellWindow",
   description:
-    "A rectangle of cells, row by row. Every row has the same length; a cell without a value is null. Numbers are JSON numbers, dates and times ISO 8601 strings, a formula its stored result, an error its text; a CSV's cells are its text. With `render=formatted`, every cell with a value is the text a spreadsheet program displays for it.",
+    "A rectangle of cells, row by row. Every row has the same length; a cell without a value is null. Numbers are JSON numbers, dates and times ISO 8601 strings, a formula its stored result, an error its text; a CSV's cells are its text. With `render=formatted`, every cell with a value is the text a spreadsheet program displays for it; with `render=formula`, a formula cell is its formula, starting with `=`.",
   type: "object",
   additionalProperties: false,
   required: ["range", "values"],
@@ -157,7 +157,7 @@ export const valuesQuerySchema = {
       enum: CELL_RENDERS,
       default: "raw",
       description:
-        "`raw` (the default): the stored values. `formatted`: each cell of a workbook as the text a spreadsheet program displays by its number format, as Excel does in English (United States): thousands separators, decimals, percent, currency and literal text, a format's negative and zero sections, dates and times by their codes (`d-mmm-yy` → `31-Jan-26`, `h:mm AM/PM` → `1:30 PM`) in the workbook's date system, General as Excel shows it (`1.23457E+15`), a boolean `TRUE` or `FALSE`, an error its text; a CSV's cells as they are; a cell without a value stays null. `types` still gives the stored values' types.",
+        "`raw` (the default): the stored values. `formatted`: each cell of a workbook as the text a spreadsheet program displays by its number format, as Excel does in English (United States): thousands separators, decimals, percent, currency and literal text, a format's negative and zero sections, dates and times by their codes (`d-mmm-yy` → `31-Jan-26`, `h:mm AM/PM` → `1:30 PM`) in the workbook's date system, General as Excel shows it (`1.23457E+15`), a boolean `TRUE` or `FALSE`, an error its text; a CSV's cells as they are; a cell without a value stays null. `types` still gives the stored values' types. `formula`: a workbook's formula cell as its formula, starting with `=`, as a spreadsheet program's formula bar shows it (a shared formula with its own references), every other cell as `raw` gives it; `types` gives the formula's result's type.",
     },
   },
 } as const;

@@ -1,11 +1,11 @@
-import type { CellType, CellValue, OpenBytes, ReadableSheetIndex } from "@cellar/core";
+import type { CellType, CellValue, KeptFormulas, OpenBytes, ReadableSheetIndex, WorkbookFormula } from "@cellar/core";
 import { looksLikeFormula } from "../csv/csv-fields.js";
 import type { CellFormat } from "./number-formats.js";
 
 /**
  * A workbook's rows as the rows blob keeps them: one line per row with a value, in order,
  *
- *     <row> TAB <types> TAB <formats> TAB <length> TAB <record> LF
+ *     <row> TAB <types> TAB <formats> TAB <formulas> TAB <length> TAB <record> LF
  *
  * `types` has a letter per column from A to the row's last value: `s` text, `f` text
  * that looks like a formula, `n` number, `b` boolean, `d` date or time, `e` error, `-` no
@@ -13,7 +13,9 @@ import type { CellFormat } from "./number-formats.js";
  * `,`-separated entry per column up to the last cell with a format: empty for General,
  * else the format's position in the index's `numberFormats`, and for a date or time
  * `:` and its serial number (the record holds its ISO 8601 text; a format needs the
- * number). `record` is the row as a CSV record (RFC 4180, `,`-separated, quoted where
+ * number). `formulas` is empty when the row has no formula cell; otherwise JSON,
+ * `[[column, "formula"], …]`, each formula's text without `=` (a shared formula spelled
+ * out for its cell); JSON escapes tabs and line ends. `record` is the row as a CSV record (RFC 4180, `,`-separated, quoted where
  * needed), exactly as a conversion to CSV writes it: numbers as JavaScript writes them,
  * `TRUE`/`FALSE`, formula look-alikes after a `'`. `length` counts its characters (a
  * record may hold line breaks inside quotes).
@@ -26,8 +28,12 @@ export interface StoredRow {
   readonly row: number;
   readonly types: string;
   readonly formats: string;
+  readonly formulas: string;
   readonly record: string;
 }
+
+/** A formula cell of a row: `[column, formula without "="]`. */
+export type RowFormula = readonly [column: number, formula: string];
 
 /** A cell as the reader finds it: `[column, value, code]`, and its entry in `formats` when it has a format other than General. */
 export type FoundCell = [number, string | number | boolean, "s" | "n" | "b" | "d" | "e", string?];
@@ -38,7 +44,7 @@ export function csvField(text: string): string {
 }
 
 /** The rows blob's line for a row of found cells (in column order). */
-export function storedLine(row: number, cells: readonly FoundCell[]): string {
+export function storedLine(row: number, cells: readonly FoundCell[], formulas: readonly RowFormula[] = []): string {
   let types = "";
   let record = "";
   let formats = "";
@@ -67,7 +73,14 @@ export function storedLine(row: number, cells: readonly FoundCell[]): string {
       record += code === "n" ? String(value) : csvField(value as string);
     }
   }
-  return `${row}\t${types}\t${formats}\t${record.length}\t${record}\n`;
+  const formulaField = formulas.length === 0 ? "" : JSON.stringify(formulas);
+  return `${row}\t${types}\t${formats}\t${formulaField}\t${record.length}\t${record}\n`;
+}
+
+/** The formulas of a stored row, by column. */
+export function storedFormulas(stored: StoredRow): Map<number, string> {
+  if (stored.formulas === "") return new Map();
+  return new Map(JSON.parse(stored.formulas) as [number, string][]);
 }
 
 /** The number formats of a stored row's cells, by column from 1 (undefined where General). */
@@ -171,19 +184,73 @@ export async function* storedRows(
       const second = first === -1 ? -1 : text.indexOf("\t", first + 1);
       const third = second === -1 ? -1 : text.indexOf("\t", second + 1);
       const fourth = third === -1 ? -1 : text.indexOf("\t", third + 1);
-      if (fourth === -1) break;
-      const end = fourth + 1 + Number(text.slice(third + 1, fourth));
+      const fifth = fourth === -1 ? -1 : text.indexOf("\t", fourth + 1);
+      if (fifth === -1) break;
+      const end = fifth + 1 + Number(text.slice(fourth + 1, fifth));
       // The record and its line end must both be here.
       if (end >= text.length) break;
       rows.push({
         row: Number(text.slice(at, first)),
         types: text.slice(first + 1, second),
         formats: text.slice(second + 1, third),
-        record: text.slice(fourth + 1, end),
+        formulas: text.slice(third + 1, fourth),
+        record: text.slice(fifth + 1, end),
       });
       at = end + 1;
     }
     text = text.slice(at);
     if (rows.length > 0) yield rows;
   }
+}
+
+/**
+ * The rows blob's last part, after every sheet's rows: the workbook's formulas and
+ * defined names (`KeptFormulas`), a JSON array a line. First `["complete", true|false]`,
+ * then a defined name `["name", name, sheet|null, refersTo]` or a formula `[sheet, row,
+ * column, formula, unstored 0|1]` a line.
+ */
+export function keptFormulaLines(kept: KeptFormulas): string[] {
+  const lines = [`${JSON.stringify(["complete", kept.complete])}\n`];
+  for (const name of kept.names) lines.push(`${JSON.stringify(["name", name.name, name.sheet, name.refersTo])}\n`);
+  for (const [at, formula] of kept.formulas.entries()) {
+    lines.push(
+      `${JSON.stringify([formula.sheet, formula.row, formula.column, formula.formula, kept.unstored[at] ? 1 : 0])}\n`,
+    );
+  }
+  return lines;
+}
+
+/** The formulas an index's rows blob keeps, or null when it keeps none. */
+export async function readKeptFormulas(index: ReadableSheetIndex, openRows: OpenBytes): Promise<KeptFormulas | null> {
+  const where = index.xlsx?.formulas;
+  if (where === undefined) return null;
+  const formulas: WorkbookFormula[] = [];
+  const unstored: boolean[] = [];
+  const names: KeptFormulas["names"][number][] = [];
+  let complete = false;
+  if (where.end > where.start) {
+    const decoder = new TextDecoder();
+    let text = "";
+    const take = (line: string) => {
+      const entry = JSON.parse(line) as unknown[];
+      if (entry[0] === "complete") complete = entry[1] === true;
+      else if (entry[0] === "name") {
+        names.push({ name: entry[1] as string, sheet: entry[2] as number | null, refersTo: entry[3] as string });
+      } else {
+        const [sheet, row, column, formula, notStored] = entry as [number, number, number, string, number];
+        formulas.push({ sheet, row, column, formula });
+        unstored.push(notStored === 1);
+      }
+    };
+    for await (const chunk of await openRows({ start: where.start, end: where.end - 1 })) {
+      text += decoder.decode(chunk, { stream: true });
+      let at = 0;
+      for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", at)) {
+        take(text.slice(at, end));
+        at = end + 1;
+      }
+      text = text.slice(at);
+    }
+  }
+  return { formulas, unstored, names, complete };
 }

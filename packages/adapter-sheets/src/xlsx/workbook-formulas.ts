@@ -5,6 +5,7 @@ import {
   FormulaGraph,
   type FormulaValue,
   formulaError,
+  type KeptFormulas,
   type SheetArea,
   type StoredCells,
   type WorkbookFormula,
@@ -21,8 +22,8 @@ export interface FormulaElement {
 
 /** What a sheet's reading tells of its formulas, and asks of their computed results. */
 export interface FormulaHooks {
-  /** A formula cell, and whether the workbook holds its result. */
-  found(row: number, column: number, element: FormulaElement, stored: boolean): void;
+  /** A formula cell, and whether the workbook holds its result; gives its formula's text for the cell (without `=`), when it has one. */
+  found(row: number, column: number, element: FormulaElement, stored: boolean): string | undefined;
   /** The result Cellar computed for a formula the workbook holds none for; undefined when none. */
   result?(row: number, column: number): FormulaValue | undefined;
 }
@@ -48,11 +49,6 @@ export class WorkbookFormulas {
     this.shared.clear();
     return {
       found: (row, column, element, stored) => {
-        if (this.tooMany) return;
-        if (this.formulas.length >= COMPUTE_LIMITS.maxFormulas) {
-          this.tooMany = true;
-          return;
-        }
         let text = element.text.join("").slice(0, MAX_FORMULA_CHARACTERS + 1);
         let obstacle: string | null = null;
         if (element.type === "shared" && element.si !== undefined) {
@@ -71,11 +67,25 @@ export class WorkbookFormulas {
         } else if (element.type === "dataTable") {
           obstacle = "it is a data table";
         }
+        const formula = text.replace(/^=/, "");
+        if (this.formulas.length >= COMPUTE_LIMITS.maxFormulas) this.tooMany = true;
+        if (this.tooMany) return formula === "" ? undefined : formula;
         const at = this.formulas.length;
-        this.formulas.push({ sheet, row, column, formula: text.replace(/^=/, "") });
+        this.formulas.push({ sheet, row, column, formula });
         this.stored.push(stored);
         if (obstacle !== null || text === "") this.obstacles.set(at, obstacle ?? "it has no formula text");
+        return formula === "" ? undefined : formula;
       },
+    };
+  }
+
+  /** What the rows blob keeps of them (`KeptFormulas`). */
+  kept(names: readonly DefinedName[]): KeptFormulas {
+    return {
+      formulas: this.formulas,
+      unstored: this.stored.map((stored) => !stored),
+      names,
+      complete: !this.tooMany,
     };
   }
 }

@@ -12,6 +12,7 @@ import {
   type FormulaGraph,
   type FormulaNode,
   type FormulaValue,
+  type KeptFormulas,
   MAX_COLUMNS,
   type OpenBytes,
   type ReadableSheetIndex,
@@ -25,7 +26,16 @@ import { looksLikeFormula } from "../csv/csv-fields.js";
 import { createCellText } from "./cell-text.js";
 import { createFormatTable } from "./number-formats.js";
 import { createLayoutReader, type LayoutAllowance, layoutAllowance } from "./sheet-layout.js";
-import { type FoundCell, storedCells, storedFormats, storedLine, storedRows } from "./stored-rows.js";
+import {
+  type FoundCell,
+  keptFormulaLines,
+  type RowFormula,
+  storedCells,
+  storedFormats,
+  storedFormulas,
+  storedLine,
+  storedRows,
+} from "./stored-rows.js";
 import {
   CellsNeeded,
   type FormulaElement,
@@ -106,7 +116,7 @@ async function readSheetRows(
   zip: ZipArchive,
   part: string,
   reading: Reading,
-  onRow: (row: number, cells: FoundCell[]) => void,
+  onRow: (row: number, cells: FoundCell[], formulas: RowFormula[]) => void,
   afterChunk: () => Promise<void>,
   formulas?: FormulaHooks,
 ): Promise<{ layout(columnCount: number): SheetLayout }> {
@@ -114,6 +124,7 @@ async function readSheetRows(
   let inSheetData = false;
   let row = 0;
   let cells: FoundCell[] = [];
+  let rowFormulas: RowFormula[] = [];
   let column = 0;
   let cellType = "n";
   let cellStyle = 0;
@@ -125,8 +136,9 @@ async function readSheetRows(
   let formula: FormulaElement | null = null;
   let inFormula = false;
   const finishRow = () => {
-    if (cells.length > 0) onRow(row, cells);
+    if (cells.length > 0 || rowFormulas.length > 0) onRow(row, cells, rowFormulas);
     cells = [];
+    rowFormulas = [];
   };
   await parseXmlPart(await zip.open(part), part, {
     open(name, attributes) {
@@ -213,7 +225,8 @@ async function readSheetRows(
           let cell: FoundCell | null;
           if (formula !== null && formulas !== undefined) {
             const stored = value !== "";
-            formulas.found(row, column, formula, stored);
+            const text = formulas.found(row, column, formula, stored);
+            if (text !== undefined) rowFormulas.push([column, text]);
             const computed = stored ? undefined : formulas.result?.(row, column);
             cell =
               computed === undefined
@@ -316,6 +329,17 @@ interface WrittenSheets {
   readonly sheets: SheetSummary[];
   readonly checkpoints: RowCheckpoints[];
   readonly size: number;
+  /** Where the kept formulas are in the rows blob, when there are. */
+  readonly formulas?: { start: number; end: number };
+}
+
+/** How a pass over the sheets treats their formulas. */
+interface FormulaPass {
+  hooksFor(sheet: number): FormulaHooks;
+  /** Once the sheets are read: whether to give the rows blob up. */
+  abandon(): boolean;
+  /** What the rows blob keeps of the formulas after the rows. */
+  kept(): KeptFormulas;
 }
 
 /**
@@ -327,7 +351,7 @@ async function writeSheets(
   zip: ZipArchive,
   reading: Reading,
   writeRows: (rows: AsyncIterable<Uint8Array>) => Promise<{ size: number }>,
-  formulas?: { hooksFor(sheet: number): FormulaHooks; abandon(): boolean },
+  formulas?: FormulaPass,
 ): Promise<WrittenSheets | null> {
   const { workbook } = reading;
   const out = new PassThrough();
@@ -339,6 +363,7 @@ async function writeSheets(
   let offset = 0;
   let pending: string[] = [];
   let pendingBytes = 0;
+  let kept: { start: number; end: number } | undefined;
   const flush = async () => {
     if (pending.length === 0) return;
     const chunk = Buffer.from(pending.join(""), "utf8");
@@ -358,8 +383,8 @@ async function writeSheets(
         zip,
         sheet.part,
         reading,
-        (row, cells) => {
-          const line = storedLine(row, cells);
+        (row, cells, rowFormulas) => {
+          const line = storedLine(row, cells, rowFormulas);
           const block = Math.floor((row - 1) / CHECKPOINT_EVERY);
           while (marks.length <= block) marks.push(offset);
           offset += Buffer.byteLength(line);
@@ -411,6 +436,17 @@ async function writeSheets(
       checkpoints.push(checkpointsOf(marks, offset));
     }
     if (formulas?.abandon()) throw new RowsAbandoned();
+    if (formulas !== undefined) {
+      const start = offset;
+      for (const line of keptFormulaLines(formulas.kept())) {
+        offset += Buffer.byteLength(line);
+        pending.push(line);
+        pendingBytes += line.length;
+        if (pendingBytes >= WRITE_BYTES) await flush();
+      }
+      await flush();
+      kept = { start, end: offset };
+    }
     out.end();
   } catch (error) {
     out.destroy(error instanceof Error ? error : new Error(String(error)));
@@ -421,7 +457,7 @@ async function writeSheets(
     throw error;
   }
   const { size } = await written;
-  return { sheets, checkpoints, size };
+  return kept === undefined ? { sheets, checkpoints, size } : { sheets, checkpoints, size, formulas: kept };
 }
 
 /**
@@ -524,13 +560,23 @@ export async function analyseXlsx(
       sheets,
       checkpoints: written.checkpoints,
       rowsBytes: written.size,
-      xlsx: { date1904: workbook.date1904, numberFormats: first.formats.codes },
+      xlsx: {
+        date1904: workbook.date1904,
+        numberFormats: first.formats.codes,
+        ...(written.formulas === undefined ? {} : { formulas: written.formulas }),
+      },
     });
     const written = await writeSheets(
       zip,
       first,
       input.writeRows,
-      found === null ? undefined : { hooksFor: (sheet) => found.hooksFor(sheet), abandon: missing },
+      found === null
+        ? undefined
+        : {
+            hooksFor: (sheet) => found.hooksFor(sheet),
+            abandon: missing,
+            kept: () => found.kept(workbook.definedNames),
+          },
     );
     if (written !== null) {
       const graph =
@@ -557,6 +603,10 @@ export async function analyseXlsx(
     const needed = new CellsNeeded();
     for (const id of targets) for (const area of (graph.nodes[id] as FormulaNode).areas) needed.add(area);
     const results = new Map<string, FormulaValue>();
+    const texts = new Map<string, string>();
+    for (const formula of formulas.formulas) {
+      if (formula.formula !== "") texts.set(`${formula.sheet}:${formula.row}:${formula.column}`, formula.formula);
+    }
     const notComputed = new Set<number>();
     let uncomputed: ReadonlySet<number> = new Set();
     const loaded = await loadCells(zip, reading(), needed);
@@ -579,13 +629,28 @@ export async function analyseXlsx(
         for (const id of computation.uncomputed) notComputed.add((graph.nodes[id] as FormulaNode).sheet);
     }
     const again = (await writeSheets(zip, reading(), input.writeRows, {
-      hooksFor: (sheet) => ({ found() {}, result: (row, column) => results.get(`${sheet}:${row}:${column}`) }),
+      hooksFor: (sheet) => ({
+        found: (row, column) => texts.get(`${sheet}:${row}:${column}`),
+        result: (row, column) => results.get(`${sheet}:${row}:${column}`),
+      }),
       abandon: () => false,
+      kept: () => formulas.kept(workbook.definedNames),
     })) as WrittenSheets;
     return index(again, formulaSummaries(again.sheets, formulas, graph, uncomputed, notComputed));
   } finally {
     zip.close();
   }
+}
+
+/**
+ * A formula as a spreadsheet program's formula bar shows it: after `=`, without the
+ * `_xlfn.` and `_xlws.` a workbook puts before newer functions' names (text in quotes
+ * left as it is).
+ */
+export function shownFormula(formula: string): string {
+  const parts = formula.split('"');
+  for (let at = 0; at < parts.length; at += 2) parts[at] = (parts[at] as string).replace(/_xl(?:fn|ws)\./gi, "");
+  return `=${parts.join('"')}`;
 }
 
 /**
@@ -614,6 +679,7 @@ export async function xlsxWindow(input: {
       if (stored.row < rectangle.firstRow) continue;
       const cells = storedCells(stored);
       const formats = cellText === undefined ? undefined : storedFormats(stored);
+      const formulas = input.render === "formula" ? storedFormulas(stored) : undefined;
       const rowValues = values[stored.row - rectangle.firstRow] as CellValue[];
       const rowTypes = types[stored.row - rectangle.firstRow] as (CellType | null)[];
       for (
@@ -628,6 +694,12 @@ export async function xlsxWindow(input: {
             ? value
             : cellText(value, type, formats?.[column - 1]);
         rowTypes[column - rectangle.firstColumn] = type;
+      }
+      // A formula shows as its text, whether or not it has a result (its type stays the result's).
+      for (const [column, formula] of formulas ?? []) {
+        if (column >= rectangle.firstColumn && column <= rectangle.lastColumn) {
+          rowValues[column - rectangle.firstColumn] = shownFormula(formula);
+        }
       }
     }
   }

@@ -805,7 +805,7 @@ export interface components {
         };
         /**
          * CellWindow
-         * @description A rectangle of cells, row by row. Every row has the same length; a cell without a value is null. Numbers are JSON numbers, dates and times ISO 8601 strings, a formula its stored result, an error its text; a CSV's cells are its text. With `render=formatted`, every cell with a value is the text a spreadsheet program displays for it.
+         * @description A rectangle of cells, row by row. Every row has the same length; a cell without a value is null. Numbers are JSON numbers, dates and times ISO 8601 strings, a formula its stored result, an error its text; a CSV's cells are its text. With `render=formatted`, every cell with a value is the text a spreadsheet program displays for it; with `render=formula`, a formula cell is its formula, starting with `=`.
          */
         CellWindow: {
             /**
@@ -4186,8 +4186,8 @@ export interface operations {
                 range: string;
                 /** @description `true` adds each cell's type (`types`). */
                 types?: "true" | "false";
-                /** @description `raw` (the default): the stored values. `formatted`: each cell of a workbook as the text a spreadsheet program displays by its number format, as Excel does in English (United States): thousands separators, decimals, percent, currency and literal text, a format's negative and zero sections, dates and times by their codes (`d-mmm-yy` → `31-Jan-26`, `h:mm AM/PM` → `1:30 PM`) in the workbook's date system, General as Excel shows it (`1.23457E+15`), a boolean `TRUE` or `FALSE`, an error its text; a CSV's cells as they are; a cell without a value stays null. `types` still gives the stored values' types. */
-                render?: "raw" | "formatted";
+                /** @description `raw` (the default): the stored values. `formatted`: each cell of a workbook as the text a spreadsheet program displays by its number format, as Excel does in English (United States): thousands separators, decimals, percent, currency and literal text, a format's negative and zero sections, dates and times by their codes (`d-mmm-yy` → `31-Jan-26`, `h:mm AM/PM` → `1:30 PM`) in the workbook's date system, General as Excel shows it (`1.23457E+15`), a boolean `TRUE` or `FALSE`, an error its text; a CSV's cells as they are; a cell without a value stays null. `types` still gives the stored values' types. `formula`: a workbook's formula cell as its formula, starting with `=`, as a spreadsheet program's formula bar shows it (a shared formula with its own references), every other cell as `raw` gives it; `types` gives the formula's result's type. */
+                render?: "raw" | "formatted" | "formula";
             };
             header?: {
                 /** @description The ETag the client holds: when it matches, 304 without a body. */
@@ -4231,7 +4231,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description validation_error: `range` missing or malformed, an unknown sheet, more cells than one answer holds, or `render` other than `raw` or `formatted`. */
+            /** @description validation_error: `range` missing or malformed, an unknown sheet, more cells than one answer holds, or `render` other than `raw`, `formatted` or `formula`. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

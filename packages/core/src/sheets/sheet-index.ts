@@ -115,6 +115,12 @@ export interface ReadableSheetIndex {
     readonly date1904: boolean;
     /** The format codes its cells use (each once, `General` not listed): the rows blob refers to them by position. */
     readonly numberFormats: readonly string[];
+    /**
+     * Where the rows blob keeps the workbook's formulas and defined names (`KeptFormulas`),
+     * after every sheet's rows: bytes `start` to `end` (excluded). Absent when the reader
+     * kept none (no formula engine).
+     */
+    readonly formulas?: { readonly start: number; readonly end: number };
   };
 }
 

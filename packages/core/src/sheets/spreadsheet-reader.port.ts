@@ -1,5 +1,6 @@
 import type { ByteRange } from "../files/blob-store.port.js";
 import type { FileKind } from "../files/file.entity.js";
+import type { KeptFormulas } from "../formulas/kept-formulas.js";
 import type { CellType, CellValue, ReadableSheetIndex, SheetIndex } from "./sheet-index.js";
 
 /** Opens the bytes of a stored blob, or an inclusive range of them. */
@@ -15,12 +16,13 @@ export interface CellRectangle {
 
 /**
  * How a window gives its cells: `raw`, the stored values (numbers as numbers, dates and
- * times as ISO 8601); `formatted`, the text a spreadsheet program displays for each.
+ * times as ISO 8601); `formatted`, the text a spreadsheet program displays for each;
+ * `formula`, a formula cell's formula (`=SUM(B2:B9)`), every other cell as `raw`.
  */
-export type CellRender = "raw" | "formatted";
+export type CellRender = "raw" | "formatted" | "formula";
 
 /** Every way a window gives its cells; `raw` is the default. */
-export const CELL_RENDERS: readonly CellRender[] = ["raw", "formatted"];
+export const CELL_RENDERS: readonly CellRender[] = ["raw", "formatted", "formula"];
 
 /** The cells of a rectangle, row by row; a cell without a value is null. */
 export interface CellGrid {
@@ -48,6 +50,11 @@ export interface CellGrid {
  *   the cell's text as it is. A cell without a value stays null, the grid keeps its
  *   shape, and `types` are those of the stored values, as with `raw`. A format that
  *   cannot be read shows the cell as `General` would; it never fails the window;
+ * - with `render: "formula"`, a workbook's formula cell is its formula's text after `=`
+ *   (a shared formula with its own references; also a formula without a result), every
+ *   other cell and every `types` entry as with `raw`; a CSV's cells are as with `raw`;
+ * - `formulas`, where the reader keeps them, gives the workbook's formulas and defined
+ *   names as they were read with the index, without reading the workbook again;
  * - `analyse` gives each workbook sheet its `layout` (column widths as the workbook
  *   stores them, merged areas, frozen panes), bounded whatever the file holds;
  * - `convert` streams one sheet as CSV (RFC 4180, UTF-8) or a CSV as XLSX, with text
@@ -76,6 +83,12 @@ export interface SpreadsheetReader {
     openFile: OpenBytes;
     openRows: OpenBytes;
   }): Promise<CellGrid>;
+  /**
+   * The formulas of a workbook and its defined names, as kept with its index: what an
+   * edit recomputes from. Null when the index keeps none (a CSV, a reader without a
+   * formula engine).
+   */
+  formulas?(input: { index: ReadableSheetIndex; openRows: OpenBytes }): Promise<KeptFormulas | null>;
   convert(input: {
     kind: Exclude<FileKind, "sheet">;
     index: ReadableSheetIndex;
