@@ -1,4 +1,11 @@
-import { type CellValue, type CellWrite, columnLetters, invalidField, SpreadsheetUnreadableError } from "@cellar/core";
+import {
+  type CellValue,
+  columnLetters,
+  type FormulaValue,
+  invalidField,
+  type SheetWrites,
+  SpreadsheetUnreadableError,
+} from "@cellar/core";
 import { xmlText } from "../convert/conversions.js";
 import { MAX_XML_RUN } from "../limits.js";
 
@@ -7,8 +14,18 @@ const MAX_ROWS = 1_048_576;
 /** The characters a workbook's cell holds at most (Excel's limit; longer text is refused). */
 const MAX_CELL_CHARACTERS = 32_767;
 
-/** A written row: each written column (from 1) and its value, later writes over earlier ones. */
-type RowWrites = Map<number, CellValue>;
+/**
+ * What is written into a cell: a value, or a formula (with its result), or only a new
+ * result for the formula the cell holds.
+ */
+interface WrittenCell {
+  value?: CellValue;
+  formula?: string;
+  result?: FormulaValue;
+}
+
+/** A written row: each written column (from 1) and what goes into it, later writes over earlier ones. */
+type RowWrites = Map<number, WrittenCell>;
 
 const ATTRIBUTE = /([\w:.-]+)\s*=\s*("[^"]*"|'[^']*')/g;
 /** A row start tag's `r`. */
@@ -56,12 +73,20 @@ function columnOf(reference: string): number | null {
  */
 export async function* rewriteSheet(
   source: AsyncIterable<Uint8Array>,
-  writes: readonly CellWrite[],
+  { writes, results = [] }: Pick<SheetWrites, "writes" | "results">,
   part: string,
 ): AsyncGenerator<Uint8Array> {
   const rows = new Map<number, RowWrites>();
+  const rowOf = (row: number) => {
+    let cells = rows.get(row);
+    if (cells === undefined) {
+      cells = new Map();
+      rows.set(row, cells);
+    }
+    return cells;
+  };
   let bounds = { firstRow: Number.POSITIVE_INFINITY, lastRow: 0, firstColumn: Number.POSITIVE_INFINITY, lastColumn: 0 };
-  for (const { rectangle, values } of writes) {
+  for (const { rectangle, values, formulas } of writes) {
     if (rectangle.lastRow > MAX_ROWS) throw invalidField("range", `reaches past row ${MAX_ROWS}, the last a sheet has`);
     bounds = {
       firstRow: Math.min(bounds.firstRow, rectangle.firstRow),
@@ -70,11 +95,18 @@ export async function* rewriteSheet(
       lastColumn: Math.max(bounds.lastColumn, rectangle.lastColumn),
     };
     for (const [r, line] of values.entries()) {
-      const row = rectangle.firstRow + r;
-      const cells = rows.get(row) ?? new Map<number, CellValue>();
-      rows.set(row, cells);
-      for (const [c, value] of line.entries()) cells.set(rectangle.firstColumn + c, value);
+      const cells = rowOf(rectangle.firstRow + r);
+      for (const [c, value] of line.entries()) {
+        const formula = formulas?.[r]?.[c];
+        cells.set(rectangle.firstColumn + c, formula === null || formula === undefined ? { value } : { formula });
+      }
     }
+  }
+  for (const { row, column, value } of results) {
+    const cells = rowOf(row);
+    const written = cells.get(column);
+    if (written === undefined) cells.set(column, { result: value });
+    else if (written.formula !== undefined) written.result = value;
   }
   const pendingRows = [...rows.keys()].sort((a, b) => a - b);
   let nextPending = 0;
@@ -320,18 +352,47 @@ function rowCells(edits: RowWrites, row: number, existing: Map<number, string>, 
       );
       continue;
     }
-    xml += writtenCell(edits.get(column) ?? null, `${columnLetters(column)}${row}`, old, prefix);
+    xml += writtenCell(edits.get(column) as WrittenCell, `${columnLetters(column)}${row}`, old, prefix);
   }
   return xml;
 }
 
+/** A cell's `<f>` element, whole (`<f …/>` or `<f …>…</f>`), or null when it holds no formula. */
+function formulaElement(cell: string, prefix: string): string | null {
+  const start = new RegExp(`<${escapeRegExp(prefix)}f(?=[\\s/>])[^>]*>`).exec(cell);
+  if (start === null) return null;
+  if (start[0].endsWith("/>")) return start[0];
+  const close = cell.indexOf(`</${prefix}f>`, start.index);
+  return close === -1 ? null : cell.slice(start.index, close + `</${prefix}f>`.length);
+}
+
+/** A formula's result as the cell stores it: its type attribute and its `<v>`; empty for no result. */
+function storedResult(value: FormulaValue | undefined, prefix: string): { type: string; v: string } {
+  const v = (text: string) => `<${prefix}v>${text}</${prefix}v>`;
+  if (value === undefined || value === null) return { type: "", v: "" };
+  if (typeof value === "number") return { type: "", v: v(String(value)) };
+  if (typeof value === "boolean") return { type: ' t="b"', v: v(value ? "1" : "0") };
+  if (typeof value === "string") return { type: ' t="str"', v: v(xmlText(value.slice(0, MAX_CELL_CHARACTERS))) };
+  return { type: ' t="e"', v: v(xmlText(value.error)) };
+}
+
 /**
- * A written cell: its style kept from the cell it replaces, its value as given. A string
+ * A written cell: its style kept from the cell it replaces. A value as given (a string
  * is an inline string, never a formula; null leaves a styled cell empty and drops an
- * unstyled one.
+ * unstyled one); a formula with its result; a result alone with the cell's own formula
+ * (shared or not) kept.
  */
-function writtenCell(value: CellValue, reference: string, old: string | undefined, prefix: string): string {
+function writtenCell(written: WrittenCell, reference: string, old: string | undefined, prefix: string): string {
   const oldAttributes = old === undefined ? new Map<string, string>() : attributesOf(openingTag(old, 0));
+  const style = oldAttributes.has("s") ? ` s="${oldAttributes.get("s")}"` : "";
+  const c = `${prefix}c`;
+  if (written.formula === undefined && !("value" in written)) {
+    // A new result for the formula the cell holds.
+    const element = old === undefined ? null : formulaElement(old, prefix);
+    if (element === null) return old ?? "";
+    const { type, v } = storedResult(written.result, prefix);
+    return `<${c} r="${reference}"${style}${type}>${element}${v}</${c}>`;
+  }
   const formula = old === undefined ? null : /<([\w.-]+:)?f(?=[\s/>])[^>]*>/.exec(old);
   const formulaAttributes = formula === null ? null : attributesOf(formula[0]);
   if (formulaAttributes !== null && formulaAttributes.get("t") === "shared" && formulaAttributes.has("ref")) {
@@ -340,14 +401,17 @@ function writtenCell(value: CellValue, reference: string, old: string | undefine
       `${reference} holds a shared formula other cells use; Cellar cannot write over it without losing theirs`,
     );
   }
+  if (written.formula !== undefined) {
+    const { type, v } = storedResult(written.result, prefix);
+    return `<${c} r="${reference}"${style}${type}><${prefix}f>${xmlText(written.formula)}</${prefix}f>${v}</${c}>`;
+  }
+  const value = written.value ?? null;
   if (typeof value === "string" && value.length > MAX_CELL_CHARACTERS) {
     throw invalidField(
       "values",
       `${reference} would hold ${value.length} characters; a workbook's cell holds at most ${MAX_CELL_CHARACTERS}`,
     );
   }
-  const style = oldAttributes.has("s") ? ` s="${oldAttributes.get("s")}"` : "";
-  const c = `${prefix}c`;
   if (value === null || value === "") return style === "" ? "" : `<${c} r="${reference}"${style}/>`;
   if (typeof value === "number")
     return `<${c} r="${reference}"${style}><${prefix}v>${String(value)}</${prefix}v></${c}>`;

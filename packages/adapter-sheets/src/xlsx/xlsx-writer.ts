@@ -73,11 +73,11 @@ export function writeXlsx(input: {
     const zip = await openZipArchive(input.openFile, input.size);
     try {
       const { officeDocument, related, sheets } = await readSheetList(zip);
-      const writesByPart = new Map<string, SheetWrites["writes"]>();
-      for (const { sheet, writes } of input.sheets) {
-        const target = sheets[sheet];
-        if (target === undefined) throw new SpreadsheetUnreadableError(`it has no sheet ${sheet + 1}.`);
-        writesByPart.set(target.part.toLowerCase(), writes);
+      const writesByPart = new Map<string, SheetWrites>();
+      for (const sheetWrites of input.sheets) {
+        const target = sheets[sheetWrites.sheet];
+        if (target === undefined) throw new SpreadsheetUnreadableError(`it has no sheet ${sheetWrites.sheet + 1}.`);
+        writesByPart.set(target.part.toLowerCase(), sheetWrites);
       }
       const calcChain = [...related.values()].find((r) => r.type.endsWith("/calcChain"))?.part.toLowerCase();
       const workbookRels = relationshipsPartOf(officeDocument).toLowerCase();

@@ -1,4 +1,5 @@
 import type { FileKind } from "../files/file.entity.js";
+import type { FormulaValue } from "../formulas/formula-values.js";
 import type { CellValue, ReadableSheetIndex } from "../sheets/sheet-index.js";
 import type { CellRectangle, OpenBytes } from "../sheets/spreadsheet-reader.port.js";
 
@@ -6,12 +7,29 @@ import type { CellRectangle, OpenBytes } from "../sheets/spreadsheet-reader.port
 export interface CellWrite {
   readonly rectangle: CellRectangle;
   readonly values: readonly (readonly CellValue[])[];
+  /**
+   * The same shape, when the write holds formulas: where one is given (without `=`), the
+   * cell holds that formula instead of its value, and its result comes in `results`.
+   */
+  readonly formulas?: readonly (readonly (string | null)[])[];
+}
+
+/** A formula cell's result, written as the result the workbook stores for it. */
+export interface FormulaResult {
+  readonly row: number;
+  readonly column: number;
+  readonly value: FormulaValue;
 }
 
 /** The writes of one sheet, by its position in the index. */
 export interface SheetWrites {
   readonly sheet: number;
   readonly writes: readonly CellWrite[];
+  /**
+   * New results of formula cells, written after `writes`: a cell written with a formula
+   * takes its result from here, and every other keeps the formula it holds.
+   */
+  readonly results?: readonly FormulaResult[];
 }
 
 /** A file's next content, as a writer makes it. */
@@ -51,6 +69,10 @@ export interface WrittenContent {
  *   left out), each edited cell keeps its style, a formula overwritten becomes the value,
  *   and it is marked for recalculation on open; a shared formula other cells use is not
  *   written over (`validation_error`);
+ * - in a workbook, a cell written with a formula holds it, and reads back (as `render:
+ *   "formula"` gives it) as that formula with its result from `results`; a result for a
+ *   cell written with none keeps that cell's formula, shared or not, and stores the new
+ *   result (a number, text, a boolean, an error), read back as any stored result;
  * - the stored bytes are streamed, never held whole;
  * - where a writer has `added`, the stored bytes followed by the bytes it gives are the
  *   bytes `content` gives, and the index after it is the same; a CSV writer gives them

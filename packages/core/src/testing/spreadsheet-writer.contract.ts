@@ -1,15 +1,15 @@
-import type { CellWrite, SpreadsheetWriter } from "../edits/spreadsheet-writer.port.js";
+import type { CellWrite, SheetWrites, SpreadsheetWriter } from "../edits/spreadsheet-writer.port.js";
 import type { FileKind } from "../files/file.entity.js";
 import { isCellarError } from "../shared/errors.js";
 import type { ReadableSheetIndex } from "../sheets/sheet-index.js";
-import type { SpreadsheetReader } from "../sheets/spreadsheet-reader.port.js";
+import type { CellRender, SpreadsheetReader } from "../sheets/spreadsheet-reader.port.js";
 import { collect } from "./blob-store.contract.js";
 import { type Closable, type ContractSubject, type ContractTestApi, fresh } from "./contract-api.js";
 import { contractWorkbook, opener } from "./spreadsheet-reader.contract.js";
 
 export interface SpreadsheetWriterFixture extends Closable {
   readonly writer: SpreadsheetWriter;
-  /** The reader the written files are read back with. */
+  /** The reader the written files are read back with: one that keeps a workbook's formulas (`render: "formula"`). */
   readonly reader: SpreadsheetReader;
 }
 
@@ -38,10 +38,17 @@ async function written(
   kind: Exclude<FileKind, "sheet">,
   bytes: Uint8Array,
   writes: readonly CellWrite[],
+  results?: SheetWrites["results"],
 ) {
   const { index } = await analyse(reader, kind, bytes);
   const write = () =>
-    writer.write({ kind, index, size: bytes.length, openFile: opener(bytes), sheets: [{ sheet: 0, writes }] });
+    writer.write({
+      kind,
+      index,
+      size: bytes.length,
+      openFile: opener(bytes),
+      sheets: [{ sheet: 0, writes, ...(results === undefined ? {} : { results }) }],
+    });
   const result = write();
   const content = await collect(result.content);
   const again = write();
@@ -63,7 +70,7 @@ async function cellsOf(
   reader: SpreadsheetReader,
   kind: Exclude<FileKind, "sheet">,
   bytes: Uint8Array,
-  render: "raw" | "formatted" = "raw",
+  render: CellRender = "raw",
 ) {
   const { index, rows } = await analyse(reader, kind, bytes);
   const sheet = index.sheets[0];
@@ -217,6 +224,42 @@ export function spreadsheetWriterContract(
         [null, null, null, "grown"],
       ]);
       expect((await cellsOf(fixture.reader, "xlsx", content, "formatted"))[0]?.[0]).toBe("25.00%");
+    });
+
+    test("a workbook's cell written with a formula holds it with its result; a result alone keeps the cell's formula, shared or not", async (fixture) => {
+      const before = contractWorkbook({
+        sheet:
+          '<sheetData><row r="1"><c r="A1"><v>2</v></c><c r="B1"><f>A1*2</f><v>4</v></c></row>' +
+          '<row r="2"><c r="A2"><v>5</v></c><c r="B2"><f t="shared" ref="B2:B3" si="0">A2*3</f><v>15</v></c></row>' +
+          '<row r="3"><c r="A3"><v>6</v></c><c r="B3"><f t="shared" si="0"/><v>18</v></c></row></sheetData>',
+      });
+      const { content } = await written(
+        fixture,
+        "xlsx",
+        before,
+        [
+          cell(1, 1, 10),
+          { ...cell(1, 3, null), formulas: [["A1+1"]] },
+          { ...cell(3, 4, null), formulas: [['"a"&"b"']] },
+        ],
+        [
+          { row: 1, column: 2, value: 20 },
+          { row: 1, column: 3, value: 11 },
+          { row: 2, column: 2, value: { error: "#DIV/0!" } },
+          { row: 3, column: 2, value: true },
+          { row: 3, column: 4, value: "ab" },
+        ],
+      );
+      expect(await cellsOf(fixture.reader, "xlsx", content)).toEqual([
+        [10, 20, 11, null],
+        [5, "#DIV/0!", null, null],
+        [6, true, null, "ab"],
+      ]);
+      expect(await cellsOf(fixture.reader, "xlsx", content, "formula")).toEqual([
+        [10, "=A1*2", "=A1+1", null],
+        [5, "=A2*3", null, null],
+        [6, "=A3*3", null, '="a"&"b"'],
+      ]);
     });
 
     test("rows written after a CSV's last record are given as the bytes added, and only they are", async (fixture) => {
