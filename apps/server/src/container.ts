@@ -2,7 +2,7 @@ import "reflect-metadata";
 import { join } from "node:path";
 import { createOutboxMailer, createSmtpMailer } from "@cellar/adapter-mail";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "@cellar/adapter-sheets";
-import { type BlobStorage, createCellar } from "@cellar/core";
+import { type BlobStorage, createCellar, type FormulaEngine } from "@cellar/core";
 import type { Logger } from "pino";
 import { container, type DependencyContainer, instanceCachingFactory } from "tsyringe";
 import type { Settings } from "./settings.js";
@@ -19,6 +19,12 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
   const scope = container.createChildContainer();
   scope.register(Tokens.Settings, { useValue: input.settings });
   scope.register(Tokens.Logger, { useValue: input.logger });
+  // One formula engine for reading and editing, loaded when a workbook first needs it.
+  let engine: Promise<FormulaEngine> | undefined;
+  const formulaEngine = () => {
+    engine ??= import("@cellar/adapter-formulas").then(({ createFormulaEngine }) => createFormulaEngine());
+    return engine;
+  };
 
   scope.register(Tokens.MetadataStorage, {
     useFactory: instanceCachingFactory(async (c): Promise<ServerMetadataStorage> => {
@@ -96,10 +102,9 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         // Reaches every server on this storage, whatever process or machine it runs in.
         changeFeed: metadata.changeFeed,
         isStorageUnavailable: (error) => metadata.isUnavailable(error) || blobStorage.isUnavailable(error),
-        // The formula engine is loaded with the first workbook read through (decisions §8).
-        spreadsheets: createSpreadsheetReader({
-          loadEngine: () => import("@cellar/adapter-formulas").then(({ createFormulaEngine }) => createFormulaEngine()),
-        }),
+        // The formula engine is loaded with the first workbook read through or edited (decisions §8).
+        spreadsheets: createSpreadsheetReader({ loadEngine: formulaEngine }),
+        formulaEngine,
         spreadsheetWriter: createSpreadsheetWriter(),
         mailer: c.resolve(Tokens.Mailer),
         config: {

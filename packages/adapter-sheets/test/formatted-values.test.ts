@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { CellRender } from "@cellar/core";
+import { isoToSerial } from "@cellar/core";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { createSpreadsheetReader } from "../src/index.js";
@@ -7,7 +8,7 @@ import { createCellText } from "../src/xlsx/cell-text.js";
 import { BUILT_IN_FORMATS } from "../src/xlsx/number-formats.js";
 import { mergedRange } from "../src/xlsx/sheet-layout.js";
 import { storedFormats, storedLine } from "../src/xlsx/stored-rows.js";
-import { isoToSerial, kindOfFormat } from "../src/xlsx/workbook-parts.js";
+import { kindOfFormat } from "../src/xlsx/workbook-parts.js";
 import { analysedWorkbook } from "./support/stored-bytes.js";
 import { MAIN, parts, zipOf } from "./support/workbooks.js";
 

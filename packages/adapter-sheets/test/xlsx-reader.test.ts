@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import type { ReadableSheetIndex } from "@cellar/core";
+import { serialToIso } from "@cellar/core";
 import { describe, expect, it } from "vitest";
 import { createSpreadsheetReader } from "../src/index.js";
-import { kindOfFormat, serialToIso } from "../src/xlsx/workbook-parts.js";
+import { kindOfFormat } from "../src/xlsx/workbook-parts.js";
 import { storedBytes } from "./support/stored-bytes.js";
 import { MAIN, parts, zipOf } from "./support/workbooks.js";
 

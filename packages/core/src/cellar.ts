@@ -12,6 +12,7 @@ import type { SpreadsheetWriter } from "./edits/spreadsheet-writer.port.js";
 import type { BlobStore } from "./files/blob-store.port.js";
 import { createFileService, type FileService } from "./files/file.service.js";
 import type { FileRepository } from "./files/file-repository.port.js";
+import type { FormulaEngine } from "./formulas/formula-engine.port.js";
 import { announcingRepositories } from "./live/announcing-repositories.js";
 import { type ChangeFeed, createLocalChangeFeed } from "./live/change-feed.port.js";
 import { createLiveService, type LiveService } from "./live/live.service.js";
@@ -100,6 +101,12 @@ export interface CellarDeps {
    * sheet routes answer `unreadable_spreadsheet` for every file.
    */
   readonly spreadsheets?: SpreadsheetReader;
+  /**
+   * Loads the formula engine (`@cellar/adapter-formulas`) an edit recomputes a workbook's
+   * formulas with, on the first edit that needs it: usually the one the reader computes
+   * with at upload. Without one, an edit leaves formulas' results as they are.
+   */
+  readonly formulaEngine?: () => Promise<FormulaEngine>;
   /**
    * Writes cells into CSV and XLSX files (`@cellar/adapter-sheets`). Without one, cell
    * edits and appends answer `unreadable_spreadsheet`; content is still replaced whole.
@@ -268,6 +275,7 @@ export function createCellar(deps: CellarDeps): Cellar {
       blobs: deps.blobs,
       contents,
       ...(deps.spreadsheetWriter === undefined ? {} : { writer: deps.spreadsheetWriter }),
+      ...(deps.formulaEngine === undefined ? {} : { formulaEngine: deps.formulaEngine }),
       clock,
       random,
       maxUploadBytes: config.maxUploadBytes,

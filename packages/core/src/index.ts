@@ -81,7 +81,13 @@ export {
   type EditedCells,
 } from "./edits/cell-edits.service.js";
 export { MAX_EDIT_CELLS, parseCellWrites, type RequestedWrite, type ValueGrid } from "./edits/cell-writes.js";
-export type { CellWrite, SheetWrites, SpreadsheetWriter, WrittenContent } from "./edits/spreadsheet-writer.port.js";
+export type {
+  CellWrite,
+  FormulaResult,
+  SheetWrites,
+  SpreadsheetWriter,
+  WrittenContent,
+} from "./edits/spreadsheet-writer.port.js";
 // Files.
 export {
   assertBlobKey,
@@ -151,6 +157,7 @@ export {
   type SheetArea,
   type WorkbookFormula,
 } from "./formulas/dependency-graph.js";
+export { type EditRecalculation, recalculateEdit } from "./formulas/edit-recalculation.js";
 export {
   type CellArea,
   type CellPlace,
@@ -258,6 +265,7 @@ export {
   parseA1Range,
   quoteSheetName,
 } from "./sheets/a1-range.js";
+export { isoToSerial, type SerialKind, serialToIso } from "./sheets/serial-dates.js";
 export {
   type CellWindow,
   type Conversion,

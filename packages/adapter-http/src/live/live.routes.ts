@@ -171,6 +171,7 @@ function fileEventSent(event: FileEvent): SentEvent {
           sha256: event.sha256,
           author: event.author,
           ...(ranges === undefined ? {} : { range: ranges.length === 1 ? ranges[0] : ranges }),
+          ...(event.recomputed === undefined ? {} : { recomputed: event.recomputed }),
         },
       };
     }

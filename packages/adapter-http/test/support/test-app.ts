@@ -1,5 +1,12 @@
+import { createFormulaEngine } from "@cellar/adapter-formulas";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "@cellar/adapter-sheets";
-import { type CellarConfig, createInMemoryCellar, type FileRecord, type FileRepository } from "@cellar/core";
+import {
+  type CellarConfig,
+  createInMemoryCellar,
+  type FileRecord,
+  type FileRepository,
+  type FormulaEngine,
+} from "@cellar/core";
 import { createFakeClock } from "@cellar/core/testing";
 import Fastify, { type InjectOptions, type LightMyRequestResponse } from "fastify";
 import {
@@ -25,6 +32,8 @@ export interface TestAppOptions {
    * it remember per object then shows.
    */
   readonly frozenFileReads?: boolean;
+  /** Workbooks compute (decisions §8): the reader and the edits get the formula engine. */
+  readonly formulas?: boolean;
 }
 
 /**
@@ -32,11 +41,17 @@ export interface TestAppOptions {
  * helpers that speak HTTP to it through `inject` (no sockets).
  */
 export async function buildTestApp(options: TestAppOptions = {}) {
+  let engine: FormulaEngine | undefined;
+  const formulaEngine = async (): Promise<FormulaEngine> => {
+    engine ??= createFormulaEngine();
+    return engine;
+  };
   const clock = createFakeClock(new Date("2026-11-21T10:00:00.000Z"));
   const cellar = createInMemoryCellar({
     clock,
-    spreadsheets: createSpreadsheetReader(),
+    spreadsheets: createSpreadsheetReader(options.formulas === true ? { loadEngine: formulaEngine } : {}),
     spreadsheetWriter: createSpreadsheetWriter(),
+    ...(options.formulas === true ? { formulaEngine } : {}),
     config: { publicUrl: PUBLIC_URL, maxUploadBytes: 64 * 1024, ...options.config },
   });
   if (options.frozenFileReads === true) freezeFileReads(cellar.deps.files);

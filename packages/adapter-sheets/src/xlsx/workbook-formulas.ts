@@ -5,6 +5,7 @@ import {
   FormulaGraph,
   type FormulaValue,
   formulaError,
+  isoToSerial,
   type KeptFormulas,
   type SheetArea,
   type StoredCells,
@@ -188,12 +189,7 @@ export class LoadedCells implements StoredCells {
   constructor(private readonly date1904: boolean) {}
 
   /** Keeps a found cell's value as a formula reads it: a date as its serial number, an error as an error. */
-  keep(
-    sheet: number,
-    row: number,
-    cell: FoundCell,
-    isoToSerial: (iso: string, date1904: boolean) => number | null,
-  ): void {
+  keep(sheet: number, row: number, cell: FoundCell): void {
     const [column, value, code, format] = cell;
     let kept: FormulaValue;
     if (code === "d") {

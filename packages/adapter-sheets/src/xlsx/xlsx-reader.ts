@@ -12,6 +12,7 @@ import {
   type FormulaGraph,
   type FormulaNode,
   type FormulaValue,
+  isoToSerial,
   type KeptFormulas,
   MAX_COLUMNS,
   type OpenBytes,
@@ -20,6 +21,7 @@ import {
   type SheetLayout,
   type SheetSummary,
   SpreadsheetUnreadableError,
+  serialToIso,
 } from "@cellar/core";
 import { GUESSED_COLUMNS, GUESSED_ROWS, guessColumns } from "../column-guess.js";
 import { looksLikeFormula } from "../csv/csv-fields.js";
@@ -44,14 +46,7 @@ import {
   WorkbookFormulas,
   workbookGraph,
 } from "./workbook-formulas.js";
-import {
-  isoToSerial,
-  type NumberKind,
-  readWorkbook,
-  serialToIso,
-  unescapeXstring,
-  type Workbook,
-} from "./workbook-parts.js";
+import { type NumberKind, readWorkbook, unescapeXstring, type Workbook } from "./workbook-parts.js";
 import { parseXmlPart } from "./xml-parts.js";
 import { openZipArchive, type ZipArchive } from "./zip-archive.js";
 
@@ -477,7 +472,7 @@ async function loadCells(zip: ZipArchive, reading: Reading, needed: CellsNeeded)
         for (const cell of cells) {
           if (!needed.has(index, row, cell[0])) continue;
           if (++kept > COMPUTE_LIMITS.maxCellsRead) throw new RowsAbandoned();
-          loaded.keep(index, row, cell, isoToSerial);
+          loaded.keep(index, row, cell);
         }
       },
       async () => {},

@@ -5,6 +5,8 @@ import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
 import { type FileMetadata, type FileRecord, toMetadata } from "../files/file.entity.js";
 import { type AuthorizedFile, authorizeFileAction } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
+import { recalculateEdit } from "../formulas/edit-recalculation.js";
+import type { FormulaEngine } from "../formulas/formula-engine.port.js";
 import type { Clock } from "../shared/clock.port.js";
 import { CellarError, ErrorCode, type FieldProblem, invalidField } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
@@ -37,6 +39,11 @@ export interface CellEditsDeps {
   readonly contents: SheetContents;
   /** Without one, no file's cells can be changed (`unreadable_spreadsheet`). */
   readonly writer?: SpreadsheetWriter;
+  /**
+   * Loads the formula engine an edit recomputes a workbook's formulas with (decisions §8),
+   * on the first edit that needs it. Without one, formulas keep the results they hold.
+   */
+  readonly formulaEngine?: () => Promise<FormulaEngine>;
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly maxUploadBytes: number;
@@ -47,12 +54,16 @@ export interface EditedCells {
   /** Each range written, with its sheet, in the order asked. */
   readonly updatedRanges: string[];
   readonly updatedCells: number;
+  /** Formula cells computed again because of the edit (and written with their results). */
+  readonly recomputedCells: number;
 }
 
 export interface AppendedRows {
   readonly file: FileMetadata;
   /** Where the rows went, with its sheet. */
   readonly updatedRange: string;
+  /** As `EditedCells.recomputedCells`. */
+  readonly recomputedCells: number;
 }
 
 export type CellEditsService = ReturnType<typeof createCellEditsService>;
@@ -271,6 +282,52 @@ export function createCellEditsService(deps: CellEditsDeps) {
     return problems;
   }
 
+  /**
+   * The writes with the results of every formula they make stale (and of those they
+   * write), when the file is a workbook whose formulas Cellar keeps; how many were computed.
+   */
+  async function withResults(
+    file: FileRecord,
+    index: ReadableSheetIndex,
+    sheets: SheetWrites[],
+    field: string,
+  ): Promise<{ sheets: SheetWrites[]; recomputed?: number }> {
+    const reader = contents.readerOrRefuse();
+    if (file.kind !== "xlsx" || deps.formulaEngine === undefined || reader.formulas === undefined) return { sheets };
+    const openRows = contents.opener(sheetRowsBlobKey(file.blobKey));
+    const kept = await readOrUnreadable(async () => (await reader.formulas?.({ index, openRows })) ?? null);
+    const writesFormulas = sheets.some((sheet) => sheet.writes.some((write) => write.formulas !== undefined));
+    // Past what Cellar computes, formulas keep the results they hold (`computed: false`).
+    if (kept === null || !kept.complete || (kept.formulas.length === 0 && !writesFormulas)) {
+      return { sheets, recomputed: 0 };
+    }
+    const engine = await deps.formulaEngine();
+    const recalculation = await recalculateEdit({
+      engine,
+      kept,
+      index,
+      sheets,
+      field,
+      read: (sheet, rectangle) =>
+        readOrUnreadable(() =>
+          reader.window({
+            kind: "xlsx",
+            index,
+            sheet,
+            rectangle,
+            size: file.size,
+            openFile: contents.contentOpener(file),
+            openRows,
+          }),
+        ),
+    });
+    const withResults = sheets.map((sheet) => ({ ...sheet, results: recalculation.results.get(sheet.sheet) ?? [] }));
+    for (const [sheet, results] of recalculation.results) {
+      if (!sheets.some((written) => written.sheet === sheet)) withResults.push({ sheet, writes: [], results });
+    }
+    return { sheets: withResults, recomputed: recalculation.recomputed };
+  }
+
   const stale = (file: FileRecord) =>
     new CellarError(
       ErrorCode.precondition_failed,
@@ -326,15 +383,26 @@ export function createCellEditsService(deps: CellEditsDeps) {
           formatA1Range({ ...write.rectangle, sheet: sheet.name }),
         );
         const updatedCells = writes.reduce((sum, write) => sum + cellCount(write.rectangle), 0);
+        const { sheets, recomputed } = await withResults(
+          file,
+          index,
+          groupBySheet(resolved.map(({ write, sheet }) => ({ sheet: sheet.index, write }))),
+          writes.length === 1 ? "values" : "data",
+        );
         const committed = await commitWrites({
           callerId: input.callerId,
           file,
           index,
-          sheets: groupBySheet(resolved.map(({ write, sheet }) => ({ sheet: sheet.index, write }))),
+          sheets,
           action: "cells_edited",
-          details: { ranges: updatedRanges, cells: updatedCells },
+          details: { ranges: updatedRanges, cells: updatedCells, ...(recomputed === undefined ? {} : { recomputed }) },
         });
-        return { file: toMetadata(committed, authorized.role), updatedRanges, updatedCells };
+        return {
+          file: toMetadata(committed, authorized.role),
+          updatedRanges,
+          updatedCells,
+          recomputedCells: recomputed ?? 0,
+        };
       });
     },
 
@@ -365,15 +433,21 @@ export function createCellEditsService(deps: CellEditsDeps) {
         };
         checkBounds(file, sheet, rectangle, "values", deps.maxUploadBytes);
         const updatedRange = formatA1Range({ ...rectangle, sheet: sheet.name });
+        const { sheets, recomputed } = await withResults(
+          file,
+          index,
+          [{ sheet: sheet.index, writes: [{ rectangle, values }] }],
+          "values",
+        );
         const committed = await commitWrites({
           callerId: input.callerId,
           file,
           index,
-          sheets: [{ sheet: sheet.index, writes: [{ rectangle, values }] }],
+          sheets,
           action: "rows_appended",
-          details: { range: updatedRange, rows: values.length },
+          details: { range: updatedRange, rows: values.length, ...(recomputed === undefined ? {} : { recomputed }) },
         });
-        return { file: toMetadata(committed, authorized.role), updatedRange };
+        return { file: toMetadata(committed, authorized.role), updatedRange, recomputedCells: recomputed ?? 0 };
       });
     },
   };

@@ -40,6 +40,8 @@ export type FileEvent =
       readonly author: UserSummary | null;
       /** The ranges written, for a cell edit or an append; absent for content replaced whole. */
       readonly ranges?: readonly string[];
+      /** For a cell edit or an append of a workbook: how many formula cells it computed again (decisions §8). */
+      readonly recomputed?: number;
     }
   /** A person given a role, their role changed, or taken off the file. */
   | {
@@ -561,6 +563,7 @@ function eventOf(entry: NumberedActivity, access: AuthorizedFile): FileEvent | n
         sha256: typeof details.sha256 === "string" ? details.sha256 : null,
         author: entry.actor,
         ...(ranges === undefined ? {} : { ranges }),
+        ...(typeof details.recomputed === "number" ? { recomputed: details.recomputed } : {}),
       };
     }
     case "commented":

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Cellar, type CellarConfig, createCellar } from "../cellar.js";
 import type { SpreadsheetWriter } from "../edits/spreadsheet-writer.port.js";
+import type { FormulaEngine } from "../formulas/formula-engine.port.js";
 import type { ChangeFeed } from "../live/change-feed.port.js";
 import type { Clock } from "../shared/clock.port.js";
 import { systemClock } from "../shared/clock.port.js";
@@ -64,6 +65,8 @@ export interface InMemoryCellarOptions {
   readonly spreadsheets?: SpreadsheetReader;
   /** The spreadsheet writer (`createSpreadsheetWriter` of `@cellar/adapter-sheets`), for cell edits. */
   readonly spreadsheetWriter?: SpreadsheetWriter;
+  /** Loads the formula engine edits recompute with (`CellarDeps.formulaEngine`). */
+  readonly formulaEngine?: () => Promise<FormulaEngine>;
   /** The change feed its event streams follow (`CellarDeps.changeFeed`); one of its own by default. */
   readonly changeFeed?: ChangeFeed;
   /** Which errors of the ports count as their storage being unavailable (`CellarDeps.isStorageUnavailable`). */
@@ -81,6 +84,7 @@ export function createInMemoryCellar(options: InMemoryCellarOptions = {}): Cella
     ...(options.random === undefined ? {} : { random: options.random }),
     ...(options.spreadsheets === undefined ? {} : { spreadsheets: options.spreadsheets }),
     ...(options.spreadsheetWriter === undefined ? {} : { spreadsheetWriter: options.spreadsheetWriter }),
+    ...(options.formulaEngine === undefined ? {} : { formulaEngine: options.formulaEngine }),
     ...(options.isStorageUnavailable === undefined ? {} : { isStorageUnavailable: options.isStorageUnavailable }),
     ...(options.changeFeed === undefined ? {} : { changeFeed: options.changeFeed }),
     config: {

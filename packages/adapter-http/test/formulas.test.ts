@@ -1,0 +1,151 @@
+import ExcelJS from "exceljs";
+import { describe, expect, it } from "vitest";
+import type { FileJson } from "../src/files/file.json.js";
+import { buildTestApp, expectError } from "./support/test-app.js";
+
+type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
+
+/**
+ * A budget as a reporting script writes it with exceljs: formulas with no stored result,
+ * a total read from another sheet through a defined name.
+ */
+async function scriptWrittenBudget(): Promise<Buffer> {
+  const workbook = new ExcelJS.Workbook();
+  const items = workbook.addWorksheet("Items");
+  items.addRow(["Item", "Amount"]);
+  items.addRow(["Rent", 1200]);
+  items.addRow(["Food", 450.5]);
+  items.addRow(["Travel", 300]);
+  items.addRow(["Total", { formula: "SUM(B2:B4)" }]);
+  items.addRow(["Double", { formula: "B5*2" }]);
+  items.addRow(["Constant", { formula: "6*7" }]);
+  const summary = workbook.addWorksheet("Summary 2026");
+  summary.addRow(["Total with tax", { formula: "Items!B5*(1+TaxRate)" }]);
+  summary.addRow(["Rate", 0.25]);
+  workbook.definedNames.add("'Summary 2026'!$B$2", "TaxRate");
+  return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
+async function aBudget(t: TestApp) {
+  const ada = await t.signIn("ada@example.com");
+  const uploaded = await t.upload(ada.headers, [
+    { name: "file", filename: "budget.xlsx", content: await scriptWrittenBudget() },
+  ]);
+  expect(uploaded.statusCode).toBe(201);
+  const file = uploaded.json<FileJson>();
+  const read = async (range: string, render?: string) => {
+    const answer = await t.inject({
+      method: "GET",
+      url: `/v1/files/${file.id}/values?range=${encodeURIComponent(range)}${render === undefined ? "" : `&render=${render}`}`,
+      headers: ada.headers,
+    });
+    expect(answer.statusCode).toBe(200);
+    return answer.json<{ values: unknown[][] }>().values;
+  };
+  const patch = (payload: object) =>
+    t.inject({
+      method: "PATCH",
+      url: `/v1/files/${file.id}/values`,
+      headers: { ...ada.headers, "if-match": "*" },
+      payload,
+    });
+  const download = async () => {
+    const answer = await t.inject({ method: "GET", url: `/v1/files/${file.id}/download`, headers: ada.headers });
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(answer.rawPayload as unknown as ArrayBuffer);
+    return workbook;
+  };
+  return { ada, file, read, patch, download };
+}
+
+describe("workbooks compute (decisions §8)", () => {
+  it("an edit recomputes every formula that reads the cell, across sheets and through defined names", async () => {
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
+    const { read, patch } = await aBudget(t);
+    // Computed at upload: the script stored no results.
+    expect(await read("Items!B5:B7")).toEqual([[1950.5], [3901], [42]]);
+    expect(await read("'Summary 2026'!B1")).toEqual([[2438.125]]);
+
+    const answer = await patch({ range: "Items!B2", values: [[2000]] });
+    expect(answer.statusCode).toBe(200);
+    expect(await read("Items!B5:B7")).toEqual([[2750.5], [5501], [42]]);
+    expect(await read("'Summary 2026'!B1")).toEqual([[3438.125]]);
+    // A rate changed: only what reads it moves.
+    expect((await patch({ range: "'Summary 2026'!B2", values: [[0.5]] })).statusCode).toBe(200);
+    expect(await read("'Summary 2026'!B1")).toEqual([[4125.75]]);
+    expect(await read("Items!B5")).toEqual([[2750.5]]);
+  });
+
+  it("writes the results into the new version's workbook, the formulas kept, as any program reads them", async () => {
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
+    const { patch, download } = await aBudget(t);
+    expect((await patch({ range: "Items!B3", values: [[500]] })).statusCode).toBe(200);
+    const workbook = await download();
+    const items = workbook.getWorksheet("Items") as ExcelJS.Worksheet;
+    expect(items.getCell("B5").value).toEqual({ formula: "SUM(B2:B4)", result: 2000 });
+    expect(items.getCell("B6").value).toEqual({ formula: "B5*2", result: 4000 });
+    // Computed at upload and untouched by the edit: its result is written in too.
+    expect(items.getCell("B7").value).toEqual({ formula: "6*7", result: 42 });
+    const summary = workbook.getWorksheet("Summary 2026") as ExcelJS.Worksheet;
+    expect(summary.getCell("B1").value).toEqual({ formula: "Items!B5*(1+TaxRate)", result: 2500 });
+  });
+
+  it("a value written over a formula replaces it, and what read the formula reads the value", async () => {
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
+    const { read, patch } = await aBudget(t);
+    expect((await patch({ range: "Items!B5", values: [[100]] })).statusCode).toBe(200);
+    expect(await read("Items!B5:B6", "formula")).toEqual([[100], ["=B5*2"]]);
+    expect(await read("Items!B6")).toEqual([[200]]);
+    expect(await read("'Summary 2026'!B1")).toEqual([[125]]);
+  });
+
+  it("an append recomputes the formulas that read the rows it adds", async () => {
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
+    const ada = await t.signIn("ada@example.com");
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet("Log");
+    sheet.addRow(["Count", { formula: "COUNT(A2:A100)" }, "Sum", { formula: "SUM(A:A)" }]);
+    sheet.addRow([5]);
+    const file = (
+      await t.upload(ada.headers, [
+        { name: "file", filename: "log.xlsx", content: Buffer.from(await workbook.xlsx.writeBuffer()) },
+      ])
+    ).json<FileJson>();
+    const appended = await t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/rows`,
+      headers: ada.headers,
+      payload: { values: [[7], [8]] },
+    });
+    expect(appended.statusCode).toBe(200);
+    const values = await t.inject({
+      method: "GET",
+      url: `/v1/files/${file.id}/values?range=A1:D1`,
+      headers: ada.headers,
+    });
+    expect(values.json<{ values: unknown[][] }>().values).toEqual([["Count", 3, "Sum", 20]]);
+    // The activity of the append says how many formulas it computed again.
+    const activity = await t.inject({ method: "GET", url: `/v1/files/${file.id}/activity`, headers: ada.headers });
+    const items = activity.json<{ action: string; details: Record<string, unknown> }[]>();
+    expect(items.find((item) => item.action === "rows_appended")?.details.recomputed).toBe(2);
+  });
+
+  it("render=formula gives each formula cell's formula and every other cell as raw", async () => {
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
+    const { read } = await aBudget(t);
+    expect(await read("Items!A4:B6", "formula")).toEqual([
+      ["Travel", 300],
+      ["Total", "=SUM(B2:B4)"],
+      ["Double", "=B5*2"],
+    ]);
+    expectError(
+      await t.inject({
+        method: "GET",
+        url: `/v1/files/${(await aBudget(t)).file.id}/values?range=A1&render=formulas`,
+        headers: (await t.signIn("ada@example.com")).headers,
+      }),
+      400,
+      "validation_error",
+    );
+  });
+});
