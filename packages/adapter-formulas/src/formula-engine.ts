@@ -127,10 +127,7 @@ function functionTable(parser: FormulaParser): {
  * names and functions, in a microsecond or two, where a full parse takes ten; `check`
  * parses it whole, for formulas people type.
  */
-export function createFormulaEngine(): FormulaEngine & {
-  /** Why a formula does not parse, or null: the whole grammar, for what people type. */
-  check(formula: string, at: CellPlace): string | null;
-} {
+export function createFormulaEngine(): FormulaEngine {
   let cells: CellValues | null = null;
   let date1904 = false;
   const cellsNow = (): CellValues => {

@@ -148,4 +148,75 @@ describe("workbooks compute (decisions §8)", () => {
       "validation_error",
     );
   });
+
+  it('input "user": numbers, percentages, booleans, dates with a date format, text after \', and formulas with their results', async () => {
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
+    const { read, patch } = await aBudget(t);
+    const answer = await patch({
+      input: "user",
+      data: [
+        { range: "Items!B2:B4", values: [["3000"], ["$1,000.50"], ["'300"]] },
+        { range: "Items!C2:F2", values: [["12.5%", "true", "1/31/2026", "=B2*C2"]] },
+      ],
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(await read("Items!B2:B5")).toEqual([[3000], [1000.5], ["300"], [4000.5]]);
+    expect(await read("Items!C2:F2")).toEqual([[0.125, true, "2026-01-31", 375]]);
+    expect(await read("Items!E2", "formatted")).toEqual([["1/31/2026"]]);
+    expect(await read("Items!F2", "formula")).toEqual([["=B2*C2"]]);
+    // The new formula is read by what reads it from then on.
+    expect((await patch({ input: "user", range: "Items!C2", values: [["50%"]] })).statusCode).toBe(200);
+    expect(await read("Items!F2")).toEqual([[1500]]);
+  });
+
+  it("refuses a formula that does not parse, or one that would depend on itself, naming the cells, and writes nothing", async () => {
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
+    const budget = await aBudget(t);
+    const { read, patch } = budget;
+    const broken = await patch({ input: "user", range: "Items!C2:C3", values: [["=1+"], ["=SUM(B2:B4"]] });
+    expectError(broken, 400, "validation_error");
+    expect(broken.json<{ error: { details: { cell: string }[] } }>().error.details.map((d) => d.cell)).toEqual([
+      "Items!C2",
+      "Items!C3",
+    ]);
+    const cycle = await patch({ input: "user", range: "Items!B2", values: [["=B6+1"]] });
+    expectError(cycle, 400, "validation_error");
+    const problem = cycle.json<{ error: { message: string; details: { cell: string }[] } }>().error;
+    expect(problem.message).toContain("circular reference");
+    for (const cell of ["Items!B2", "Items!B5", "Items!B6"]) expect(problem.message).toContain(cell);
+    const itself = await patch({ input: "user", range: "Items!D9", values: [["=D9*2"]] });
+    expectError(itself, 400, "validation_error");
+    expect(itself.json<{ error: { message: string } }>().error.message).toContain("Items!D9 → Items!D9");
+    // Nothing was written: the file is at its first version, every value as it was.
+    const file = await t.inject({ method: "GET", url: `/v1/files/${budget.file.id}`, headers: budget.ada.headers });
+    expect(file.json<FileJson & { version: number }>().version).toBe(1);
+    expect(await read("Items!A1:B7", "formula")).toEqual([
+      ["Item", "Amount"],
+      ["Rent", 1200],
+      ["Food", 450.5],
+      ["Travel", 300],
+      ["Total", "=SUM(B2:B4)"],
+      ["Double", "=B5*2"],
+      ["Constant", "=6*7"],
+    ]);
+  });
+
+  it('in a CSV, input "user" writes each value as typed, and refuses a formula', async () => {
+    const t = await buildTestApp({ formulas: true });
+    const ada = await t.signIn("ada@example.com");
+    const file = await t.uploadCsv(ada.headers, { content: "item,amount\nrent,1200\n" });
+    const patch = (payload: object) =>
+      t.inject({
+        method: "PATCH",
+        url: `/v1/files/${file.id}/values`,
+        headers: { ...ada.headers, "if-match": "*" },
+        payload,
+      });
+    expect((await patch({ input: "user", range: "B2:C2", values: [["$1,300", "12.5%"]] })).statusCode).toBe(200);
+    const refused = await patch({ input: "user", range: "C2", values: [["=B2*2"]] });
+    expectError(refused, 400, "validation_error");
+    expect(refused.json<{ error: { details: { cell: string }[] } }>().error.details[0]?.cell).toBe("Sheet1!C2");
+    const download = await t.inject({ method: "GET", url: `/v1/files/${file.id}/download`, headers: ada.headers });
+    expect(download.body).toBe('item,amount\nrent,"$1,300",12.5%\n');
+  });
 });

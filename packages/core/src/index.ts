@@ -80,7 +80,13 @@ export {
   createCellEditsService,
   type EditedCells,
 } from "./edits/cell-edits.service.js";
-export { MAX_EDIT_CELLS, parseCellWrites, type RequestedWrite, type ValueGrid } from "./edits/cell-writes.js";
+export {
+  MAX_EDIT_CELLS,
+  parseCellInput,
+  parseCellWrites,
+  type RequestedWrite,
+  type ValueGrid,
+} from "./edits/cell-writes.js";
 export type {
   CellWrite,
   FormulaResult,
@@ -88,6 +94,14 @@ export type {
   SpreadsheetWriter,
   WrittenContent,
 } from "./edits/spreadsheet-writer.port.js";
+export {
+  CELL_INPUTS,
+  type CellInput,
+  TYPED_FORMAT_CODES,
+  type TypedEntry,
+  type TypedFormat,
+  typedEntry,
+} from "./edits/typed-input.js";
 // Files.
 export {
   assertBlobKey,

@@ -50,7 +50,7 @@ export function registerCellEditRoutes(app: FastifyInstance, { cellar }: { reado
             ...editedCellsSchema,
           },
           ...errorResponses([400, 403, 404, 409, 412, 413, 415, 422, 428, ...AUTHENTICATED], {
-            400: "validation_error: a range that is not one cell or a rectangle of the values' shape, rows of unequal length, a value that is not a string, number, boolean or null, more than 50,000 cells, an unknown sheet, text a CSV's encoding cannot hold, or a bad `If-Match`.",
+            400: "validation_error: a range that is not one cell or a rectangle of the values' shape, rows of unequal length, a value that is not a string, number, boolean or null, more than 50,000 cells, an unknown sheet, text a CSV's encoding cannot hold, a formula that does not parse or makes a cell depend on itself (naming the cells), a formula for a CSV, or a bad `If-Match`.",
             412: "precondition_failed: the content changed since the `If-Match` given, or a cell no longer holds what `expect` says; `details` names each such cell and its value now.",
             422: "unreadable_spreadsheet: a .sheet file, or one whose cells Cellar cannot read (its content can still be replaced whole).",
           }),
@@ -95,7 +95,7 @@ export function registerCellEditRoutes(app: FastifyInstance, { cellar }: { reado
             ...appendedRowsSchema,
           },
           ...errorResponses([400, 403, 404, 409, 412, 413, 415, 422, ...AUTHENTICATED], {
-            400: "validation_error: rows of unequal length, a value that is not a string, number, boolean or null, more than 50,000 cells, an unknown sheet, or text a CSV's encoding cannot hold.",
+            400: "validation_error: rows of unequal length, a value that is not a string, number, boolean or null, more than 50,000 cells, an unknown sheet, text a CSV's encoding cannot hold, a formula that does not parse or makes a cell depend on itself (naming the cells), or a formula for a CSV.",
             412: "precondition_failed: an `If-Match` was given, and the content changed since.",
             422: "unreadable_spreadsheet: a .sheet file, or one whose cells Cellar cannot read.",
           }),
@@ -108,6 +108,7 @@ export function registerCellEditRoutes(app: FastifyInstance, { cellar }: { reado
         fileId: request.params.id,
         precondition: contentPrecondition(request.headers["if-match"]),
         ...(request.body.sheet === undefined ? {} : { sheet: request.body.sheet }),
+        ...(request.body.input === undefined ? {} : { input: request.body.input }),
         values: request.body.values,
       });
       reply.header("etag", entityTag(appended.file.sha256));

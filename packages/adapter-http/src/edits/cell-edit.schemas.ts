@@ -1,11 +1,19 @@
-import { MAX_EDIT_CELLS } from "@cellar/core";
+import { CELL_INPUTS, type CellInput, MAX_EDIT_CELLS } from "@cellar/core";
 import { fileRef } from "../files/file.schemas.js";
 
 /** A value as an edit writes it: text stays text (never a formula), null empties the cell. */
 const cellInput = {
   type: ["string", "number", "boolean", "null"],
   description:
-    "A string is written as text, whatever it starts with (never a formula); a number as a number; a boolean as a boolean; null empties the cell.",
+    "With `input: raw` (the default), a string is written as text, whatever it starts with (never a formula); with `input: user`, as a person types it (see `input`). A number as a number; a boolean as a boolean; null empties the cell.",
+} as const;
+
+const inputProperty = {
+  type: "string",
+  enum: CELL_INPUTS,
+  default: "raw",
+  description:
+    "How strings are read. `raw` (the default): each is text. `user`: as a person types into a cell of an en-US spreadsheet program: `=…` a formula, written with its result (a formula that does not parse → 400 naming the cell; a CSV holds none → 400); a number (`3000`, `-1.5`, `1,234.5`, `1e3`), a percentage (`12.5%` → 0.125), an amount (`$1,200` → 1200); `TRUE`/`FALSE` in any case; a date or a time (`2026-01-31`, `1/31/2026`, `13:45`, `1:45 PM`) as its serial number, with a date or time format when the cell has none; a leading `'` keeps the rest as text. In a CSV, values are written as typed.",
 } as const;
 
 const grid = (description: string) =>
@@ -36,6 +44,7 @@ export const editValuesBodySchema = {
   description: "One range (`range`, `values`, `expect`), or several in `data`, written as one version.",
   properties: {
     ...rangeProperties,
+    input: inputProperty,
     data: {
       type: "array",
       minItems: 1,
@@ -71,6 +80,7 @@ export const appendRowsBodySchema = {
   required: ["values"],
   properties: {
     sheet: { type: "string", minLength: 1, description: "The sheet's name; the first sheet by default." },
+    input: inputProperty,
     values: grid(`The rows to add, every row as long as the first; at most ${MAX_EDIT_CELLS} cells.`),
   },
 } as const;
@@ -96,9 +106,11 @@ export interface EditValuesBody {
   readonly values?: Grid;
   readonly expect?: Grid;
   readonly data?: { readonly range: string; readonly values: Grid; readonly expect?: Grid }[];
+  readonly input?: CellInput;
 }
 
 export interface AppendRowsBody {
+  readonly input?: CellInput;
   readonly sheet?: string;
   readonly values: Grid;
 }

@@ -8,6 +8,7 @@ import {
 } from "@cellar/core";
 import { xmlText } from "../convert/conversions.js";
 import { MAX_XML_RUN } from "../limits.js";
+import type { AddedStyles } from "./added-styles.js";
 
 /** The rows a workbook's sheet has at most. */
 const MAX_ROWS = 1_048_576;
@@ -20,6 +21,8 @@ const MAX_CELL_CHARACTERS = 32_767;
  */
 interface WrittenCell {
   value?: CellValue;
+  /** A number format for a cell whose style shows General. */
+  format?: string;
   formula?: string;
   result?: FormulaValue;
 }
@@ -75,6 +78,7 @@ export async function* rewriteSheet(
   source: AsyncIterable<Uint8Array>,
   { writes, results = [] }: Pick<SheetWrites, "writes" | "results">,
   part: string,
+  styles?: AddedStyles,
 ): AsyncGenerator<Uint8Array> {
   const rows = new Map<number, RowWrites>();
   const rowOf = (row: number) => {
@@ -86,7 +90,7 @@ export async function* rewriteSheet(
     return cells;
   };
   let bounds = { firstRow: Number.POSITIVE_INFINITY, lastRow: 0, firstColumn: Number.POSITIVE_INFINITY, lastColumn: 0 };
-  for (const { rectangle, values, formulas } of writes) {
+  for (const { rectangle, values, formulas, formats } of writes) {
     if (rectangle.lastRow > MAX_ROWS) throw invalidField("range", `reaches past row ${MAX_ROWS}, the last a sheet has`);
     bounds = {
       firstRow: Math.min(bounds.firstRow, rectangle.firstRow),
@@ -98,7 +102,15 @@ export async function* rewriteSheet(
       const cells = rowOf(rectangle.firstRow + r);
       for (const [c, value] of line.entries()) {
         const formula = formulas?.[r]?.[c];
-        cells.set(rectangle.firstColumn + c, formula === null || formula === undefined ? { value } : { formula });
+        const format = formats?.[r]?.[c];
+        cells.set(
+          rectangle.firstColumn + c,
+          formula !== null && formula !== undefined
+            ? { formula }
+            : format !== null && format !== undefined
+              ? { value, format }
+              : { value },
+        );
       }
     }
   }
@@ -123,7 +135,7 @@ export async function* rewriteSheet(
     let xml = "";
     while (nextPending < pendingRows.length && (pendingRows[nextPending] as number) < before) {
       const row = pendingRows[nextPending++] as number;
-      const cells = rowCells(rows.get(row) as RowWrites, row, new Map(), prefix);
+      const cells = rowCells(rows.get(row) as RowWrites, row, new Map(), prefix, styles);
       if (cells !== "") xml += `<${prefix}row r="${row}">${cells}</${prefix}row>`;
     }
     return xml;
@@ -275,9 +287,9 @@ export async function* rewriteSheet(
       // Anything but cells in a row (an extension list) goes after them, as the schema has it.
       others.push(inner.slice(at));
       const rest = others.join("").trim();
-      return `${open}${rowCells(edits, number, existing, prefix)}${rest}</${prefix}row>`;
+      return `${open}${rowCells(edits, number, existing, prefix, styles)}${rest}</${prefix}row>`;
     }
-    return `${open}${rowCells(edits, number, existing, prefix)}</${prefix}row>`;
+    return `${open}${rowCells(edits, number, existing, prefix, styles)}</${prefix}row>`;
   }
 
   const asBuffer = (chunk: Uint8Array): Buffer => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -338,7 +350,13 @@ function escapeRegExp(text: string): string {
 }
 
 /** The cells of a row, written ones merged into `existing` (column → its XML as it was), in column order. */
-function rowCells(edits: RowWrites, row: number, existing: Map<number, string>, prefix: string): string {
+function rowCells(
+  edits: RowWrites,
+  row: number,
+  existing: Map<number, string>,
+  prefix: string,
+  styles: AddedStyles | undefined,
+): string {
   const columns = [...new Set([...existing.keys(), ...edits.keys()])].sort((a, b) => a - b);
   let xml = "";
   for (const column of columns) {
@@ -352,7 +370,7 @@ function rowCells(edits: RowWrites, row: number, existing: Map<number, string>, 
       );
       continue;
     }
-    xml += writtenCell(edits.get(column) as WrittenCell, `${columnLetters(column)}${row}`, old, prefix);
+    xml += writtenCell(edits.get(column) as WrittenCell, `${columnLetters(column)}${row}`, old, prefix, styles);
   }
   return xml;
 }
@@ -382,9 +400,22 @@ function storedResult(value: FormulaValue | undefined, prefix: string): { type: 
  * unstyled one); a formula with its result; a result alone with the cell's own formula
  * (shared or not) kept.
  */
-function writtenCell(written: WrittenCell, reference: string, old: string | undefined, prefix: string): string {
+function writtenCell(
+  written: WrittenCell,
+  reference: string,
+  old: string | undefined,
+  prefix: string,
+  styles: AddedStyles | undefined,
+): string {
   const oldAttributes = old === undefined ? new Map<string, string>() : attributesOf(openingTag(old, 0));
-  const style = oldAttributes.has("s") ? ` s="${oldAttributes.get("s")}"` : "";
+  const oldStyle = oldAttributes.get("s");
+  const styleNumber =
+    written.format !== undefined && styles !== undefined
+      ? styles.styleFor(Number(oldStyle ?? 0), written.format)
+      : oldStyle === undefined
+        ? undefined
+        : Number(oldStyle);
+  const style = styleNumber === undefined || (styleNumber === 0 && oldStyle === undefined) ? "" : ` s="${styleNumber}"`;
   const c = `${prefix}c`;
   if (written.formula === undefined && !("value" in written)) {
     // A new result for the formula the cell holds.

@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { crc32, createDeflateRaw, deflateRawSync } from "node:zlib";
 import { type OpenBytes, type SheetWrites, SpreadsheetUnreadableError, type WrittenContent } from "@cellar/core";
 import { Zip, type ZipInputFile } from "fflate";
+import { AddedStyles } from "./added-styles.js";
 import { rewriteSheet } from "./sheet-rewriter.js";
 import { readSheetList, relationshipsPartOf } from "./workbook-parts.js";
 import { openZipArchive, type StoredPart, type ZipArchive, ZLIB_CHUNK_BYTES } from "./zip-archive.js";
@@ -80,11 +81,20 @@ export function writeXlsx(input: {
         writesByPart.set(target.part.toLowerCase(), sheetWrites);
       }
       const calcChain = [...related.values()].find((r) => r.type.endsWith("/calcChain"))?.part.toLowerCase();
+      // A date typed into a cell without a number format gets a style that shows it as a
+      // date: the styles part is written after the sheets, once they have said which.
+      const formatted = input.sheets.some((sheet) => sheet.writes.some((write) => write.formats !== undefined));
+      const stylesPart = formatted
+        ? [...related.values()].find((r) => r.type.endsWith("/styles"))?.part.toLowerCase()
+        : undefined;
+      const stylesName =
+        stylesPart === undefined ? undefined : zip.entries().find((e) => e.name.toLowerCase() === stylesPart);
+      const styles = stylesName === undefined ? undefined : new AddedStyles(await textOf(zip, stylesName.name));
       const workbookRels = relationshipsPartOf(officeDocument).toLowerCase();
       const archive = new ArchiveOutput();
       for (const { name, modified } of zip.entries()) {
         const key = name.toLowerCase();
-        if (key === calcChain || name.endsWith("/")) continue;
+        if (key === calcChain || key === stylesPart || name.endsWith("/")) continue;
         let changed: string | undefined;
         if (key === officeDocument.toLowerCase()) changed = markedForRecalculation(await textOf(zip, name));
         else if (key === workbookRels && calcChain !== undefined) {
@@ -101,9 +111,17 @@ export function writeXlsx(input: {
           yield* archive.add(
             name,
             modified,
-            deflating(rewriteSheet(await zip.open(name, { chunkBytes: ZLIB_CHUNK_BYTES }), writes, name)),
+            deflating(rewriteSheet(await zip.open(name, { chunkBytes: ZLIB_CHUNK_BYTES }), writes, name, styles)),
           );
         } else yield* archive.add(name, modified, await zip.raw(name));
+      }
+      if (stylesName !== undefined) {
+        const rewritten = styles?.rewritten() ?? null;
+        yield* archive.add(
+          stylesName.name,
+          stylesName.modified,
+          rewritten === null ? await zip.raw(stylesName.name) : deflatedWhole(Buffer.from(rewritten)),
+        );
       }
       yield* archive.end();
     } finally {

@@ -4370,6 +4370,12 @@ export interface operations {
                     values?: (string | number | boolean | null)[][];
                     /** @description What the edit assumes the cells hold now, as `GET /values` gives them (null for empty), in the shape of `values`: the edit applies while every one still does, whatever else changed; else 412 naming each cell that differs. Instead of `If-Match`. */
                     expect?: (string | number | boolean | null)[][];
+                    /**
+                     * @description How strings are read. `raw` (the default): each is text. `user`: as a person types into a cell of an en-US spreadsheet program: `=…` a formula, written with its result (a formula that does not parse → 400 naming the cell; a CSV holds none → 400); a number (`3000`, `-1.5`, `1,234.5`, `1e3`), a percentage (`12.5%` → 0.125), an amount (`$1,200` → 1200); `TRUE`/`FALSE` in any case; a date or a time (`2026-01-31`, `1/31/2026`, `13:45`, `1:45 PM`) as its serial number, with a date or time format when the cell has none; a leading `'` keeps the rest as text. In a CSV, values are written as typed.
+                     * @default raw
+                     * @enum {string}
+                     */
+                    input?: "raw" | "user";
                     /** @description Several ranges written as one version, in order (a later one over an earlier where they meet). */
                     data?: {
                         /**
@@ -4411,7 +4417,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_error: a range that is not one cell or a rectangle of the values' shape, rows of unequal length, a value that is not a string, number, boolean or null, more than 50,000 cells, an unknown sheet, text a CSV's encoding cannot hold, or a bad `If-Match`. */
+            /** @description validation_error: a range that is not one cell or a rectangle of the values' shape, rows of unequal length, a value that is not a string, number, boolean or null, more than 50,000 cells, an unknown sheet, text a CSV's encoding cannot hold, a formula that does not parse or makes a cell depend on itself (naming the cells), a formula for a CSV, or a bad `If-Match`. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4606,6 +4612,12 @@ export interface operations {
                 "application/json": {
                     /** @description The sheet's name; the first sheet by default. */
                     sheet?: string;
+                    /**
+                     * @description How strings are read. `raw` (the default): each is text. `user`: as a person types into a cell of an en-US spreadsheet program: `=…` a formula, written with its result (a formula that does not parse → 400 naming the cell; a CSV holds none → 400); a number (`3000`, `-1.5`, `1,234.5`, `1e3`), a percentage (`12.5%` → 0.125), an amount (`$1,200` → 1200); `TRUE`/`FALSE` in any case; a date or a time (`2026-01-31`, `1/31/2026`, `13:45`, `1:45 PM`) as its serial number, with a date or time format when the cell has none; a leading `'` keeps the rest as text. In a CSV, values are written as typed.
+                     * @default raw
+                     * @enum {string}
+                     */
+                    input?: "raw" | "user";
                     /** @description The rows to add, every row as long as the first; at most 50000 cells. */
                     values: (string | number | boolean | null)[][];
                 };
@@ -4634,7 +4646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_error: rows of unequal length, a value that is not a string, number, boolean or null, more than 50,000 cells, an unknown sheet, or text a CSV's encoding cannot hold. */
+            /** @description validation_error: rows of unequal length, a value that is not a string, number, boolean or null, more than 50,000 cells, an unknown sheet, text a CSV's encoding cannot hold, a formula that does not parse or makes a cell depend on itself (naming the cells), or a formula for a CSV. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -16,8 +16,16 @@ import { readOrUnreadable, type SheetContents, sheetOf, unreadable } from "../sh
 import type { CellValue, ReadableSheetIndex, SheetSummary } from "../sheets/sheet-index.js";
 import type { CellRectangle } from "../sheets/spreadsheet-reader.port.js";
 import type { ContentPrecondition } from "../versions/versions.service.js";
-import { cellCount, parseAppendedRows, parseCellWrites, type RequestedWrite, type ValueGrid } from "./cell-writes.js";
+import {
+  cellCount,
+  parseAppendedRows,
+  parseCellInput,
+  parseCellWrites,
+  type RequestedWrite,
+  type ValueGrid,
+} from "./cell-writes.js";
 import type { SheetWrites, SpreadsheetWriter } from "./spreadsheet-writer.port.js";
+import { type CellInput, TYPED_FORMAT_CODES, typedEntry } from "./typed-input.js";
 
 /** The rows a workbook's sheet may reach (a CSV has no such bound but `MAX_ROW`). */
 const XLSX_MAX_ROWS = 1_048_576;
@@ -283,6 +291,83 @@ export function createCellEditsService(deps: CellEditsDeps) {
   }
 
   /**
+   * The writes as `input` reads their strings: for `user`, as a person types them
+   * (`typedEntry`): values, formulas and the formats dates ask for, in a workbook; in a
+   * CSV, every value as typed, and a formula refused, naming its cells.
+   */
+  function typedWrites(
+    file: FileRecord,
+    index: ReadableSheetIndex,
+    sheets: SheetWrites[],
+    input: CellInput,
+    field: string,
+  ): SheetWrites[] {
+    if (input === "raw") return sheets;
+    const date1904 = index.xlsx?.date1904 ?? false;
+    const formulaCells: string[] = [];
+    const typed = sheets.map((sheet) => ({
+      ...sheet,
+      writes: sheet.writes.map((write) => {
+        let hasFormula = false;
+        let hasFormat = false;
+        const entries = write.values.map((line) =>
+          line.map((value) => {
+            const entry = typedEntry(value, date1904);
+            if (entry.kind === "formula") hasFormula = true;
+            else if (entry.format !== undefined) hasFormat = true;
+            return entry;
+          }),
+        );
+        if (file.kind === "csv") {
+          entries.forEach((line, r) => {
+            line.forEach((entry, c) => {
+              if (entry.kind !== "formula") return;
+              formulaCells.push(
+                formatA1Range({
+                  sheet: index.sheets[sheet.sheet]?.name ?? "",
+                  firstRow: write.rectangle.firstRow + r,
+                  lastRow: write.rectangle.firstRow + r,
+                  firstColumn: write.rectangle.firstColumn + c,
+                  lastColumn: write.rectangle.firstColumn + c,
+                }),
+              );
+            });
+          });
+          return write;
+        }
+        return {
+          rectangle: write.rectangle,
+          values: entries.map((line) => line.map((entry) => (entry.kind === "value" ? entry.value : null))),
+          ...(hasFormula
+            ? {
+                formulas: entries.map((line) => line.map((entry) => (entry.kind === "formula" ? entry.formula : null))),
+              }
+            : {}),
+          ...(hasFormat
+            ? {
+                formats: entries.map((line) =>
+                  line.map((entry) =>
+                    entry.kind === "value" && entry.format !== undefined ? TYPED_FORMAT_CODES[entry.format] : null,
+                  ),
+                ),
+              }
+            : {}),
+        };
+      }),
+    }));
+    if (formulaCells.length > 0) {
+      throw new CellarError(
+        ErrorCode.validation_error,
+        `${field}: a CSV holds no formulas, and ${formulaCells.slice(0, 5).join(", ")}${formulaCells.length > 5 ? ", …" : ""} would hold one; write the text with a leading ' or with input "raw".`,
+        {
+          details: formulaCells.map((cell) => ({ field, message: `${cell}: a CSV holds no formulas`, cell })),
+        },
+      );
+    }
+    return typed;
+  }
+
+  /**
    * The writes with the results of every formula they make stale (and of those they
    * write), when the file is a workbook whose formulas Cellar keeps; how many were computed.
    */
@@ -347,6 +432,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
       body: unknown;
     }): Promise<EditedCells> {
       const writes = parseCellWrites(input.body);
+      const cellInput = parseCellInput((input.body as { input?: unknown }).input);
       const byCells = writes.every((write) => write.expect !== undefined);
       if (input.precondition === undefined && !byCells) {
         throw new CellarError(
@@ -383,11 +469,18 @@ export function createCellEditsService(deps: CellEditsDeps) {
           formatA1Range({ ...write.rectangle, sheet: sheet.name }),
         );
         const updatedCells = writes.reduce((sum, write) => sum + cellCount(write.rectangle), 0);
+        const field = writes.length === 1 ? "values" : "data";
         const { sheets, recomputed } = await withResults(
           file,
           index,
-          groupBySheet(resolved.map(({ write, sheet }) => ({ sheet: sheet.index, write }))),
-          writes.length === 1 ? "values" : "data",
+          typedWrites(
+            file,
+            index,
+            groupBySheet(resolved.map(({ write, sheet }) => ({ sheet: sheet.index, write }))),
+            cellInput,
+            field,
+          ),
+          field,
         );
         const committed = await commitWrites({
           callerId: input.callerId,
@@ -417,11 +510,14 @@ export function createCellEditsService(deps: CellEditsDeps) {
       precondition: ContentPrecondition;
       sheet?: unknown;
       values: unknown;
+      /** How its strings are read; `raw` when absent. */
+      input?: unknown;
     }): Promise<AppendedRows> {
       if (input.sheet !== undefined && (typeof input.sheet !== "string" || input.sheet === "")) {
         throw invalidField("sheet", "must be a sheet's name");
       }
       const values = parseAppendedRows(input.values);
+      const cellInput = parseCellInput(input.input);
       return untilCommitted(input.callerId, input.fileId, input.precondition ?? "any", async (authorized, index) => {
         const { file } = authorized;
         const sheet = sheetOf(index, (input.sheet as string | undefined) ?? null, "sheet");
@@ -436,7 +532,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
         const { sheets, recomputed } = await withResults(
           file,
           index,
-          [{ sheet: sheet.index, writes: [{ rectangle, values }] }],
+          typedWrites(file, index, [{ sheet: sheet.index, writes: [{ rectangle, values }] }], cellInput, "values"),
           "values",
         );
         const committed = await commitWrites({

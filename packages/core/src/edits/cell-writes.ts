@@ -2,6 +2,7 @@ import { invalidField } from "../shared/errors.js";
 import { type A1Range, parseA1Range } from "../sheets/a1-range.js";
 import type { CellValue } from "../sheets/sheet-index.js";
 import type { CellRectangle } from "../sheets/spreadsheet-reader.port.js";
+import { CELL_INPUTS, type CellInput } from "./typed-input.js";
 
 /** The most cells one edit writes, over all its ranges (as many as a window answers). */
 export const MAX_EDIT_CELLS = 50_000;
@@ -35,7 +36,7 @@ export function parseCellWrites(body: unknown): RequestedWrite[] {
   }
   const fields = body as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
-    if (!["range", "values", "expect", "data"].includes(key)) throw invalidField(key, "is not a known field");
+    if (!["range", "values", "expect", "data", "input"].includes(key)) throw invalidField(key, "is not a known field");
   }
   let writes: RequestedWrite[];
   if ("data" in fields) {
@@ -53,6 +54,15 @@ export function parseCellWrites(body: unknown): RequestedWrite[] {
     throw invalidField(writes.length === 1 ? "values" : "data", `holds ${cells} cells; at most ${MAX_EDIT_CELLS}`);
   }
   return writes;
+}
+
+/** How an edit's strings are read (`input`): `raw` when absent. */
+export function parseCellInput(input: unknown): CellInput {
+  if (input === undefined) return "raw";
+  if (typeof input !== "string" || !CELL_INPUTS.includes(input as CellInput)) {
+    throw invalidField("input", `is ${CELL_INPUTS.map((name) => `"${name}"`).join(" or ")}`);
+  }
+  return input as CellInput;
 }
 
 /** Checks the rows an append adds: a non-empty grid of values, within `MAX_EDIT_CELLS`. */

@@ -12,6 +12,11 @@ export interface CellWrite {
    * cell holds that formula instead of its value, and its result comes in `results`.
    */
   readonly formulas?: readonly (readonly (string | null)[])[];
+  /**
+   * The same shape, when the write asks for number formats: a format code for a cell
+   * whose style has none (General) — a date typed in shows as a date — or null.
+   */
+  readonly formats?: readonly (readonly (string | null)[])[];
 }
 
 /** A formula cell's result, written as the result the workbook stores for it. */
@@ -73,6 +78,9 @@ export interface WrittenContent {
  *   "formula"` gives it) as that formula with its result from `results`; a result for a
  *   cell written with none keeps that cell's formula, shared or not, and stores the new
  *   result (a number, text, a boolean, an error), read back as any stored result;
+ * - in a workbook, a cell written with a format (`formats`) whose style shows General
+ *   gets a style like its own with that number format, and reads back formatted by it; a
+ *   cell with a number format of its own keeps it;
  * - the stored bytes are streamed, never held whole;
  * - where a writer has `added`, the stored bytes followed by the bytes it gives are the
  *   bytes `content` gives, and the index after it is the same; a CSV writer gives them

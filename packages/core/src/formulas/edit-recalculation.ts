@@ -100,13 +100,12 @@ export async function recalculateEdit(input: {
   const problems: FieldProblem[] = [];
   for (let id = firstWritten; id < graph.nodes.length; id++) {
     const node = graph.nodes[id] as FormulaNode;
-    if (node.syntaxProblem !== null) {
+    const problem =
+      node.syntaxProblem ??
+      engine.check(node.formula, { sheet: sheetNames[node.sheet] ?? "", row: node.row, column: node.column });
+    if (problem !== null) {
       const cell = cellName(node.sheet, node.row, node.column);
-      problems.push({
-        field: input.field,
-        message: `${cell}: the formula does not parse: ${node.syntaxProblem}`,
-        cell,
-      });
+      problems.push({ field: input.field, message: `${cell}: the formula does not parse: ${problem}`, cell });
     }
   }
   if (problems.length > 0) throw refused(problems);

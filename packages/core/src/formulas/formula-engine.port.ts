@@ -69,7 +69,8 @@ export interface WorkbookSettings {
  * Guarantees an implementation owes (checked by `formulaEngineContract`):
  * - `read` tells every area a formula names, its defined names and its functions,
  *   without computing anything; a formula that does not parse is `ok: false`, never a
- *   throw, whatever its text (an untrusted workbook's, or a person's);
+ *   throw, whatever its text (an untrusted workbook's, or a person's); `check` finds every
+ *   formula that does not parse (`=1+`, `=SUM(A1`), and passes every one that does;
  * - `evaluate` gives what the formula computes to, errors as error values (`#DIV/0!`,
  *   `#NAME?` for a function or name that does not exist, …), reading cells only through
  *   `cells`. A formula it cannot follow (grammar or a function it lacks) throws a
@@ -85,6 +86,11 @@ export interface FormulaEngine {
   readonly name: string;
   /** `formula` is written without its `=`. */
   read(formula: string, at: CellPlace): FormulaSyntax;
+  /**
+   * Why a formula a person typed does not parse, or null when it does: the whole grammar
+   * is checked, where `read` may only look at its parts (said safely, to be shown them).
+   */
+  check(formula: string, at: CellPlace): string | null;
   evaluate(formula: string, at: CellPlace, cells: CellValues, settings: WorkbookSettings): FormulaValue;
   move(formula: string, rows: number, columns: number): string;
 }

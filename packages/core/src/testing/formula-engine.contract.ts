@@ -96,6 +96,17 @@ export function formulaEngineContract(t: ContractTestApi, subject: ContractSubje
       expect(engine.read("1".repeat(10_000), at).ok).toBe(false);
     });
 
+    test("checks a typed formula's whole grammar: what does not parse is named, what does passes", async ({
+      engine,
+    }) => {
+      for (const text of ["1+", "SUM(A1", "SUM(A1,,", "(1", "A1 B1 +", '"unclosed', "1".repeat(10_000)]) {
+        expect(typeof engine.check(text, at), text).toBe("string");
+      }
+      for (const text of ["1+2", "SUM(A1:A3)*2", 'IF(A1>0,"yes","no")', "'Q1 Budget'!B2+Rate", "-A1%", "{1,2;3,4}"]) {
+        expect(engine.check(text, at), text).toBeNull();
+      }
+    });
+
     test("computes arithmetic, text, logic and lookups from the cells it is given", async ({ engine }) => {
       const cells = cellsOf({
         "Budget!A1": 2,

@@ -262,6 +262,23 @@ export function spreadsheetWriterContract(
       ]);
     });
 
+    test("a workbook's cell written with a date format shows as a date when its style has none, and keeps its own format", async (fixture) => {
+      const before = contractWorkbook({
+        formats: ["0.00%"],
+        sheet: '<sheetData><row r="1"><c r="A1"><v>1</v></c><c r="B1" s="1"><v>0.5</v></c></row></sheetData>',
+      });
+      const formats = [["m/d/yyyy", "m/d/yyyy", "h:mm"]];
+      const { content } = await written(fixture, "xlsx", before, [
+        {
+          rectangle: { firstRow: 1, lastRow: 1, firstColumn: 1, lastColumn: 3 },
+          values: [[46053, 0.25, 0.5]],
+          formats,
+        },
+      ]);
+      expect(await cellsOf(fixture.reader, "xlsx", content, "formatted")).toEqual([["1/31/2026", "25.00%", "12:00"]]);
+      expect(await cellsOf(fixture.reader, "xlsx", content)).toEqual([["2026-01-31", 0.25, "12:00:00"]]);
+    });
+
     test("rows written after a CSV's last record are given as the bytes added, and only they are", async (fixture) => {
       const records = Array.from({ length: 2500 }, (_, k) => `${k},text ${k}\r\n`).join("");
       const appended = await written(fixture, "csv", bytesOf(`id,label\r\n${records}`), [

@@ -40,6 +40,10 @@ export function summingEngine(): FormulaEngine & { evaluated: string[] } {
         reading: { areas: areasOf(formula, at.sheet), names: [], functions: unsupported, unsupported, obstacle: null },
       };
     },
+    check(formula, at) {
+      const syntax = this.read(formula, at);
+      return syntax.ok ? null : syntax.problem;
+    },
     evaluate(formula, at, cells) {
       if (formula.includes("NOPE()")) throw new FormulaUncomputableError("Cellar cannot compute NOPE");
       evaluated.push(`${at.sheet}!${at.row}:${at.column}`);
