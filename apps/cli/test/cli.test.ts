@@ -5,6 +5,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { CellarApiError } from "@cellar/client";
+import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/exit-codes.js";
 import { failure } from "../src/failure.js";
@@ -662,7 +663,7 @@ describe("versions and cell edits", () => {
   let home = "";
   const original = "item,amount\nrent,1200\nfood,300\n";
   const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
-  const upload = async (path: string, content: string) => {
+  const upload = async (path: string, content: string | Uint8Array) => {
     writeFileSync(join(home, path), content);
     const answer = await cellar(["upload", path, "-q"], { home });
     expect(answer.code).toBe(0);
@@ -779,7 +780,7 @@ describe("versions and cell edits", () => {
     expect((await cellar(["info", id, "--json"], { home })).stdout).toContain('"state":"active"');
   });
 
-  it("set writes one cell, or several across a row, as text unless --json-values", async () => {
+  it("set writes one cell, or several across a row, of a CSV as the text typed unless --json-values", async () => {
     const id = await upload("sums.csv", original);
     expect(await cellar(["set", id, "B2", "1300"], { home })).toMatchObject({
       code: 0,
@@ -809,6 +810,37 @@ describe("versions and cell edits", () => {
     const activity = (await cellar(["activity", id], { home })).stdout;
     expect(activity).toContain("Sheet1!A4:C4 (3 cells), version 3");
     expect(activity).toContain("Sheet1!B2 (1 cell), version 2");
+  });
+
+  it("set and append read values as typed into a spreadsheet, --raw as text; cells --formulas gives formulas", async () => {
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet("Budget");
+    sheet.addRow(["Item", "Amount"]);
+    sheet.addRow(["Rent", 1200]);
+    sheet.addRow(["Food", 300]);
+    sheet.addRow(["Total", { formula: "SUM(B2:B3)" }]);
+    const id = await upload("budget.xlsx", new Uint8Array(await workbook.xlsx.writeBuffer()));
+    expect((await cellar(["cells", id, "B4"], { home })).stdout).toBe("1500\n");
+    // A number typed into the currency column is a number, and the total moves.
+    expect((await cellar(["set", id, "B3", "$3,000"], { home })).code).toBe(0);
+    expect((await cellar(["cells", id, "B3:B4"], { home })).stdout).toBe("3000\n4200\n");
+    // A formula, and a value with --raw: text, whatever it looks like.
+    expect((await cellar(["set", id, "C4", "=B4*2", "--", "'=not a formula"], { home })).code).toBe(0);
+    expect((await cellar(["set", id, "A6", "3000", "--raw"], { home })).code).toBe(0);
+    expect((await cellar(["cells", id, "A4:D6", "--formulas"], { home })).stdout).toBe(
+      "Total,=SUM(B2:B3),=B4*2,=not a formula\n,,,\n3000,,,\n",
+    );
+    const typed = JSON.parse((await cellar(["cells", id, "A6:C6", "--json", "--types"], { home })).stdout);
+    expect(typed.types[0][0]).toBe("string");
+    expect((await cellar(["cells", id, "C4"], { home })).stdout).toBe("8400\n");
+    writeFileSync(join(home, "more.csv"), "Travel,450.5\n");
+    expect((await cellar(["append", id, "--from", "more.csv"], { home })).code).toBe(0);
+    expect((await cellar(["cells", id, "A6:B7"], { home })).stdout).toBe("3000,\nTravel,450.5\n");
+    const broken = await cellar(["set", id, "C5", "=SUM(B2"], { home });
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain("Budget!C5");
+    expect((await cellar(["cells", "--help"], { home })).stdout).toContain("--formulas");
+    expect((await cellar(["set", "--help"], { home })).stdout).toContain("--raw");
   });
 
   it("append --from adds the rows of a local CSV after the last row, to the first sheet or --sheet", async () => {

@@ -55,20 +55,26 @@ export const editCommands: readonly CommandSpec[] = [
     name: "set",
     args: ["<id>", "<range>", "<values...>"],
     description:
-      "write values into cells, from the range's first across its row, as the next version (B2 a b c: B2:D2)",
+      "write values into cells, from the range's first across its row, as the next version (B2 a b c: B2:D2); each value as typed into a spreadsheet: 3000 a number, 12.5% 0.125, $1,200 1200, true a boolean, 1/31/2026 a date, =SUM(B2:B9) a formula, 'text text (a CSV takes the text as typed)",
     options: [
+      {
+        name: "raw",
+        description: "write every value as text, as given: 3000 is the text 3000, =A1 the text =A1",
+      },
       {
         name: "json-values",
         description:
-          'read each value as JSON: 42 and true are a number and a boolean, null empties the cell, "text" is text (default: every value is text; a value starting with - goes after --)',
+          'read each value as JSON: 42 and true are a number and a boolean, null empties the cell, "text" is text, never a formula (a value starting with - goes after --)',
       },
       { name: "force", description: "write even over a change made meanwhile" },
     ],
     async run(context, { args: [id = "", range = "", ...texts], options }) {
-      const values = options["json-values"] === true ? texts.map(jsonValue) : texts;
+      const json = options["json-values"] === true;
+      const values = json ? texts.map(jsonValue) : texts;
       const session = await context.signedIn();
       const ifMatch = await basedOn(session, id, options.force === true);
-      const edited = await session.client.editValues(id, { range, values: [values] }, { ifMatch });
+      const input = json || options.raw === true ? "raw" : "user";
+      const edited = await session.client.editValues(id, { range, values: [values], input }, { ifMatch });
       const { output } = context;
       if (output.options.json) return output.json(edited);
       if (output.options.quiet) return output.result(edited.file.id);
@@ -82,13 +88,14 @@ export const editCommands: readonly CommandSpec[] = [
     name: "append",
     args: ["<id>"],
     description:
-      "append the rows of a local CSV file (a header too) after the last row with a value, as the next version",
+      "append the rows of a local CSV file (a header too) after the last row with a value, as the next version; each field as typed into a spreadsheet (as `set` reads values)",
     options: [
       {
         name: "from",
         value: "<csv>",
-        description: "the CSV file (- for stdin): each field is written as text, an empty one as an empty cell",
+        description: "the CSV file (- for stdin): an empty field is an empty cell",
       },
+      { name: "raw", description: "write every field as text, as given (3000 is the text 3000)" },
       { name: "sheet", value: "<name>", description: "the sheet to append to (default: the first)" },
     ],
     async run(context, { args: [id = ""], options }) {
@@ -100,6 +107,7 @@ export const editCommands: readonly CommandSpec[] = [
       const appended = await session.client.appendRows(id, {
         ...(typeof options.sheet === "string" ? { sheet: options.sheet } : {}),
         values,
+        input: options.raw === true ? "raw" : "user",
       });
       const { output } = context;
       if (output.options.json) return output.json(appended);

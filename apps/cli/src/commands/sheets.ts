@@ -1,5 +1,6 @@
 import { unwrap } from "@cellar/client";
 import type { CommandSpec } from "../command-line.js";
+import { CliError, EXIT } from "../exit-codes.js";
 import { csvField } from "../output.js";
 
 export const sheetCommands: readonly CommandSpec[] = [
@@ -39,12 +40,17 @@ export const sheetCommands: readonly CommandSpec[] = [
     description: "a window of cells, as CSV (B2:D10, 'Q1 Budget'!A1:Z100, A:C, 3:5)",
     options: [
       { name: "formatted", description: "each cell as the workbook's author sees it ($1,234.50, 31-Jan-26)" },
+      { name: "formulas", description: "each formula cell as its formula (=SUM(B2:B9)), every other as its value" },
       { name: "types", description: "with --json, each cell's type beside its value" },
     ],
     async run(context, { args: [id = "", range = ""], options }) {
+      if (options.formatted === true && options.formulas === true) {
+        throw new CliError("cells takes --formatted or --formulas, not both.", EXIT.usage);
+      }
       const session = await context.signedIn();
       const window = await session.client.values(id, range, {
         ...(options.formatted === true ? { render: "formatted" } : {}),
+        ...(options.formulas === true ? { render: "formula" } : {}),
         ...(options.types === true ? { types: true } : {}),
       });
       const { output } = context;

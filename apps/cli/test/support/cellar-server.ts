@@ -1,3 +1,4 @@
+import { createFormulaEngine } from "@cellar/adapter-formulas";
 import { cellarApi } from "@cellar/adapter-http";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "@cellar/adapter-sheets";
 import { createInMemoryCellar } from "@cellar/core";
@@ -6,10 +7,14 @@ import Fastify from "fastify";
 /** A real Cellar API (in-memory core, Fastify adapter) on a free port of 127.0.0.1. */
 export async function startCellarServer() {
   const publicUrl = "http://127.0.0.1";
+  // Workbooks compute, as on the server (decisions §8).
+  const engine = createFormulaEngine();
+  const formulaEngine = async () => engine;
   const cellar = createInMemoryCellar({
     config: { publicUrl },
-    spreadsheets: createSpreadsheetReader(),
+    spreadsheets: createSpreadsheetReader({ loadEngine: formulaEngine }),
     spreadsheetWriter: createSpreadsheetWriter(),
+    formulaEngine,
   });
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
   await app.register(cellarApi, { prefix: "/v1", cellar, publicUrl });
