@@ -8,6 +8,7 @@ import {
   type FormulaValue,
   formulaError,
   isFormulaError,
+  typedEntry,
   type WorkbookSettings,
 } from "@cellar/core";
 import * as formulajs from "@formulajs/formulajs";
@@ -22,6 +23,24 @@ export const FORMULA_ENGINE_NAME = "fast-formula-parser 1.0.19 with @formulajs/f
 
 /** The longest formula Excel keeps, in characters. */
 const MAX_FORMULA_CHARACTERS = 8_192;
+
+/**
+ * Whether a number format shows a date (a year, a day or a month, not only a time or an
+ * elapsed `[h]`): how the number counts its days then depends on the date system.
+ */
+export function showsDate(format: unknown): boolean {
+  if (typeof format !== "string") return false;
+  const codes = format
+    .replace(/"[^"]*"/g, "")
+    .replace(/\\./g, "")
+    // Elapsed hours, minutes or seconds count time; other brackets (a colour, a condition) count nothing.
+    .replace(/\[(?:h+|m+|s+)\]/gi, "h")
+    .replace(/\[[^\]]*\]/g, "")
+    .toLowerCase();
+  if (/[yd]/.test(codes) || /mmm/.test(codes)) return true;
+  // `m` is minutes beside hours or seconds, else a month.
+  return /m/.test(codes) && !/[hs]/.test(codes) && codes !== "general";
+}
 
 /** Serial day numbers between the 1900 and 1904 date systems. */
 const DAYS_1900_TO_1904 = 1_462;
@@ -171,7 +190,9 @@ export function createFormulaEngine(): FormulaEngine {
     if (original === undefined) continue;
     table[name] = (...args: unknown[]) => {
       if (!date1904) return original(...args);
-      if (dateArguments.includes(name)) {
+      // TEXT shows a number by its format: moved only for a format that shows a date.
+      const moves = name !== "TEXT" || showsDate((args[1] as FunctionArgument | undefined)?.value);
+      if (dateArguments.includes(name) && moves) {
         const first = args[0] as FunctionArgument | undefined;
         if (first !== undefined && typeof first.value === "number") {
           args[0] = { ...first, value: first.value + DAYS_1900_TO_1904 };
@@ -181,6 +202,40 @@ export function createFormulaEngine(): FormulaEngine {
       return dateResults.includes(name) && typeof result === "number" ? result - DAYS_1900_TO_1904 : result;
     };
   }
+  // Excel's IF: an argument left empty (`IF(A1,,2)`) is 0; one left out (`IF(A1,2)`) is FALSE.
+  const libraryIf = table.IF as (...args: unknown[]) => unknown;
+  // (IF's arguments come as written: an empty one is null, one left out undefined.)
+  const zeroIfEmpty = (argument: unknown) => (argument === null ? { value: 0, isArray: false } : argument);
+  table.IF = (context: unknown, test: unknown, ifTrue: unknown, ifFalse: unknown) =>
+    libraryIf(context, test, zeroIfEmpty(ifTrue), zeroIfEmpty(ifFalse));
+  // Excel's TEXT shows a boolean as TRUE or FALSE, and text (not a number) by the format's text section.
+  const libraryText = table.TEXT as (...args: unknown[]) => unknown;
+  table.TEXT = (...args: unknown[]) => {
+    const value = (args[0] as FunctionArgument | undefined)?.value;
+    const format = (args[1] as FunctionArgument | undefined)?.value;
+    if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
+    if (
+      typeof value === "string" &&
+      typeof format === "string" &&
+      (value.trim() === "" || !Number.isFinite(Number(value)))
+    ) {
+      const sections = format.split(";");
+      const section = sections.length >= 4 ? (sections[3] as string) : format.includes("@") ? format : "@";
+      return section.replace(/"([^"]*)"/g, "$1").replace(/@/g, value);
+    }
+    return libraryText(...args);
+  };
+  // Excel's VALUE reads text as a cell would take it typed (`1,234`, `12%`, `$5`, a date), else #VALUE!.
+  table.VALUE = (...args: unknown[]) => {
+    const value = (args[0] as FunctionArgument | undefined)?.value;
+    if (value instanceof FormulaError) throw value;
+    if (typeof value === "number") return value;
+    if (typeof value === "string") {
+      const typed = typedEntry(value.startsWith("'") || value.startsWith("=") ? "x" : value, date1904);
+      if (typed.kind === "value" && typeof typed.value === "number") return typed.value;
+    }
+    throw FormulaError.VALUE;
+  };
   const dependencies = new DepParser({ onVariable: () => ({ row: 1, col: 1 }) });
 
   const engine = {

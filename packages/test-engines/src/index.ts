@@ -13,6 +13,7 @@ declare module "vitest" {
 }
 
 export { type ChromiumBinary, unpackChromium } from "./chromium.js";
+export { type FormulaConformance, formulaConformance } from "./formula-conformance.js";
 export {
   type CorpusFile,
   type PoiCorpusManifest,

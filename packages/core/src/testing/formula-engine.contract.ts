@@ -186,6 +186,24 @@ export function formulaEngineContract(t: ContractTestApi, subject: ContractSubje
       expect(engine.evaluate("DATE(2026,1,31)", at, cells, settings)).toBe(46_053);
       expect(engine.evaluate("DATE(2026,1,31)", at, cells, { date1904: true })).toBe(46_053 - 1_462);
       expect(engine.evaluate("YEAR(A1)", at, cells, { date1904: true })).toBe(2026);
+      // A number shown by TEXT is a date only where its format shows one.
+      expect(engine.evaluate('TEXT(A1,"yyyy-mm-dd")', at, cells, { date1904: true })).toBe("2026-01-31");
+      expect(engine.evaluate('TEXT(12.34,"0.0")', at, cells, { date1904: true })).toBe("12.3");
+      expect(engine.evaluate('TEXT(1.5,"[h]:mm")', at, cells, { date1904: true })).toBe("36:00");
+    });
+
+    test("reads arguments as Excel does: an empty one is 0, one left out FALSE; VALUE reads text as typed, else #VALUE!", async ({
+      engine,
+    }) => {
+      const cells = cellsOf({});
+      const value = (formula: string) => engine.evaluate(formula, at, cells, settings);
+      expect(value("IF(FALSE,1,)")).toBe(0);
+      expect(value("IF(TRUE,,2)")).toBe(0);
+      expect(value("IF(FALSE,1)")).toBe(false);
+      expect(value('VALUE("1,234.5")')).toBe(1234.5);
+      expect(value('VALUE("12%")')).toBe(0.12);
+      expect(value('VALUE("")')).toEqual({ error: "#VALUE!" });
+      expect(value('VALUE("apples")')).toEqual({ error: "#VALUE!" });
     });
 
     test("moves relative references, keeps absolute ones, and breaks those moved off the sheet", async ({ engine }) => {
