@@ -28,6 +28,10 @@ export const WORKBOOK_LIMITS = {
   maxNumberFormats: 4_096,
   /** Defined names kept for formulas; past them, a formula using another gives `#NAME?`. */
   maxDefinedNames: 10_000,
+  /** Tables kept for formulas' structured references; past them, such a reference is left uncomputed. */
+  maxTables: 1_000,
+  /** Columns of one table kept (a sheet's). */
+  maxTableColumns: 16_384,
 } as const;
 
 /**

@@ -172,4 +172,31 @@ describe("a workbook whose formulas hold no results, read by a reader that compu
       '=XLOOKUP("_xlfn.x",A1:A3,STDEV.S(B1:B3))',
     );
   });
+
+  it("computes a table's structured references as the cells they stand for, and shows them as written", async () => {
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet("Q1 Sales");
+    sheet.addTable({
+      name: "Sales",
+      ref: "A1",
+      headerRow: true,
+      totalsRow: false,
+      columns: [{ name: "Item" }, { name: "Price" }, { name: "Quantity" }],
+      rows: [
+        ["Pens", 2, 10],
+        ["Paper", 5, 4],
+        ["Ink", 30, 1],
+      ],
+    });
+    sheet.getCell("E1").value = { formula: "SUM(Sales[Price])" } as ExcelJS.CellValue;
+    sheet.getCell("E2").value = { formula: "SUMPRODUCT(Sales[Price],Sales[Quantity])" } as ExcelJS.CellValue;
+    sheet.getCell("E3").value = { formula: "Sales[[#This Row],[Price]]*2" } as ExcelJS.CellValue;
+    sheet.getCell("E4").value = { formula: "ROWS(Sales[#All])" } as ExcelJS.CellValue;
+    sheet.getCell("E5").value = { formula: "Sales[[#Headers],[Quantity]]" } as ExcelJS.CellValue;
+    const { window, kept } = await readWorkbook(new Uint8Array(await workbook.xlsx.writeBuffer()));
+    expect(await window(0, [1, 5, 5, 5])).toEqual([[37], [70], [10], [4], ["Quantity"]]);
+    expect(await window(0, [1, 1, 5, 5], "formula")).toEqual([["=SUM(Sales[Price])"]]);
+    // Kept for edits as the cells they stand for, so that an edit of a price moves the total.
+    expect((await kept())?.formulas[0]?.formula).toBe("SUM('Q1 Sales'!$B$2:$B$4)");
+  });
 });

@@ -192,6 +192,7 @@ export {
 } from "./formulas/formula-values.js";
 export type { KeptFormulas } from "./formulas/kept-formulas.js";
 export { COMPUTE_LIMITS, type Computation, computeFormulas, type StoredCells } from "./formulas/recalculation.js";
+export { type WorkbookTable, withTableReferences } from "./formulas/table-references.js";
 // Live: each change told to everyone who has the file open.
 export { type ChangeFeed, type ChangeNotice, createLocalChangeFeed } from "./live/change-feed.port.js";
 export type {

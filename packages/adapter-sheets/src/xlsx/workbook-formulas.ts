@@ -10,6 +10,8 @@ import {
   type SheetArea,
   type StoredCells,
   type WorkbookFormula,
+  type WorkbookTable,
+  withTableReferences,
 } from "@cellar/core";
 import type { FoundCell } from "./stored-rows.js";
 
@@ -37,13 +39,20 @@ export class WorkbookFormulas {
   readonly formulas: WorkbookFormula[] = [];
   /** Parallel to `formulas`: whether the workbook holds the result. */
   readonly stored: boolean[] = [];
+  /** Parallel to `formulas`: each as written (a table's references as such), as `render=formula` shows it. */
+  readonly written: string[] = [];
   /** Formulas Cellar cannot compute whatever their functions (an array formula, a data table), by position in `formulas`. */
   readonly obstacles = new Map<number, string>();
   /** More formula cells than a workbook is computed with: the rest are not kept. */
   tooMany = false;
   private readonly shared = new Map<string, { row: number; column: number; text: string }>();
 
-  constructor(private readonly engine: FormulaEngine) {}
+  constructor(
+    private readonly engine: FormulaEngine,
+    /** The workbook's tables and sheets' names: structured references are computed as the cells they stand for. */
+    private readonly tables: readonly WorkbookTable[] = [],
+    private readonly sheetNames: readonly string[] = [],
+  ) {}
 
   /** Hooks for the sheet at `sheet` (sheets are read one after another). */
   hooksFor(sheet: number): FormulaHooks {
@@ -72,7 +81,13 @@ export class WorkbookFormulas {
         if (this.formulas.length >= COMPUTE_LIMITS.maxFormulas) this.tooMany = true;
         if (this.tooMany) return formula === "" ? undefined : formula;
         const at = this.formulas.length;
-        this.formulas.push({ sheet, row, column, formula });
+        // Kept as computed (a table's references as its cells); shown as written.
+        const computed =
+          this.tables.length === 0
+            ? formula
+            : withTableReferences(formula, this.tables, this.sheetNames, { sheet, row, column });
+        this.formulas.push({ sheet, row, column, formula: computed });
+        this.written.push(formula);
         this.stored.push(stored);
         if (obstacle !== null || text === "") this.obstacles.set(at, obstacle ?? "it has no formula text");
         return formula === "" ? undefined : formula;

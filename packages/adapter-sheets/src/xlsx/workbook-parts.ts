@@ -1,4 +1,4 @@
-import { type DefinedName, SpreadsheetUnreadableError } from "@cellar/core";
+import { type DefinedName, parseA1Range, SpreadsheetUnreadableError, type WorkbookTable } from "@cellar/core";
 import { PRESENTATION_LIMITS, WORKBOOK_LIMITS } from "../limits.js";
 import { BUILT_IN_FORMATS, isGeneral } from "./number-formats.js";
 import { parseXmlPart } from "./xml-parts.js";
@@ -123,6 +123,64 @@ export async function readSheetList(zip: ZipArchive): Promise<SheetList> {
     return sheet === undefined || refersTo === "" ? [] : [{ name, sheet, refersTo }];
   });
   return { officeDocument, related, sheets, date1904, definedNames };
+}
+
+/**
+ * The tables of a workbook's sheets (Excel's "Format as Table"), which formulas name by
+ * structured references: at most `WORKBOOK_LIMITS.maxTables`; one that cannot be read is
+ * left out (its references stay uncomputed).
+ */
+export async function readTables(zip: ZipArchive, sheets: readonly WorkbookSheet[]): Promise<WorkbookTable[]> {
+  const tables: WorkbookTable[] = [];
+  for (const [sheet, { part }] of sheets.entries()) {
+    for (const { type, part: tablePart } of (await readRelationships(zip, part)).values()) {
+      if (!type.endsWith("/table") || !zip.has(tablePart)) continue;
+      if (tables.length >= WORKBOOK_LIMITS.maxTables) return tables;
+      let table: Omit<WorkbookTable, "columns"> | null = null;
+      const columns: string[] = [];
+      await parseXmlPart(await zip.open(tablePart), tablePart, {
+        open(name, attributes) {
+          if (name === "table") {
+            const range = attributes.ref === undefined ? null : safeRange(attributes.ref);
+            const tableName = attributes.displayName ?? attributes.name;
+            if (range === null || tableName === undefined) return;
+            table = {
+              name: unescapeXstring(tableName),
+              sheet,
+              ...range,
+              headerRows: attributes.headerRowCount === "0" ? 0 : 1,
+              totalsRows: attributes.totalsRowCount !== undefined && attributes.totalsRowCount !== "0" ? 1 : 0,
+            };
+          } else if (name === "tableColumn" && columns.length < WORKBOOK_LIMITS.maxTableColumns) {
+            columns.push(unescapeXstring(attributes.name ?? ""));
+          }
+        },
+        close() {},
+        text() {},
+      });
+      const found = table as Omit<WorkbookTable, "columns"> | null;
+      if (found !== null && columns.length === found.lastColumn - found.firstColumn + 1) {
+        tables.push({ ...found, columns });
+      }
+    }
+  }
+  return tables;
+}
+
+/** A table's `ref` (`B2:D9`) as rows and columns, or null when it is not a rectangle of cells. */
+function safeRange(ref: string) {
+  try {
+    const range = parseA1Range(ref, "ref");
+    if (range.lastRow === null || range.lastColumn === null) return null;
+    return {
+      firstRow: range.firstRow,
+      lastRow: range.lastRow,
+      firstColumn: range.firstColumn,
+      lastColumn: range.lastColumn,
+    };
+  } catch {
+    return null;
+  }
 }
 
 /** Reads what every sheet needs: the sheet list, the date system, the styles' number kinds, the shared strings. */

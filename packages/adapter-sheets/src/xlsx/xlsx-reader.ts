@@ -46,7 +46,7 @@ import {
   WorkbookFormulas,
   workbookGraph,
 } from "./workbook-formulas.js";
-import { type NumberKind, readWorkbook, unescapeXstring, type Workbook } from "./workbook-parts.js";
+import { type NumberKind, readTables, readWorkbook, unescapeXstring, type Workbook } from "./workbook-parts.js";
 import { parseXmlPart } from "./xml-parts.js";
 import { openZipArchive, type ZipArchive } from "./zip-archive.js";
 
@@ -547,7 +547,14 @@ export async function analyseXlsx(
     });
     const first = reading();
     const { engine } = input;
-    const found = engine === undefined ? null : new WorkbookFormulas(engine);
+    const found =
+      engine === undefined
+        ? null
+        : new WorkbookFormulas(
+            engine,
+            await readTables(zip, workbook.sheets),
+            workbook.sheets.map((sheet) => sheet.name),
+          );
     const missing = () => found !== null && !found.tooMany && found.stored.some((stored) => !stored);
     const index = (written: WrittenSheets, sheets: SheetSummary[]): ReadableSheetIndex => ({
       readable: true,
@@ -599,8 +606,9 @@ export async function analyseXlsx(
     for (const id of targets) for (const area of (graph.nodes[id] as FormulaNode).areas) needed.add(area);
     const results = new Map<string, FormulaValue>();
     const texts = new Map<string, string>();
-    for (const formula of formulas.formulas) {
-      if (formula.formula !== "") texts.set(`${formula.sheet}:${formula.row}:${formula.column}`, formula.formula);
+    for (const [at, formula] of formulas.formulas.entries()) {
+      const written = formulas.written[at] ?? "";
+      if (written !== "") texts.set(`${formula.sheet}:${formula.row}:${formula.column}`, written);
     }
     const notComputed = new Set<number>();
     let uncomputed: ReadonlySet<number> = new Set();
