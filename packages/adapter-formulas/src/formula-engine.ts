@@ -13,7 +13,7 @@ import {
 } from "@cellar/core";
 import * as formulajs from "@formulajs/formulajs";
 import FormulaParser, { type FunctionArgument } from "fast-formula-parser";
-import { EXCEL_FUNCTIONS_UNCOMPUTED } from "./excel-functions.js";
+import { EXCEL_FUNCTIONS_UNCOMPUTED, VOLATILE_FUNCTIONS } from "./excel-functions.js";
 import { moveReferences, readTokens, tokensOf } from "./formula-text.js";
 
 const { FormulaError, DepParser } = FormulaParser;
@@ -264,6 +264,7 @@ export function createFormulaEngine(): FormulaEngine {
           functions: lexed.functions,
           unsupported,
           obstacle: lexed.brackets ? "it refers to a table or another workbook" : null,
+          volatile: lexed.functions.some((name) => VOLATILE_FUNCTIONS.has(name)),
         },
       };
     },

@@ -130,6 +130,36 @@ describe("workbooks compute (decisions §8)", () => {
     expect(items.find((item) => item.action === "rows_appended")?.details.recomputed).toBe(2);
   });
 
+  it("computes volatile formulas (RAND, NOW…) again at every edit, as Excel does, and only them besides what the edit reads", async () => {
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
+    const ada = await t.signIn("ada@example.com");
+    const workbook = new ExcelJS.Workbook();
+    workbook.addWorksheet("Sheet1").addRow([1, { formula: "A1*2" }, { formula: "RAND()*0+5" }]);
+    const file = (
+      await t.upload(ada.headers, [
+        { name: "file", filename: "volatile.xlsx", content: Buffer.from(await workbook.xlsx.writeBuffer()) },
+      ])
+    ).json<FileJson>();
+    const recomputed = async (value: number) => {
+      const edited = await t.inject({
+        method: "PATCH",
+        url: `/v1/files/${file.id}/values`,
+        headers: { ...ada.headers, "if-match": "*" },
+        payload: { range: "D1", values: [[value]] },
+      });
+      expect(edited.statusCode).toBe(200);
+      const activity = await t.inject({ method: "GET", url: `/v1/files/${file.id}/activity`, headers: ada.headers });
+      const version = edited.json<{ file: { version: number } }>().file.version;
+      return activity
+        .json<{ action: string; details: Record<string, unknown> }[]>()
+        .find((entry) => entry.details.version === version)?.details.recomputed;
+    };
+    // The first edit stores the results computed at upload: both formulas.
+    expect(await recomputed(1)).toBe(2);
+    // Then only the volatile one, which reads no written cell.
+    expect(await recomputed(2)).toBe(1);
+  });
+
   it("render=formula gives each formula cell's formula and every other cell as raw", async () => {
     const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
     const { read } = await aBudget(t);

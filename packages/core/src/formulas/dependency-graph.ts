@@ -39,6 +39,8 @@ export interface FormulaNode extends WorkbookFormula {
   readonly unsupported: readonly string[];
   /** When it does not parse: why. */
   readonly syntaxProblem: string | null;
+  /** Computed again at every edit (`FormulaReading.volatile`). */
+  readonly volatile: boolean;
 }
 
 /** Rows a bucket of the area index covers. */
@@ -109,12 +111,14 @@ export class FormulaGraph {
     let obstacle: string | null = null;
     let unsupported: readonly string[] = [];
     let syntaxProblem: string | null = null;
+    let volatile = false;
     if (!syntax.ok) {
       syntaxProblem = syntax.problem;
       obstacle = "it does not parse";
     } else {
       const reading: FormulaReading = syntax.reading;
       unsupported = reading.unsupported;
+      volatile = reading.volatile;
       obstacle =
         reading.obstacle ?? (unsupported.length > 0 ? `Cellar cannot compute ${unsupported.join(", ")}` : null);
       areas = reading.areas.flatMap((area) => this.onSheet(area));
@@ -125,7 +129,7 @@ export class FormulaGraph {
         else areas.push(...resolved);
       }
     }
-    const node: FormulaNode = { ...formula, id, areas, obstacle, unsupported, syntaxProblem };
+    const node: FormulaNode = { ...formula, id, areas, obstacle, unsupported, syntaxProblem, volatile };
     this.nodes.push(node);
     this.byCell.set(cellKey(formula.sheet, formula.row, formula.column), id);
     this.columns = null;

@@ -111,7 +111,16 @@ export async function recalculateEdit(input: {
   if (problems.length > 0) throw refused(problems);
 
   const targets = graph.dependentsOf(writtenCells);
-  for (let id = 0; id < graph.nodes.length; id++) if (unstored[id]) targets.add(id);
+  // Volatile formulas are computed again at every edit, as Excel does, and so is what reads them.
+  const volatileCells: [number, number, number][] = [];
+  for (const [id, node] of graph.nodes.entries()) {
+    if (unstored[id]) targets.add(id);
+    if (node.volatile) {
+      targets.add(id);
+      volatileCells.push([node.sheet, node.row, node.column]);
+    }
+  }
+  for (const id of graph.dependentsOf(volatileCells)) targets.add(id);
   if (targets.size === 0) return { results: new Map(), recomputed: 0, incomplete: false };
 
   const cells = await loadCells(graph, targets, input.read, {

@@ -38,6 +38,11 @@ export interface FormulaReading {
    * external workbook's or a table's reference. Null when nothing stands in the way.
    */
   readonly obstacle: string | null;
+  /**
+   * Whether its result may change without any cell it names changing (`NOW`, `RAND`,
+   * `INDIRECT`, `OFFSET`): it is computed again at every edit, as Excel does.
+   */
+  readonly volatile: boolean;
 }
 
 /** A formula read, or why it does not parse (said safely: it may be shown to the person who typed it). */

@@ -37,7 +37,14 @@ export function summingEngine(): FormulaEngine & { evaluated: string[] } {
       const unsupported = formula.includes("NOPE()") ? ["NOPE"] : [];
       return {
         ok: true,
-        reading: { areas: areasOf(formula, at.sheet), names: [], functions: unsupported, unsupported, obstacle: null },
+        reading: {
+          areas: areasOf(formula, at.sheet),
+          names: [],
+          functions: unsupported,
+          unsupported,
+          obstacle: null,
+          volatile: false,
+        },
       };
     },
     check(formula, at) {
