@@ -1,108 +1,15 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import ExcelJS from "exceljs";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { budgetCsv, budgetWorkbook } from "./support/budget-workbook.js";
 import { LEGACY_SHEET, SCREENSHOTS, TEST_MS, UNTIL, useWebApp } from "./support/web-app.js";
 
 /** LibreOffice's workbook of number formats, custom widths, a hidden column and a merged title. */
 const FORMATS = fileURLToPath(
   new URL("../../../packages/adapter-sheets/test/fixtures/libreoffice-formats.xlsx", import.meta.url),
 );
-
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const ITEMS = [
-  "Rent",
-  "Electricity",
-  "Gas",
-  "Water",
-  "Council tax",
-  "Broadband",
-  "Phones",
-  "Groceries",
-  "Eating out",
-  "Savings",
-  "Bus and train",
-  "Car insurance",
-  "Fuel",
-  "Home insurance",
-  "Gym",
-  "Streaming",
-  "Books",
-  "Clothes",
-  "Haircuts",
-  "Gifts",
-  "Charity",
-  "Dentist",
-  "Opticians",
-  "Pet food",
-  "Vet",
-  "Garden",
-  "Repairs",
-  "Furniture",
-  "Cleaning",
-  "Laundry",
-  "School trips",
-  "Music lessons",
-  "Swimming",
-  "Holidays",
-  "Travel insurance",
-  "Parking",
-  "Bicycle",
-  "Newspapers",
-  "Subscriptions",
-  "Stationery",
-  "Postage",
-  "Bank fees",
-  "Pension",
-  "Emergency fund",
-  "Sundries",
-];
-/** The workbook's stored column widths, in characters, A to S. */
-const WIDTHS = [22, 14, ...MONTHS.map(() => 11), 13, 9, 11, 30, 9];
-
-/**
- * A budget as Excel writes one (parts written by exceljs): a merged title over A1:F1, two
- * frozen rows and one frozen column, currency, percent and date formats, custom widths, a
- * remark in B that runs on over the empty months, a note column, 47 rows by 19 columns.
- */
-async function budgetWorkbook(): Promise<Buffer> {
-  const book = new ExcelJS.Workbook();
-  const sheet = book.addWorksheet("Budget 2026", {
-    views: [{ state: "frozen", xSplit: 1, ySplit: 2 }],
-    // Printed with its grid and headings, a spreadsheet program's PDF of it compares with the grid.
-    pageSetup: { orientation: "landscape", showGridLines: true, showRowColHeaders: true },
-  });
-  WIDTHS.forEach((width, index) => {
-    sheet.getColumn(index + 1).width = width;
-  });
-  sheet.getCell("A1").value = "Household budget for 2026, month by month";
-  sheet.mergeCells("A1:F1");
-  sheet.addRow(["Item", "Category", ...MONTHS, "Total", "Share", "Due", "Notes", "Paid"]);
-  const grand = 12 * (2500 + ITEMS.slice(1).reduce((sum, _, index) => sum + 20 + ((index * 37) % 90), 0));
-  ITEMS.forEach((item, index) => {
-    const monthly = index === 0 ? 2500 : 20 + (((index - 1) * 37) % 90);
-    const values = item === "Savings" ? [] : MONTHS.map(() => monthly);
-    const row = sheet.addRow([
-      item,
-      item === "Savings" ? "Moved to the savings account on the first working day of each month" : "Home",
-      ...values,
-    ]);
-    if (item === "Savings") return;
-    row.getCell(15).value = 12 * monthly;
-    row.getCell(16).value = index === 0 ? 0.62293333 : (12 * monthly) / grand;
-    row.getCell(17).value = new Date(Date.UTC(2026, index % 12, 28));
-    if (index === 0) row.getCell(18).value = "Standing order, last working day of the month";
-    row.getCell(19).value = index % 3 === 0;
-    for (let column = 3; column <= 15; column++) row.getCell(column).numFmt = '"$"#,##0.00';
-    row.getCell(16).numFmt = "0.00%";
-    row.getCell(17).numFmt = "d-mmm-yy";
-  });
-  sheet.getCell("R13").value = "Paid from the joint account";
-  sheet.mergeCells("R13:R30");
-  return Buffer.from(await book.xlsx.writeBuffer());
-}
 
 /** Excel's pixels for a stored width, with the widest digit of the grid's font (as measured in the page). */
 async function expectedPixels(page: Page, width: number): Promise<number> {
@@ -121,10 +28,36 @@ async function boxOf(locator: Locator) {
   return box;
 }
 
+/** The README's example files. */
+const EXAMPLES = fileURLToPath(new URL("../../../examples/", import.meta.url));
+
 /** A file's cells in the web app's grid, in a real Chromium. */
 describe("the web app's preview", { timeout: TEST_MS }, () => {
   const web = useWebApp();
-  const { axe, screenshot, api, signedInPage, seed, seedTheUsualFiles } = web;
+  const { axe, screenshot, api, newSession, signedInPage, seed, seedTheUsualFiles } = web;
+
+  it("has the README's example files as budgetWorkbook and budgetCsv write them: the same cells, formulas and totals", async () => {
+    // Written again on request (examples/README.md says how).
+    if (process.env.CELLAR_WRITE_EXAMPLES === "1") {
+      writeFileSync(join(EXAMPLES, "budget-2026.csv"), budgetCsv());
+      writeFileSync(join(EXAMPLES, "budget-2026.xlsx"), await budgetWorkbook());
+    }
+    expect(readFileSync(join(EXAMPLES, "budget-2026.csv"), "utf8")).toBe(budgetCsv());
+    const session = await newSession("bo");
+    const example = await seed(session, "budget-2026.xlsx", readFileSync(join(EXAMPLES, "budget-2026.xlsx")));
+    const written = await seed(session, "written.xlsx", await budgetWorkbook());
+    const cells = async (id: string, render: string) =>
+      (await (await api(`/files/${id}/values?range=A1:S48&render=${render}`, session.jwt)).json()) as unknown;
+    for (const render of ["raw", "formatted", "formula"]) {
+      expect(await cells(example.id, render)).toEqual(await cells(written.id, render));
+    }
+    const totals = (await (
+      await api(`/files/${example.id}/values?range=O48:P48&render=formula`, session.jwt)
+    ).json()) as {
+      values: unknown[][];
+    };
+    expect(totals.values).toEqual([["=SUM(O3:O47)", "=SUM(P3:P47)"]]);
+  });
 
   it("previews a CSV in a grid: letters, row numbers, a frozen header row, keyboard moves", async () => {
     const { page, session } = await signedInPage("bo");
@@ -425,7 +358,7 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
     // Ctrl+End goes to the last cell, Ctrl+Home back to A1 with the sheet at its top left.
     await grid.focus();
     await page.keyboard.press("Control+End");
-    await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-47-19");
+    await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-48-19");
     await page.keyboard.press("Control+Home");
     await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-1-1");
     await page.locator("#cell-3-3").filter({ hasText: "$2,500.00" }).waitFor();
@@ -437,7 +370,7 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
     await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-1-1");
     await expect
       .poll(() => page.getByRole("status").last().textContent(), UNTIL)
-      .toBe("Row 1 of 47, column A, merged A1:F1");
+      .toBe("Row 1 of 48, column A, merged A1:F1");
     await page.keyboard.press("ArrowDown");
     await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-2-1");
     expect(await axe(page)).toEqual([]);
