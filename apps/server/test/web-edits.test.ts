@@ -89,7 +89,7 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
     expect(await cell(page, 2, 2).textContent()).toBe("42");
     expect(await valuesOf(owner, file, "B2")).toEqual([["42"]]);
     expect(edits).toHaveLength(1);
-    expect(await body(0)).toEqual({ range: "'Sheet1'!B2", values: [["42"]], expect: [["3"]] });
+    expect(await body(0)).toEqual({ range: "'Sheet1'!B2", values: [["42"]], expect: [["3"]], input: "user" });
 
     // Tab saves and moves right.
     await page.keyboard.type("50");
@@ -140,6 +140,8 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
       range: "'Sheet1'!A4",
       values: [["Plums"]],
       expect: [["Plums (red)"]],
+      // A CSV's cells go back as the text they were, whatever it looks like.
+      input: "raw",
     });
     expect(edits).toHaveLength(6);
     expect(await valuesOf(owner, file, "A1:C4")).toEqual([
@@ -174,15 +176,16 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
         ["3", null, null],
         ["5", null, null],
       ],
+      input: "user",
     });
     expect(await valuesOf(owner, file, "A1:D3")).toEqual([
       ["name", "amount", "note", null],
       ["Apples", "10", "a\tb", "x"],
       ["Pears", "20", null, "y"],
     ]);
-    // The sheet grew a column: the grid shows it.
+    // The sheet grew a column: the grid shows it, and an empty one after it to type into.
     await cell(page, 2, 4).filter({ hasText: "x" }).waitFor();
-    expect(await grid.getAttribute("aria-colcount")).toBe("5");
+    await expect.poll(() => grid.getAttribute("aria-colcount"), UNTIL).toBe("6");
 
     await page.keyboard.press("ControlOrMeta+z");
     await editStatus(page, "Undid the change to B2:D3.");
@@ -395,8 +398,8 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
       .filter({ hasText: /^(Saved|Not saved:) B2\.$/ })
       .waitFor();
     expect(edits).toHaveLength(1);
-    // Based on the stored value, not the text the grid showed.
-    expect(await body(0)).toEqual({ range: "'Budget'!B2", values: [[1250]], expect: [[stored]] });
+    // Based on the stored value, not the text the grid showed; the text as typed, for the server to read as a number.
+    expect(await body(0)).toEqual({ range: "'Budget'!B2", values: [["1250"]], expect: [[stored]], input: "user" });
     if ((await page.getByText("Saved B2.", { exact: true }).count()) === 1) {
       expect(await valuesOf(owner, file, "Budget!B2")).toEqual([[1250]]);
       const shown = await api(`/files/${file.id}/values?range=Budget!B2&render=formatted`, owner.jwt);

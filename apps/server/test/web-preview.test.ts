@@ -67,7 +67,8 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
     await page.getByRole("heading", { name: "Budget 2026" }).waitFor();
     const grid = page.getByRole("grid", { name: "Cells of Sheet1" });
     await grid.waitFor();
-    expect(await grid.getAttribute("aria-rowcount")).toBe("400002"); // the letters' row, then 400,001
+    // The letters' row, then 400,001, then the empty row its owner types into to add one.
+    expect(await grid.getAttribute("aria-rowcount")).toBe("400003");
     await page.locator("#cell-2-1").filter({ hasText: "1" }).waitFor();
     expect(await page.getByRole("columnheader", { name: "B", exact: true }).count()).toBe(1);
     // The header row stays while the rows under it scroll.
@@ -181,7 +182,7 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
     await page.goto(`${web.server.url}/files/${stored.id}`);
     const grid = page.getByRole("grid", { name: "Cells of Sheet1" });
     await grid.waitFor();
-    expect(await grid.getAttribute("aria-rowcount")).toBe("1000001");
+    expect(await grid.getAttribute("aria-rowcount")).toBe("1000002");
     await page.getByLabel("Go to cell").fill("A999999");
     const started = Date.now();
     await page.getByRole("button", { name: "Go", exact: true }).click();
@@ -244,10 +245,10 @@ describe("the web app's preview", { timeout: TEST_MS }, () => {
         .filter({ hasText: `r${row}c${column}` })
         .waitFor();
     }
-    // Nothing past the sheet: Go to refuses it and says the sheet's extent.
-    await page.getByLabel("Go to cell").fill("AE1");
+    // Nothing past the sheet, but for the column after it its owner types into: Go to refuses it and says the sheet's extent.
+    await page.getByLabel("Go to cell").fill("AF1");
     await page.getByRole("button", { name: "Go", exact: true }).click();
-    await page.getByText("AE1 is not a cell of this sheet (A1 to AD450).").waitFor();
+    await page.getByText("AF1 is not a cell of this sheet (A1 to AD450).").waitFor();
   });
   it("shows a LibreOffice workbook as its author laid it out: formatted numbers, its column widths, a merged title, a hidden column", async () => {
     const { page, session } = await signedInPage("bo");

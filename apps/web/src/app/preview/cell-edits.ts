@@ -9,7 +9,7 @@ import {
 import { signal } from "@preact/signals";
 import { messageOf } from "../messages.js";
 import { say } from "../toast.js";
-import { rangeText } from "./cell-input.js";
+import { rangeText, typedInput } from "./cell-input.js";
 import { columnLetters, parseCellReference } from "./cell-text.js";
 import { type CellWindows, quoted } from "./cell-windows.js";
 
@@ -42,14 +42,23 @@ export interface CellEdit {
   readonly shown?: Block;
   /** The edit this one undoes. */
   readonly undoes?: Saved;
+  /**
+   * How the server reads `values`' strings: `user` (the default), as typed into a cell of a
+   * spreadsheet program; `raw`, each a text (a CSV's cells put back by an undo, whatever
+   * they look like).
+   */
+  readonly input?: "user" | "raw";
 }
 
 /** An edit saved: what it wrote, and what the cells held before. */
 interface Saved {
   readonly top: number;
   readonly left: number;
-  readonly values: Block;
+  /** What the cells held after it, raw: the undo's `expect`. */
+  readonly after: Block;
+  /** What writes the cells back as they were (a workbook's formulas as formulas), with `input`. */
   readonly before: Block;
+  readonly input: "user" | "raw";
 }
 
 /** A cell someone else changed since this page read it. */
@@ -123,7 +132,7 @@ export class CellEdits {
   }
 
   private async send(edit: CellEdit): Promise<void> {
-    const { client, fileId, sheet, windows } = this.options;
+    const { client, fileId, sheet, windows, csv } = this.options;
     const rows = edit.values.length;
     const columns = edit.values[0]?.length ?? 0;
     const where = rangeText(edit.top, edit.left, rows, columns);
@@ -141,15 +150,24 @@ export class CellEdits {
           return;
         }
       }
+      // A workbook's cells may hold formulas: what writes them back is read before they go.
+      const before =
+        csv || edit.undoes !== undefined ? expect : await this.typedBlock(edit.top, edit.left, rows, columns, expect);
       const answer = await client.editValues(fileId, {
         range: `${quoted(sheet)}!${columnLetters(edit.left)}${edit.top}`,
         values: edit.values,
         expect,
+        input: edit.input ?? "user",
       });
       changed = true;
       windows.put(edit.top, edit.left, edit.values);
       if (edit.undoes === undefined) {
-        this.saved.push({ top: edit.top, left: edit.left, values: edit.values, before: expect });
+        // What the cells hold now, raw (a formula's result, a typed number as a number): what an undo expects.
+        // A CSV stores each value as typed.
+        const after = csv
+          ? edit.values
+          : await this.read(edit.top, edit.left, rows, columns, "raw").catch(() => edit.values);
+        this.saved.push({ top: edit.top, left: edit.left, after, before, input: csv ? "raw" : "user" });
         if (this.saved.length > UNDO_STEPS) this.saved.shift();
       }
       this.status.value = edit.undoes === undefined ? `Saved ${where}.` : `Undid the change to ${where}.`;
@@ -187,7 +205,14 @@ export class CellEdits {
       this.status.value = "Nothing to undo.";
       return false;
     }
-    void this.write({ top: last.top, left: last.left, values: last.before, expect: last.values, undoes: last });
+    void this.write({
+      top: last.top,
+      left: last.left,
+      values: last.before,
+      expect: last.after,
+      input: last.input,
+      undoes: last,
+    });
     return true;
   }
 
@@ -289,8 +314,20 @@ export class CellEdits {
     return { raw, changed };
   }
 
+  /** What writes a workbook's block back as it holds it now (`raw`): each formula cell's formula, each text behind a `'`. */
+  private async typedBlock(top: number, left: number, rows: number, columns: number, raw: Block): Promise<Block> {
+    const formulas = await this.read(top, left, rows, columns, "formula");
+    return raw.map((row, r) => row.map((value, c) => typedInput(formulas[r]?.[c] ?? null, value)));
+  }
+
   /** A block of cells as the server has them now, `null` past the sheet's end. */
-  private async read(top: number, left: number, rows: number, columns: number, render: "raw" | "formatted") {
+  private async read(
+    top: number,
+    left: number,
+    rows: number,
+    columns: number,
+    render: "raw" | "formatted" | "formula",
+  ) {
     const { client, fileId, sheet } = this.options;
     const range = `${quoted(sheet)}!${rangeText(top, left, rows, columns)}`;
     const answer = await client.values(fileId, range, { render });

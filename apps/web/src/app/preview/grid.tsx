@@ -4,7 +4,7 @@ import type { JSX } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef } from "preact/hooks";
 import type { Area } from "./a1-range.js";
 import { CellEdits, MOST_CELLS } from "./cell-edits.js";
-import { editText, inputOf, parseClipboard } from "./cell-input.js";
+import { editText, inputOf, parseClipboard, typedText } from "./cell-input.js";
 import { type CellValue, cellAlignment, cellText, columnLetters, parseCellReference } from "./cell-text.js";
 import { BLOCK_COLUMNS, BLOCK_ROWS, CellWindows, quoted } from "./cell-windows.js";
 import { ColumnPositions, columnPixels, DEFAULT_DIGIT_WIDTH } from "./column-widths.js";
@@ -51,6 +51,11 @@ interface Editing {
 
 /** How long a cell someone else changed is marked (grid.css's animation lasts as long). */
 const FLASH_MS = 1600;
+/** The last row and column a workbook holds (Excel's): its grid offers none past them. */
+const WORKBOOK_ROWS = 1_048_576;
+const WORKBOOK_COLUMNS = 16_384;
+/** How long the active cell rests before the formula bar reads what it holds (arrows held down ask for nothing). */
+const FORMULA_BAR_MS = 120;
 
 /**
  * A change of the file's content someone else may have made, as its event stream told
@@ -86,7 +91,12 @@ export interface RemoteChange {
  * double-click edits it in an input over it: Enter saves and moves down, Tab right,
  * Escape cancels. Delete empties the cell, Ctrl+V writes a block copied from a
  * spreadsheet program from the active cell, Ctrl+Z undoes. Each is one request, based on
- * the cells as the grid showed them (cell-edits.ts).
+ * the cells as the grid showed them (cell-edits.ts), its text read by the server as a
+ * spreadsheet program reads what is typed (`=` a formula, `3000` a number). An empty row
+ * and column past the sheet's last ones take what is typed there, and the sheet grows.
+ *
+ * Above it, the formula bar shows what the active cell holds as it would be typed again
+ * (a formula, not its result); an editor changes it there too.
  */
 export function Grid(props: {
   client: CellarClient;
@@ -110,6 +120,8 @@ export function Grid(props: {
   const scroll = useSignal({ top: 0, left: 0 });
   const active = useSignal({ row: 1, column: 1 });
   const painted = useSignal(0);
+  /** One more each time the file changed: what the formula bar shows is read again. */
+  const contentSeq = useSignal(0);
   const goToError = useSignal<string | null>(null);
   const digit = useSignal(DEFAULT_DIGIT_WIDTH);
   const csvWidths = useSignal<readonly number[] | null>(null);
@@ -144,7 +156,11 @@ export function Grid(props: {
         sheet: sheet.name,
         csv,
         windows,
-        onRefresh: () => wanted.current(),
+        onRefresh: () => {
+          // Cells the edit did not write may change too (formulas computed again): they flash.
+          watchView();
+          wanted.current();
+        },
         onSaved: (file, reach) => {
           ownVersions.current.add(file.version);
           const { onEdited, sheet: now } = latest.current;
@@ -165,9 +181,12 @@ export function Grid(props: {
     return () => observer.disconnect();
   }, []);
 
-  const rows = sheet.row_count;
-  const columns = sheet.column_count;
-  const csvHeader = csv && sheet.header_row && rows > 1;
+  // The sheet's extent, and what the grid draws: for an editor, one more row and column to type into.
+  const sheetRows = sheet.row_count;
+  const sheetColumns = sheet.column_count;
+  const rows = editable && (csv || sheetRows < WORKBOOK_ROWS) ? sheetRows + 1 : sheetRows;
+  const columns = editable && (csv || sheetColumns < WORKBOOK_COLUMNS) ? sheetColumns + 1 : sheetColumns;
+  const csvHeader = csv && sheet.header_row && sheetRows > 1;
   const merges = useMemo(() => new MergedAreas(sheet.merged), [sheet.merged]);
   const positions = useMemo(() => {
     const widths = new Array<number>(columns);
@@ -315,18 +334,29 @@ export function Grid(props: {
       typed: draft !== null,
       base: windows.stored(row, column)?.value,
     };
-    // A workbook's grid shows its cells formatted: the editor shows what is stored ("2500", not "$2,500.00").
+    // A workbook's grid shows its cells formatted: the editor shows what is stored, as typed
+    // ("2500", not "$2,500.00"; "=SUM(C3:N3)", not its result).
     if (draft === null && !csv && cell?.value != null) {
-      props.client.values(props.fileId, `${quoted(sheet.name)}!${columnLetters(column)}${row}`).then(
-        (raw) => {
+      typedContent(row, column).then(
+        (text) => {
           const now = editing.value;
           if (now !== null && now.row === row && now.column === column && !now.typed) {
-            editing.value = { ...now, draft: editText(raw.values[0]?.[0] ?? null) };
+            editing.value = { ...now, draft: text };
           }
         },
         () => undefined,
       );
     }
+  }
+
+  /** What a workbook's cell holds as it would be typed again: its formula, or its value (read raw). */
+  async function typedContent(row: number, column: number): Promise<string> {
+    const range = `${quoted(sheet.name)}!${columnLetters(column)}${row}`;
+    const [formula, raw] = await Promise.all([
+      props.client.values(props.fileId, range, { render: "formula" }),
+      props.client.values(props.fileId, range),
+    ]);
+    return typedText(formula.values[0]?.[0] ?? null, raw.values[0]?.[0] ?? null, csv);
   }
 
   /** Ends editing, saving what was typed; then moves (Enter, Tab), and gives the grid its focus back unless it went elsewhere. */
@@ -337,7 +367,7 @@ export function Grid(props: {
     if (refocus) scroller.current?.focus();
     if (move !== null) moveTo(move.row, move.column);
     if (!now.typed) return;
-    const value = inputOf(now.draft, csv);
+    const value = inputOf(now.draft);
     if (csv && now.base === value) return;
     // Based on the cell as it was when editing began: if someone changed it meanwhile (the
     // grid shows theirs since), saving is a conflict, not a silent overwrite.
@@ -393,7 +423,7 @@ export function Grid(props: {
       edits.status.value = `Not pasted: ${cells.toLocaleString()} cells, and Cellar writes at most 50,000 at once.`;
       return;
     }
-    void edits.write({ top: row, left: column, values: block.map((line) => line.map((text) => inputOf(text, csv))) });
+    void edits.write({ top: row, left: column, values: block.map((line) => line.map((text) => inputOf(text))) });
   }
 
   function onKeyDown(event: JSX.TargetedKeyboardEvent<HTMLDivElement>) {
@@ -431,14 +461,14 @@ export function Grid(props: {
       return next < 1 || next > columns ? column : next;
     };
     const moves: Record<string, () => void> = {
-      ArrowDown: () => moveTo(jump ? rows : bottom + 1, column),
+      ArrowDown: () => moveTo(jump ? sheetRows : bottom + 1, column),
       ArrowUp: () => moveTo(jump ? 1 : row - 1, column, { toTop: jump }),
-      ArrowRight: () => moveTo(row, jump ? columns : shownColumn(right + 1, 1)),
+      ArrowRight: () => moveTo(row, jump ? sheetColumns : shownColumn(right + 1, 1)),
       ArrowLeft: () => moveTo(row, jump ? 1 : shownColumn(column - 1, -1), { toLeft: jump }),
       PageDown: () => moveTo(bottom + page, column),
       PageUp: () => moveTo(row - page, column),
       Home: () => moveTo(jump ? 1 : row, 1, { toTop: jump, toLeft: true }),
-      End: () => moveTo(jump ? rows : row, columns),
+      End: () => moveTo(jump ? sheetRows : row, sheetColumns),
     };
     const move = moves[event.key];
     if (move === undefined) return;
@@ -473,12 +503,87 @@ export function Grid(props: {
     const text = String(new FormData(event.currentTarget).get("cell") ?? "");
     const target = parseCellReference(text);
     if (target === null || target.row > rows || target.column > columns) {
-      goToError.value = `${text.trim() || "That"} is not a cell of this sheet (A1 to ${columnLetters(columns)}${rows}).`;
+      goToError.value = `${text.trim() || "That"} is not a cell of this sheet (A1 to ${columnLetters(sheetColumns)}${sheetRows}).`;
       return;
     }
     goToError.value = null;
     moveTo(target.row, target.column, { centre: true, toTop: true, toLeft: true });
     scroller.current?.focus();
+  }
+
+  // --- The formula bar --------------------------------------------------------------------
+
+  /** A workbook's active cell as the formula bar last read it (`row:column`, at `seq` of contentSeq). */
+  const barLoaded = useSignal<{ key: string; seq: number; text: string } | null>(null);
+  /** Text typed into the formula bar, for the cell it was typed for: `from` is what the bar showed before. */
+  const barDraft = useSignal<{
+    row: number;
+    column: number;
+    text: string;
+    from: string;
+    base: CellValue | undefined;
+  } | null>(null);
+  useEffect(() => {
+    if (csv) return;
+    const { row, column } = active.value;
+    const key = `${row}:${column}`;
+    const seq = contentSeq.value;
+    if (windows.stored(row, column)?.value === null) {
+      barLoaded.value = { key, seq, text: "" };
+      return;
+    }
+    const timer = setTimeout(() => {
+      typedContent(row, column).then(
+        (text) => {
+          if ((barLoaded.value?.seq ?? -1) <= seq || barLoaded.value?.key !== key) barLoaded.value = { key, seq, text };
+        },
+        () => undefined,
+      );
+    }, FORMULA_BAR_MS);
+    return () => clearTimeout(timer);
+  }, [active.value.row, active.value.column, contentSeq.value, csv]);
+
+  /** What the formula bar shows for the active cell: what it holds as typed (a CSV's text as it is), or what is being typed. */
+  function barText(): string {
+    const { row, column } = active.value;
+    const now = editing.value;
+    if (now !== null && now.row === row && now.column === column) return now.draft;
+    const draft = barDraft.value;
+    if (draft !== null && draft.row === row && draft.column === column) return draft.text;
+    const value = windows.cell(row, column)?.value ?? null;
+    if (csv || value === null) return editText(value);
+    const loaded = barLoaded.value;
+    return loaded !== null && loaded.key === `${row}:${column}` ? loaded.text : "";
+  }
+
+  /** Writes what was typed into the formula bar (unless it is what the cell held); with `move`, goes down a cell, as Enter does. */
+  function commitBar(move: boolean) {
+    const draft = barDraft.value;
+    if (draft === null) return;
+    barDraft.value = null;
+    if (move) {
+      scroller.current?.focus();
+      moveTo((merges.at(draft.row, draft.column)?.bottom ?? draft.row) + 1, draft.column);
+    }
+    if (draft.text === draft.from) return;
+    void edits.write({
+      top: draft.row,
+      left: draft.column,
+      values: [[inputOf(draft.text)]],
+      ...(draft.base === undefined ? {} : { shown: [[draft.base]] }),
+    });
+  }
+
+  function onBarKeyDown(event: JSX.TargetedKeyboardEvent<HTMLInputElement>) {
+    if (event.key === "Enter") {
+      commitBar(true);
+    } else if (event.key === "Escape") {
+      barDraft.value = null;
+      scroller.current?.focus();
+    } else {
+      return;
+    }
+    event.preventDefault();
   }
 
   const onActive = useRef(props.onActive);
@@ -490,8 +595,26 @@ export function Grid(props: {
   /** The cells in view, by pane, as last drawn: where a change is looked for. */
   const view = useRef({ rowPanes, columnPanes });
   view.current = { rowPanes, columnPanes };
-  /** Cells in view that a change touched, with what they showed: compared when their block comes again. */
+  /** Cells in view when the file changed, with what they showed: compared when their block comes again. */
   const watched = useRef(new Map<string, CellValue>());
+  /**
+   * Notes what each cell in view shows (those this page wrote aside), so that each that
+   * shows something else once read again flashes: those a change wrote, and formulas it
+   * computed again, whose cells no event names.
+   */
+  function watchView() {
+    contentSeq.value++;
+    for (const rowPane of view.current.rowPanes) {
+      for (const columnPane of view.current.columnPanes) {
+        for (let row = rowPane.first; row <= rowPane.last; row++) {
+          for (let column = columnPane.first; column <= columnPane.last; column++) {
+            const cell = windows.stored(row, column);
+            if (cell !== undefined && !cell.local) watched.current.set(`${row}:${column}`, cell.value);
+          }
+        }
+      }
+    }
+  }
   /** Cells that changed under the reader, marked for FLASH_MS. */
   const flashing = useSignal<ReadonlySet<string>>(new Set());
   /** The change last told before this grid opened: it read the cells after it. */
@@ -503,21 +626,7 @@ export function Grid(props: {
     // An edit of this grid's own may be on its way: its answer says which version it made.
     void edits.idle().then(() => {
       if (gone || (change.version !== null && ownVersions.current.has(change.version))) return;
-      const touched = (row: number, column: number) =>
-        change.areas === null ||
-        change.areas.some(
-          (area) => row >= area.top && row <= area.bottom && column >= area.left && column <= area.right,
-        );
-      for (const rowPane of view.current.rowPanes) {
-        for (const columnPane of view.current.columnPanes) {
-          for (let row = rowPane.first; row <= rowPane.last; row++) {
-            for (let column = columnPane.first; column <= columnPane.last; column++) {
-              const cell = touched(row, column) ? windows.stored(row, column) : undefined;
-              if (cell !== undefined && !cell.local) watched.current.set(`${row}:${column}`, cell.value);
-            }
-          }
-        }
-      }
+      watchView();
       // Every block held is read again when next in view (the open editor, the scroll
       // position and the active cell stay as they are).
       windows.refresh();
@@ -856,16 +965,56 @@ export function Grid(props: {
           <button type="submit">Go</button>
           <span role="status" class="status">
             {goToError.value ??
-              `Row ${active.value.row.toLocaleString()} of ${rows.toLocaleString()}, column ${columnLetters(active.value.column)}${
+              `Row ${active.value.row.toLocaleString()} of ${sheetRows.toLocaleString()}${
+                active.value.row > sheetRows || active.value.column > sheetColumns
+                  ? " (past the last: typing adds it)"
+                  : ""
+              }, column ${columnLetters(active.value.column)}${
                 activeArea === undefined ? "" : `, merged ${rangeText(activeArea)}`
               }`}
           </span>
         </form>
       </div>
+      <div class="formula-bar">
+        <span class="formula-cell" aria-hidden="true">
+          {columnLetters(active.value.column)}
+          {active.value.row}
+        </span>
+        <label for="formula-bar-input" class="visually-hidden">
+          Contents of {columnLetters(active.value.column)}
+          {active.value.row}
+        </label>
+        <input
+          id="formula-bar-input"
+          class="formula-input"
+          autocomplete="off"
+          spellcheck={false}
+          readOnly={!editable}
+          value={barText()}
+          {...(editable ? { "aria-describedby": "formula-bar-help" } : {})}
+          onInput={(event) => {
+            const { row, column } = active.value;
+            const text = event.currentTarget.value;
+            const draft = barDraft.value;
+            barDraft.value =
+              draft !== null && draft.row === row && draft.column === column
+                ? { ...draft, text }
+                : { row, column, text, from: barText(), base: windows.stored(row, column)?.value };
+          }}
+          onKeyDown={onBarKeyDown}
+          onBlur={() => commitBar(false)}
+        />
+      </div>
+      {editable && (
+        <p id="formula-bar-help" class="visually-hidden">
+          A formula starts with =. Enter writes it, Escape cancels.
+        </p>
+      )}
       {editable && (
         <p id="grid-edit-help" class="visually-hidden">
-          Type, or press Enter, to change the active cell; Enter saves it, Escape cancels. Delete empties it, Control+V
-          pastes cells there, Control+Z undoes your last change.
+          Type, or press Enter, to change the active cell (a formula starts with =); Enter saves it, Escape cancels.
+          Delete empties it, Control+V pastes cells there, Control+Z undoes your last change. Typing in the row or
+          column after the last adds it.
         </p>
       )}
       <div

@@ -82,8 +82,12 @@ export function Preview(props: { id: string }) {
     unwrap(client.value.api.GET("/files/{id}", { params: { path: { id: props.id } } })).then(changed, () => undefined);
   }
 
-  /** Tells the grid of a change of the content: the areas of the sheet shown it wrote, or null for any cell. */
-  function contentChanged(version: number | null, ranges: readonly string[] | null) {
+  /**
+   * Tells the grid of a change of the content: the areas of the sheet shown it wrote, or
+   * null for any cell. A change elsewhere that computed formulas again (`recomputed`) may
+   * have changed cells of any sheet: the grid is told of it too.
+   */
+  function contentChanged(version: number | null, ranges: readonly string[] | null, recomputed = 0) {
     const now = opened.value;
     if (now.state !== "open" || now.sheets instanceof CellarApiError) return;
     const sheet = now.sheets[sheetIndex.value];
@@ -99,7 +103,9 @@ export function Preview(props: { id: string }) {
         return of === undefined || area.bottom > of.row_count || area.right > of.column_count;
       });
     if (grows) void reloadSheets(false);
-    if (here === null || here.length > 0) remote.value = { seq: ++remoteCount.current, version, areas: here };
+    if (here === null || here.length > 0 || recomputed > 0) {
+      remote.value = { seq: ++remoteCount.current, version, areas: here };
+    }
   }
 
   /** An event of the file's stream (docs/api.md, "GET /files/:id/events"). */
@@ -109,10 +115,10 @@ export function Preview(props: { id: string }) {
         changed(event.data as CellarFile);
         break;
       case "content": {
-        const change = event.data as ContentChange;
+        const change = event.data as ContentChange & { readonly recomputed?: number };
         const ranges =
           change.range === undefined ? null : typeof change.range === "string" ? [change.range] : change.range;
-        contentChanged(change.version, ranges);
+        contentChanged(change.version, ranges, change.recomputed ?? 0);
         readFile();
         break;
       }
