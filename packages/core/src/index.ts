@@ -171,7 +171,12 @@ export {
   type SheetArea,
   type WorkbookFormula,
 } from "./formulas/dependency-graph.js";
-export { type EditRecalculation, recalculateEdit } from "./formulas/edit-recalculation.js";
+export {
+  type EditRecalculation,
+  type GraphedFormulas,
+  recalculateEdit,
+  writesOverFormulas,
+} from "./formulas/edit-recalculation.js";
 export {
   type CellArea,
   type CellPlace,

@@ -5,7 +5,7 @@ import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
 import { type FileMetadata, type FileRecord, toMetadata } from "../files/file.entity.js";
 import { type AuthorizedFile, authorizeFileAction } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
-import { recalculateEdit } from "../formulas/edit-recalculation.js";
+import { type GraphedFormulas, recalculateEdit, writesOverFormulas } from "../formulas/edit-recalculation.js";
 import type { FormulaEngine } from "../formulas/formula-engine.port.js";
 import type { Clock } from "../shared/clock.port.js";
 import { CellarError, ErrorCode, type FieldProblem, invalidField } from "../shared/errors.js";
@@ -94,6 +94,11 @@ export function createCellEditsService(deps: CellEditsDeps) {
   const queues = new Map<string, Promise<unknown>>();
   // Changes waiting per file: each holds its request's body, so their number is bounded.
   const waiting = new Map<string, number>();
+  // The formulas graphed by the last edits, by the content they describe (which never
+  // changes under its key): the next edit of that content that changes no formula
+  // computes from it without reading and graphing the workbook's formulas again. Building
+  // a 10,000-formula graph took most of such an edit's time (docs/performance.md).
+  const graphs = new GraphedFormulasCache();
 
   function serialised<T>(fileId: string, change: () => Promise<T>): Promise<T> {
     const count = waiting.get(fileId) ?? 0;
@@ -376,20 +381,23 @@ export function createCellEditsService(deps: CellEditsDeps) {
     index: ReadableSheetIndex,
     sheets: SheetWrites[],
     field: string,
-  ): Promise<{ sheets: SheetWrites[]; recomputed?: number }> {
+  ): Promise<{ sheets: SheetWrites[]; recomputed?: number; next?: GraphedFormulas }> {
     const reader = contents.readerOrRefuse();
     if (file.kind !== "xlsx" || deps.formulaEngine === undefined || reader.formulas === undefined) return { sheets };
     const openRows = contents.opener(sheetRowsBlobKey(file.blobKey));
-    const kept = await readOrUnreadable(async () => (await reader.formulas?.({ index, openRows })) ?? null);
+    // The graph the edit before left, when this edit changes no formula: not read and built again.
+    const known = graphs.get(file.blobKey);
+    const reused = known !== undefined && !writesOverFormulas(known.graph, sheets) ? known : undefined;
+    const kept = reused ?? (await readOrUnreadable(async () => (await reader.formulas?.({ index, openRows })) ?? null));
     const writesFormulas = sheets.some((sheet) => sheet.writes.some((write) => write.formulas !== undefined));
     // Past what Cellar computes, formulas keep the results they hold (`computed: false`).
-    if (kept === null || !kept.complete || (kept.formulas.length === 0 && !writesFormulas)) {
+    if (kept === null || ("complete" in kept && (!kept.complete || (kept.formulas.length === 0 && !writesFormulas)))) {
       return { sheets, recomputed: 0 };
     }
     const engine = await deps.formulaEngine();
     const recalculation = await recalculateEdit({
       engine,
-      kept,
+      formulas: kept,
       index,
       sheets,
       field,
@@ -410,7 +418,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
     for (const [sheet, results] of recalculation.results) {
       if (!sheets.some((written) => written.sheet === sheet)) withResults.push({ sheet, writes: [], results });
     }
-    return { sheets: withResults, recomputed: recalculation.recomputed };
+    return { sheets: withResults, recomputed: recalculation.recomputed, next: recalculation.next };
   }
 
   const stale = (file: FileRecord) =>
@@ -470,7 +478,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
         );
         const updatedCells = writes.reduce((sum, write) => sum + cellCount(write.rectangle), 0);
         const field = writes.length === 1 ? "values" : "data";
-        const { sheets, recomputed } = await withResults(
+        const { sheets, recomputed, next } = await withResults(
           file,
           index,
           typedWrites(
@@ -490,6 +498,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
           action: "cells_edited",
           details: { ranges: updatedRanges, cells: updatedCells, ...(recomputed === undefined ? {} : { recomputed }) },
         });
+        if (next !== undefined) graphs.set(committed.blobKey, next);
         return {
           file: toMetadata(committed, authorized.role),
           updatedRanges,
@@ -529,7 +538,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
         };
         checkBounds(file, sheet, rectangle, "values", deps.maxUploadBytes);
         const updatedRange = formatA1Range({ ...rectangle, sheet: sheet.name });
-        const { sheets, recomputed } = await withResults(
+        const { sheets, recomputed, next } = await withResults(
           file,
           index,
           typedWrites(file, index, [{ sheet: sheet.index, writes: [{ rectangle, values }] }], cellInput, "values"),
@@ -543,6 +552,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
           action: "rows_appended",
           details: { range: updatedRange, rows: values.length, ...(recomputed === undefined ? {} : { recomputed }) },
         });
+        if (next !== undefined) graphs.set(committed.blobKey, next);
         return { file: toMetadata(committed, authorized.role), updatedRange, recomputedCells: recomputed ?? 0 };
       });
     },
@@ -584,4 +594,33 @@ function groupBySheet(writes: { sheet: number; write: RequestedWrite }[]): Sheet
     bySheet.set(sheet, list);
   }
   return [...bySheet].map(([sheet, list]) => ({ sheet, writes: list }));
+}
+
+/** Graphed formulas by content, the most recently used kept: at most 16 workbooks and 400,000 formulas in all. */
+class GraphedFormulasCache {
+  private readonly entries = new Map<string, GraphedFormulas>();
+  private nodes = 0;
+
+  get(blobKey: string): GraphedFormulas | undefined {
+    const found = this.entries.get(blobKey);
+    if (found !== undefined) {
+      this.entries.delete(blobKey);
+      this.entries.set(blobKey, found);
+    }
+    return found;
+  }
+
+  set(blobKey: string, formulas: GraphedFormulas): void {
+    if (formulas.graph.nodes.length > 400_000) return;
+    const replaced = this.entries.get(blobKey);
+    if (replaced !== undefined) this.nodes -= replaced.graph.nodes.length;
+    this.entries.delete(blobKey);
+    this.entries.set(blobKey, formulas);
+    this.nodes += formulas.graph.nodes.length;
+    for (const [key, oldest] of this.entries) {
+      if (this.entries.size <= 16 && this.nodes <= 400_000) break;
+      this.entries.delete(key);
+      this.nodes -= oldest.graph.nodes.length;
+    }
+  }
 }

@@ -10,10 +10,23 @@ import { type FormulaValue, formulaError } from "./formula-values.js";
 import type { KeptFormulas } from "./kept-formulas.js";
 import { COMPUTE_LIMITS, computeFormulas, type StoredCells } from "./recalculation.js";
 
+/**
+ * A workbook's formulas as an edit left them, graphed: what the next edit of that content
+ * starts from without reading and graphing them again, when it writes no formula and
+ * over none (`writesOverFormulas`).
+ */
+export interface GraphedFormulas {
+  readonly graph: FormulaGraph;
+  /** Parallel to the graph's nodes: whether the workbook holds no result for it. */
+  readonly unstored: readonly boolean[];
+}
+
 /** What an edit's recalculation gives: the results to write, by sheet, and how many formulas it computed. */
 export interface EditRecalculation {
   readonly results: ReadonlyMap<number, readonly FormulaResult[]>;
   readonly recomputed: number;
+  /** The new content's formulas, once these results are written into it. */
+  readonly next: GraphedFormulas;
   /** Whether the time allowed (`COMPUTE_LIMITS`) ran out, or the cells read were too many: some results are left as they were. */
   readonly incomplete: boolean;
 }
@@ -35,7 +48,8 @@ const cellKey = (sheet: number, row: number, column: number) => (sheet * 1_048_5
  */
 export async function recalculateEdit(input: {
   engine: FormulaEngine;
-  kept: KeptFormulas;
+  /** The workbook's formulas: as kept beside it, or as the edit before left them. */
+  formulas: KeptFormulas | GraphedFormulas;
   index: ReadableSheetIndex;
   sheets: readonly SheetWrites[];
   /** The stored cells of a rectangle of a sheet (within its extent), as `render: "raw"` gives them. */
@@ -43,7 +57,7 @@ export async function recalculateEdit(input: {
   /** The name of the field the writes came in, for errors (`values`, `data`). */
   field: string;
 }): Promise<EditRecalculation> {
-  const { engine, kept, index } = input;
+  const { engine, index } = input;
   const sheetNames = index.sheets.map((sheet) => sheet.name);
   const cellName = (sheet: number, row: number, column: number) =>
     formatA1Range({
@@ -83,19 +97,34 @@ export async function recalculateEdit(input: {
     }
   }
 
-  const formulas: WorkbookFormula[] = [];
-  const unstored: boolean[] = [];
-  for (const [at, formula] of kept.formulas.entries()) {
-    if (writtenValues.has(cellKey(formula.sheet, formula.row, formula.column))) continue;
-    formulas.push(formula);
-    unstored.push(kept.unstored[at] === true);
+  let graph: FormulaGraph;
+  let unstored: boolean[];
+  let firstWritten: number;
+  if ("graph" in input.formulas) {
+    if (writesOverFormulas(input.formulas.graph, input.sheets)) {
+      throw new Error("an edit writing formulas, or over them, starts from the formulas kept beside the workbook");
+    }
+    graph = input.formulas.graph;
+    unstored = [...input.formulas.unstored];
+    firstWritten = graph.nodes.length;
+  } else {
+    const kept = input.formulas;
+    const formulas: WorkbookFormula[] = [];
+    unstored = [];
+    for (const [at, formula] of kept.formulas.entries()) {
+      if (writtenValues.has(cellKey(formula.sheet, formula.row, formula.column))) continue;
+      formulas.push(formula);
+      unstored.push(kept.unstored[at] === true);
+    }
+    firstWritten = formulas.length;
+    for (const formula of writtenFormulas.values()) {
+      formulas.push(formula);
+      unstored.push(true);
+    }
+    graph = new FormulaGraph(engine, sheetNames, kept.names, formulas);
   }
-  const firstWritten = formulas.length;
-  for (const formula of writtenFormulas.values()) {
-    formulas.push(formula);
-    unstored.push(true);
-  }
-  const graph = new FormulaGraph(engine, sheetNames, kept.names, formulas);
+  // Once written, every result is stored: one the engine could not compute has none to wait for.
+  const next: GraphedFormulas = { graph, unstored: new Array<boolean>(graph.nodes.length).fill(false) };
 
   const problems: FieldProblem[] = [];
   for (let id = firstWritten; id < graph.nodes.length; id++) {
@@ -121,7 +150,7 @@ export async function recalculateEdit(input: {
     }
   }
   for (const id of graph.dependentsOf(volatileCells)) targets.add(id);
-  if (targets.size === 0) return { results: new Map(), recomputed: 0, incomplete: false };
+  if (targets.size === 0) return { results: new Map(), recomputed: 0, incomplete: false, next };
 
   const cells = await loadCells(graph, targets, input.read, {
     stored: index.sheets,
@@ -130,7 +159,7 @@ export async function recalculateEdit(input: {
     writtenValues,
     date1904: index.xlsx?.date1904 ?? false,
   });
-  if (cells === null) return { results: new Map(), recomputed: 0, incomplete: true };
+  if (cells === null) return { results: new Map(), recomputed: 0, incomplete: true, next: { graph, unstored } };
   const computation = computeFormulas({
     graph,
     targets,
@@ -159,7 +188,23 @@ export async function recalculateEdit(input: {
     list.push({ row: node.row, column: node.column, value });
     results.set(node.sheet, list);
   }
-  return { results, recomputed: computation.results.size, incomplete: computation.timedOut };
+  return {
+    results,
+    recomputed: computation.results.size,
+    incomplete: computation.timedOut,
+    next: computation.timedOut ? { graph, unstored } : next,
+  };
+}
+
+/** Whether writes put a formula into a cell, or a value over one of `graph`'s formulas: the graph changes. */
+export function writesOverFormulas(graph: FormulaGraph, sheets: readonly SheetWrites[]): boolean {
+  for (const { sheet, writes } of sheets) {
+    for (const { rectangle, formulas } of writes) {
+      if (formulas?.some((line) => line.some((formula) => formula !== null))) return true;
+      if (graph.formulasIn({ sheet, ...rectangle }).length > 0) return true;
+    }
+  }
+  return false;
 }
 
 function refused(problems: readonly FieldProblem[]): CellarError {
