@@ -45,9 +45,9 @@ function typeOf(value: CellValue): CellType | null {
 /**
  * The cells of one sheet, fetched from `GET /v1/files/:id/values` a block at a time as the
  * grid needs them and kept while they are recent. `onChange` is called when blocks arrive
- * or a request fails, so the grid can paint again. With `formatted`, a workbook's cells come
- * as its program shows them (`render=formatted`), their types beside them all the same, so
- * numbers still line up right.
+ * or a request fails, so the grid can paint again. With `render: "formatted"`, a workbook's
+ * cells come as its program shows them, their types beside them all the same, so numbers
+ * still line up right; with `render: "formula"`, each formula cell as its formula.
  */
 export class CellWindows {
   private readonly blocks = new Map<string, Block>();
@@ -63,20 +63,20 @@ export class CellWindows {
   private readonly client: CellarClient;
   private readonly fileId: string;
   private readonly sheet: string;
-  private readonly formatted: boolean;
+  private readonly render: "raw" | "formatted" | "formula";
   private readonly onChange: () => void;
 
   constructor(options: {
     client: CellarClient;
     fileId: string;
     sheet: string;
-    formatted: boolean;
+    render: "raw" | "formatted" | "formula";
     onChange: () => void;
   }) {
     this.client = options.client;
     this.fileId = options.fileId;
     this.sheet = options.sheet;
-    this.formatted = options.formatted;
+    this.render = options.render;
     this.onChange = options.onChange;
   }
 
@@ -203,7 +203,7 @@ export class CellWindows {
     const top = blockRow * BLOCK_ROWS + 1;
     const left = blockColumn * BLOCK_COLUMNS + 1;
     const range = `${quoted(this.sheet)}!${columnLetters(left)}${top}:${columnLetters(left + BLOCK_COLUMNS - 1)}${top + BLOCK_ROWS - 1}`;
-    const query = { range, types: "true", render: this.formatted ? "formatted" : "raw" } as const;
+    const query = { range, types: "true", render: this.render } as const;
     const generation = this.generation;
     this.asked.add(key);
     try {

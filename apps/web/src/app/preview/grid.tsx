@@ -134,12 +134,36 @@ export function Grid(props: {
         client: props.client,
         fileId: props.fileId,
         sheet: sheet.name,
-        formatted: !csv,
+        render: csv ? "raw" : "formatted",
         onChange: () => painted.value++,
       }),
     [props.client, props.fileId, sheet.name, csv],
   );
   useEffect(() => () => windows.close(), [windows]);
+  // A workbook's cells as formulas and as stored, for the formula bar: a block at a time,
+  // only where the active cell goes, so stepping through cells asks for nothing more.
+  const typedWindows = useMemo(
+    () =>
+      csv
+        ? null
+        : (["formula", "raw"] as const).map(
+            (render) =>
+              new CellWindows({
+                client: props.client,
+                fileId: props.fileId,
+                sheet: sheet.name,
+                render,
+                onChange: () => painted.value++,
+              }),
+          ),
+    [windows],
+  );
+  useEffect(
+    () => () => {
+      for (const each of typedWindows ?? []) each.close();
+    },
+    [typedWindows],
+  );
   const editable = props.editable === true;
   const editing = useSignal<Editing | null>(null);
   const editor = useRef<HTMLInputElement>(null);
@@ -513,8 +537,6 @@ export function Grid(props: {
 
   // --- The formula bar --------------------------------------------------------------------
 
-  /** A workbook's active cell as the formula bar last read it (`row:column`, at `seq` of contentSeq). */
-  const barLoaded = useSignal<{ key: string; seq: number; text: string } | null>(null);
   /** Text typed into the formula bar, for the cell it was typed for: `from` is what the bar showed before. */
   const barDraft = useSignal<{
     row: number;
@@ -523,25 +545,15 @@ export function Grid(props: {
     from: string;
     base: CellValue | undefined;
   } | null>(null);
+  // The active cell's block, once it rests there (arrows held down ask for nothing).
   useEffect(() => {
-    if (csv) return;
+    if (typedWindows === null) return;
     const { row, column } = active.value;
-    const key = `${row}:${column}`;
-    const seq = contentSeq.value;
-    if (windows.stored(row, column)?.value === null) {
-      barLoaded.value = { key, seq, text: "" };
-      return;
-    }
     const timer = setTimeout(() => {
-      typedContent(row, column).then(
-        (text) => {
-          if ((barLoaded.value?.seq ?? -1) <= seq || barLoaded.value?.key !== key) barLoaded.value = { key, seq, text };
-        },
-        () => undefined,
-      );
+      for (const each of typedWindows) each.want(row, row, column, column);
     }, FORMULA_BAR_MS);
     return () => clearTimeout(timer);
-  }, [active.value.row, active.value.column, contentSeq.value, csv]);
+  }, [active.value.row, active.value.column, contentSeq.value, typedWindows]);
 
   /** What the formula bar shows for the active cell: what it holds as typed (a CSV's text as it is), or what is being typed. */
   function barText(): string {
@@ -551,9 +563,11 @@ export function Grid(props: {
     const draft = barDraft.value;
     if (draft !== null && draft.row === row && draft.column === column) return draft.text;
     const value = windows.cell(row, column)?.value ?? null;
-    if (csv || value === null) return editText(value);
-    const loaded = barLoaded.value;
-    return loaded !== null && loaded.key === `${row}:${column}` ? loaded.text : "";
+    if (typedWindows === null || value === null) return editText(value);
+    const [formula, raw] = typedWindows.map((each) => each.cell(row, column));
+    // Until its block comes: nothing rather than a formatted value that would not type back the same.
+    if (formula === undefined || raw === undefined) return "";
+    return typedText(formula.value, raw.value, false);
   }
 
   /** Writes what was typed into the formula bar (unless it is what the cell held); with `move`, goes down a cell, as Enter does. */
@@ -604,6 +618,7 @@ export function Grid(props: {
    */
   function watchView() {
     contentSeq.value++;
+    for (const each of typedWindows ?? []) each.refresh();
     for (const rowPane of view.current.rowPanes) {
       for (const columnPane of view.current.columnPanes) {
         for (let row = rowPane.first; row <= rowPane.last; row++) {
