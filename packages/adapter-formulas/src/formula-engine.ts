@@ -175,7 +175,18 @@ export function createFormulaEngine(): FormulaEngine {
       // converted once. Copied per read, it took two thirds of a 100,000-formula upload.
       let converted = engineAreas.get(area);
       if (converted === undefined) {
-        converted = area.some((row) => row.some(isFormulaError)) ? area.map((row) => row.map(toEngine)) : area;
+        // Rows come as long as their last value; the library's lookups count a table's
+        // columns from its rows, so a table's rows are made whole (a whole row's are not).
+        const width = ref.to.col - ref.from.col + 1;
+        const short = width <= 1_024 && area.some((row) => row.length < width);
+        converted =
+          short || area.some((row) => row.some(isFormulaError))
+            ? area.map((row) => {
+                const values = row.map(toEngine);
+                while (short && values.length < width) values.push(null);
+                return values;
+              })
+            : area;
         engineAreas.set(area, converted);
       }
       return converted;
@@ -216,6 +227,15 @@ export function createFormulaEngine(): FormulaEngine {
   const zeroIfEmpty = (argument: unknown) => (argument === null ? { value: 0, isArray: false } : argument);
   table.IF = (context: unknown, test: unknown, ifTrue: unknown, ifFalse: unknown) =>
     libraryIf(context, test, zeroIfEmpty(ifTrue), zeroIfEmpty(ifFalse));
+  // A lookup that finds an empty cell gives 0, as in Excel (the library's null is #NULL!).
+  for (const name of ["VLOOKUP", "HLOOKUP", "LOOKUP", "INDEX"]) {
+    const lookup = table[name];
+    if (lookup === undefined) continue;
+    table[name] = (...args: unknown[]) => {
+      const found = lookup(...args);
+      return found === null ? 0 : found;
+    };
+  }
   // Excel's TEXT shows a boolean as TRUE or FALSE, and text (not a number) by the format's text section.
   const libraryText = table.TEXT as (...args: unknown[]) => unknown;
   table.TEXT = (...args: unknown[]) => {

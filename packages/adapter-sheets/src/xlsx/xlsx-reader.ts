@@ -55,6 +55,11 @@ export const MAX_XLSX_ROWS = 1_048_576;
 /** Rows per checkpoint at the least; sheets with many rows get fewer, wider ones (at most MAX_CHECKPOINTS). */
 const CHECKPOINT_EVERY = 256;
 const MAX_CHECKPOINTS = 1_024;
+/**
+ * Cells the first pass over a workbook keeps for computing its formulas: past them, a
+ * second pass loads only those the formulas read (`loadCells`).
+ */
+const EARLY_CELLS = 500_000;
 /** Bytes of rows written to the rows blob at once. */
 const WRITE_BYTES = 64 * 1024;
 
@@ -335,6 +340,8 @@ interface FormulaPass {
   abandon(): boolean;
   /** What the rows blob keeps of the formulas after the rows. */
   kept(): KeptFormulas;
+  /** Each row's cells with a value, as read. */
+  keep?(sheet: number, row: number, cells: readonly FoundCell[]): void;
 }
 
 /**
@@ -379,6 +386,7 @@ async function writeSheets(
         sheet.part,
         reading,
         (row, cells, rowFormulas) => {
+          formulas?.keep?.(index, row, cells);
           const line = storedLine(row, cells, rowFormulas);
           const block = Math.floor((row - 1) / CHECKPOINT_EVERY);
           while (marks.length <= block) marks.push(offset);
@@ -568,6 +576,12 @@ export async function analyseXlsx(
         ...(written.formulas === undefined ? {} : { formulas: written.formulas }),
       },
     });
+    // The cells a computation may read, kept as the first pass reads them while they are
+    // few: a workbook that needs computing is then read twice, not three times.
+    const early: { cells: LoadedCells | null; count: number } = {
+      cells: found === null ? null : new LoadedCells(workbook.date1904),
+      count: 0,
+    };
     const written = await writeSheets(
       zip,
       first,
@@ -578,6 +592,15 @@ export async function analyseXlsx(
             hooksFor: (sheet) => found.hooksFor(sheet),
             abandon: missing,
             kept: () => found.kept(workbook.definedNames),
+            keep: (sheet, row, cells) => {
+              if (early.cells === null) return;
+              early.count += cells.length;
+              if (early.count > EARLY_CELLS) {
+                early.cells = null;
+                return;
+              }
+              for (const cell of cells) early.cells.keep(sheet, row, cell);
+            },
           },
     );
     if (written !== null) {
@@ -604,15 +627,12 @@ export async function analyseXlsx(
     for (const [at, stored] of formulas.stored.entries()) if (!stored && !formulas.obstacles.has(at)) targets.add(at);
     const needed = new CellsNeeded();
     for (const id of targets) for (const area of (graph.nodes[id] as FormulaNode).areas) needed.add(area);
-    const results = new Map<string, FormulaValue>();
-    const texts = new Map<string, string>();
-    for (const [at, formula] of formulas.formulas.entries()) {
-      const written = formulas.written[at] ?? "";
-      if (written !== "") texts.set(`${formula.sheet}:${formula.row}:${formula.column}`, written);
-    }
+    // By the formula's position among the workbook's (its node's id): the pass that writes
+    // them meets the formulas in the same order as the first.
+    let results: ReadonlyMap<number, FormulaValue> = new Map();
     const notComputed = new Set<number>();
     let uncomputed: ReadonlySet<number> = new Set();
-    const loaded = await loadCells(zip, reading(), needed);
+    const loaded = early.cells ?? (await loadCells(zip, reading(), needed));
     if (loaded === null) {
       for (const id of targets) notComputed.add((graph.nodes[id] as FormulaNode).sheet);
     } else {
@@ -623,18 +643,20 @@ export async function analyseXlsx(
         settings: { date1904: workbook.date1904 },
         deadline: Date.now() + COMPUTE_LIMITS.maxMilliseconds,
       });
-      for (const [id, value] of computation.results) {
-        const node = graph.nodes[id] as FormulaNode;
-        results.set(`${node.sheet}:${node.row}:${node.column}`, value);
-      }
+      results = computation.results;
       uncomputed = computation.uncomputed;
       if (computation.timedOut)
         for (const id of computation.uncomputed) notComputed.add((graph.nodes[id] as FormulaNode).sheet);
     }
+    let position = -1;
     const again = (await writeSheets(zip, reading(), input.writeRows, {
-      hooksFor: (sheet) => ({
-        found: (row, column) => texts.get(`${sheet}:${row}:${column}`),
-        result: (row, column) => results.get(`${sheet}:${row}:${column}`),
+      hooksFor: () => ({
+        found: () => {
+          position++;
+          const written = formulas.written[position] ?? "";
+          return written === "" ? undefined : written;
+        },
+        result: () => results.get(position),
       }),
       abandon: () => false,
       kept: () => formulas.kept(workbook.definedNames),

@@ -165,6 +165,23 @@ export function formulaEngineContract(t: ContractTestApi, subject: ContractSubje
       expect(value("IFERROR(A1/0,-1)")).toBe(-1);
     });
 
+    test('compares an empty cell as Excel does: equal to "", to 0 and to FALSE', async ({ engine }) => {
+      const cells = cellsOf({ "Budget!A1": "x" });
+      const value = (formula: string) => engine.evaluate(formula, at, cells, settings);
+      expect(value('B1=""')).toBe(true);
+      expect(value("B1=0")).toBe(true);
+      expect(value("B1=FALSE")).toBe(true);
+      expect(value('B1<>""')).toBe(false);
+      expect(value('IF(B1="","none",VLOOKUP(B1,A1:C2,3,FALSE))')).toBe("none");
+    });
+
+    test("looks up in a table whose rows come shorter than the table (their last cells empty)", async ({ engine }) => {
+      const area = [[1, "one"], [2]];
+      const cells: CellValues = { value: () => null, area: () => area, name: () => null };
+      expect(engine.evaluate("VLOOKUP(2,A1:C2,3,FALSE)", at, cells, settings)).toBe(0);
+      expect(engine.evaluate("VLOOKUP(1,A1:C2,2,FALSE)", at, cells, settings)).toBe("one");
+    });
+
     test("reads a defined name as the cells it stands for", async ({ engine }) => {
       const cells = cellsOf(
         { "Rates!A1": 0.5, "Rates!A2": 1.5 },
