@@ -42,6 +42,53 @@ export function showsDate(format: unknown): boolean {
   return /m/.test(codes) && !/[hs]/.test(codes) && codes !== "general";
 }
 
+/** Functions whose result is the first error among the cells they read, as in Excel. */
+const ERROR_PROPAGATING_AGGREGATES = [
+  "SUM",
+  "AVERAGE",
+  "MAX",
+  "MIN",
+  "PRODUCT",
+  "SUMPRODUCT",
+  "SUMSQ",
+  "MEDIAN",
+  "MODE",
+  "MODE.SNGL",
+  "STDEV",
+  "STDEV.S",
+  "STDEV.P",
+  "STDEVP",
+  "VAR",
+  "VAR.S",
+  "VAR.P",
+  "VARP",
+  "LARGE",
+  "SMALL",
+  "AVEDEV",
+  "DEVSQ",
+  "GEOMEAN",
+  "HARMEAN",
+  "CONCAT",
+  "AND",
+  "OR",
+  "XOR",
+];
+
+/** The first error among a function's arguments, in a range's cells too; null when none. */
+function firstError(args: readonly unknown[]): InstanceType<typeof FormulaError> | null {
+  for (const argument of args) {
+    const value = (argument as { value?: unknown } | null | undefined)?.value;
+    if (value instanceof FormulaError) return value;
+    if (!Array.isArray(value)) continue;
+    for (const row of value) {
+      if (row instanceof FormulaError) return row;
+      if (!Array.isArray(row)) continue;
+      for (const cell of row) if (cell instanceof FormulaError) return cell;
+    }
+  }
+  return null;
+}
+
 /** Serial day numbers between the 1900 and 1904 date systems. */
 const DAYS_1900_TO_1904 = 1_462;
 
@@ -227,6 +274,18 @@ export function createFormulaEngine(): FormulaEngine {
   const zeroIfEmpty = (argument: unknown) => (argument === null ? { value: 0, isArray: false } : argument);
   table.IF = (context: unknown, test: unknown, ifTrue: unknown, ifFalse: unknown) =>
     libraryIf(context, test, zeroIfEmpty(ifTrue), zeroIfEmpty(ifFalse));
+  // An error among the cells an aggregate reads is its result, as in Excel (the library
+  // skips it: SUM over a #DIV/0! gave the sum of the rest). COUNT, the IS… functions,
+  // lookups and the conditional ones (SUMIF…) still pass over errors as Excel does.
+  for (const name of ERROR_PROPAGATING_AGGREGATES) {
+    const aggregate = table[name];
+    if (aggregate === undefined) continue;
+    table[name] = (...args: unknown[]) => {
+      const error = firstError(args);
+      if (error !== null) throw error;
+      return aggregate(...args);
+    };
+  }
   // A lookup that finds an empty cell gives 0, as in Excel (the library's null is #NULL!).
   for (const name of ["VLOOKUP", "HLOOKUP", "LOOKUP", "INDEX"]) {
     const lookup = table[name];

@@ -21,6 +21,8 @@ export interface ContentChange {
   readonly author: components["schemas"]["UserSummary"] | null;
   /** The range written (`Sheet1!B2:C3`), or each of them; absent for new content or a restore. */
   readonly range?: string | readonly string[];
+  /** For a cell edit or an append of a workbook: how many formula cells it computed again. */
+  readonly recomputed?: number;
 }
 
 /** What a `permissions` event says: a person given a role, their role changed, or taken off (`role` null). */

@@ -363,7 +363,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
     if (formulaCells.length > 0) {
       throw new CellarError(
         ErrorCode.validation_error,
-        `${field}: a CSV holds no formulas, and ${formulaCells.slice(0, 5).join(", ")}${formulaCells.length > 5 ? ", …" : ""} would hold one; write the text with a leading ' or with input "raw".`,
+        `${field}: a CSV holds no formulas, and ${formulaCells.slice(0, 5).join(", ")}${formulaCells.length > 5 ? ", …" : ""} would hold one; to write such text as it is, send it with "input": "raw".`,
         {
           details: formulaCells.map((cell) => ({ field, message: `${cell}: a CSV holds no formulas`, cell })),
         },

@@ -182,6 +182,18 @@ export function formulaEngineContract(t: ContractTestApi, subject: ContractSubje
       expect(engine.evaluate("VLOOKUP(1,A1:C2,2,FALSE)", at, cells, settings)).toBe("one");
     });
 
+    test("gives an aggregate the first error among the cells it reads, and lets COUNT pass over it", async ({
+      engine,
+    }) => {
+      const cells = cellsOf({ "Budget!A1": 1, "Budget!A2": { error: "#DIV/0!" }, "Budget!A3": 3 });
+      const value = (formula: string) => engine.evaluate(formula, at, cells, settings);
+      for (const formula of ["SUM(A1:A3)", "AVERAGE(A1:A3)", "MAX(A1:A3)", "MIN(A1:A3)", "PRODUCT(A1:A3)"]) {
+        expect(value(formula), formula).toEqual({ error: "#DIV/0!" });
+      }
+      expect(value("COUNT(A1:A3)")).toBe(2);
+      expect(value("SUM(A1,A3)")).toBe(4);
+    });
+
     test("reads a defined name as the cells it stands for", async ({ engine }) => {
       const cells = cellsOf(
         { "Rates!A1": 0.5, "Rates!A2": 1.5 },

@@ -115,7 +115,7 @@ export function Preview(props: { id: string }) {
         changed(event.data as CellarFile);
         break;
       case "content": {
-        const change = event.data as ContentChange & { readonly recomputed?: number };
+        const change = event.data as ContentChange;
         const ranges =
           change.range === undefined ? null : typeof change.range === "string" ? [change.range] : change.range;
         contentChanged(change.version, ranges, change.recomputed ?? 0);
