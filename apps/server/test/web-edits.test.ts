@@ -1,7 +1,15 @@
 import { readFileSync } from "node:fs";
 import type { Page, Request } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { type FileJson, type Session, TEST_MS, UNTIL, useWebApp, WORKBOOK } from "./support/web-app.js";
+import {
+  type FileJson,
+  NOTE_EDIT_BODIES,
+  type Session,
+  TEST_MS,
+  UNTIL,
+  useWebApp,
+  WORKBOOK,
+} from "./support/web-app.js";
 
 /** Three columns under a header: the note column empty, so text and emptiness both show. */
 const FRUIT = "name,amount,note\nApples,3,\nPears,5,\nPlums,7,\n";
@@ -31,17 +39,7 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
   /** The file's preview, its cells shown; the cell edits the page sends, counted as they go. */
   async function openPreview(session: Session, file: FileJson, context = {}, sheet = "Sheet1") {
     const page = await newPage({ session, context });
-    // The bodies of the cell edits the page sends (a request's body, sent by fetch from a Request, is not in `request`).
-    await page.addInitScript(`(() => {
-      const fetch = window.fetch;
-      window.editBodies = [];
-      window.fetch = async (input, init) => {
-        if (input instanceof Request && input.method === "PATCH" && new URL(input.url).pathname.endsWith("/values")) {
-          window.editBodies.push(JSON.parse(await input.clone().text()));
-        }
-        return fetch(input, init);
-      };
-    })()`);
+    await page.addInitScript(NOTE_EDIT_BODIES);
     const edits: Request[] = [];
     page.on("request", (request) => {
       if (request.method() === "PATCH" && new URL(request.url()).pathname.endsWith("/values")) edits.push(request);

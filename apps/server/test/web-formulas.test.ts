@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { budgetWorkbook } from "./support/budget-workbook.js";
-import { type FileJson, type Session, TEST_MS, UNTIL, useWebApp } from "./support/web-app.js";
+import { type FileJson, NOTE_EDIT_BODIES, type Session, TEST_MS, UNTIL, useWebApp } from "./support/web-app.js";
 
 /** Three columns under a header: the note column empty. */
 const FRUIT = "name,amount,note\nApples,3,\nPears,5,\nPlums,7,\n";
@@ -22,16 +22,7 @@ describe("the web app, computing", { timeout: TEST_MS }, () => {
    */
   async function openPreview(session: Session, file: FileJson, sheet = "Budget 2026") {
     const page = await newPage({ session, context: { viewport: { width: 1800, height: 900 } } });
-    await page.addInitScript(`(() => {
-      const fetch = window.fetch;
-      window.editBodies = [];
-      window.fetch = async (input, init) => {
-        if (input instanceof Request && input.method === "PATCH" && new URL(input.url).pathname.endsWith("/values")) {
-          window.editBodies.push(JSON.parse(await input.clone().text()));
-        }
-        return fetch(input, init);
-      };
-    })()`);
+    await page.addInitScript(NOTE_EDIT_BODIES);
     await page.goto(`${web.server.url}/files/${file.id}`);
     await page.getByRole("grid", { name: `Cells of ${sheet}` }).waitFor();
     await page.locator("#cell-2-1").filter({ hasText: /\S/ }).waitFor();

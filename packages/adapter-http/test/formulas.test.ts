@@ -26,6 +26,15 @@ async function scriptWrittenBudget(): Promise<Buffer> {
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }
 
+/** `PATCH /values` of a file, as the caller whose headers are given, over whatever it holds (`If-Match: *`). */
+const patchOf = (t: TestApp, fileId: string, headers: Record<string, string>) => (payload: object) =>
+  t.inject({
+    method: "PATCH",
+    url: `/v1/files/${fileId}/values`,
+    headers: { ...headers, "if-match": "*" },
+    payload,
+  });
+
 async function aBudget(t: TestApp) {
   const ada = await t.signIn("ada@example.com");
   const uploaded = await t.upload(ada.headers, [
@@ -42,13 +51,7 @@ async function aBudget(t: TestApp) {
     expect(answer.statusCode).toBe(200);
     return answer.json<{ values: unknown[][] }>().values;
   };
-  const patch = (payload: object) =>
-    t.inject({
-      method: "PATCH",
-      url: `/v1/files/${file.id}/values`,
-      headers: { ...ada.headers, "if-match": "*" },
-      payload,
-    });
+  const patch = patchOf(t, file.id, ada.headers);
   const download = async () => {
     const answer = await t.inject({ method: "GET", url: `/v1/files/${file.id}/download`, headers: ada.headers });
     const workbook = new ExcelJS.Workbook();
@@ -235,13 +238,7 @@ describe("workbooks compute (decisions §8)", () => {
     const t = await buildTestApp({ formulas: true });
     const ada = await t.signIn("ada@example.com");
     const file = await t.uploadCsv(ada.headers, { content: "item,amount\nrent,1200\n" });
-    const patch = (payload: object) =>
-      t.inject({
-        method: "PATCH",
-        url: `/v1/files/${file.id}/values`,
-        headers: { ...ada.headers, "if-match": "*" },
-        payload,
-      });
+    const patch = patchOf(t, file.id, ada.headers);
     expect((await patch({ input: "user", range: "B2:C2", values: [["$1,300", "12.5%"]] })).statusCode).toBe(200);
     const refused = await patch({ input: "user", range: "C2", values: [["=B2*2"]] });
     expectError(refused, 400, "validation_error");

@@ -305,3 +305,18 @@ async function launchChromium(): Promise<Browser> {
     return launch();
   }
 }
+
+/**
+ * A page's init script that notes the body of each cell edit it sends, in
+ * `window.editBodies` (a body sent by fetch from a Request is not in Playwright's `request`).
+ */
+export const NOTE_EDIT_BODIES = `(() => {
+  const fetch = window.fetch;
+  window.editBodies = [];
+  window.fetch = async (input, init) => {
+    if (input instanceof Request && input.method === "PATCH" && new URL(input.url).pathname.endsWith("/values")) {
+      window.editBodies.push(JSON.parse(await input.clone().text()));
+    }
+    return fetch(input, init);
+  };
+})()`;
