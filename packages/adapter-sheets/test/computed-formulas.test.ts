@@ -1,5 +1,6 @@
 import { createFormulaEngine } from "@cellar/adapter-formulas";
-import type { ReadableSheetIndex } from "@cellar/core";
+import { COMPUTE_LIMITS, type ReadableSheetIndex } from "@cellar/core";
+import { contractWorkbook } from "@cellar/core/testing";
 import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
 import { createSpreadsheetReader } from "../src/index.js";
@@ -198,5 +199,23 @@ describe("a workbook whose formulas hold no results, read by a reader that compu
     expect(await window(0, [1, 1, 5, 5], "formula")).toEqual([["=SUM(Sales[Price])"]]);
     // Kept for edits as the cells they stand for, so that an edit of a price moves the total.
     expect((await kept())?.formulas[0]?.formula).toBe("SUM('Q1 Sales'!$B$2:$B$4)");
+  });
+
+  it("past the formulas it computes, keeps their stored results and says the sheet is not computed", {
+    timeout: 120_000,
+  }, async () => {
+    // One formula more than Cellar computes, each with a stored result (Excel's) but the last.
+    const count = COMPUTE_LIMITS.maxFormulas + 1;
+    const rows: string[] = [];
+    for (let row = 1; row <= count; row++) {
+      rows.push(`<row r="${row}"><c r="A${row}"><f>1+1</f>${row < count ? "<v>7</v>" : ""}</c></row>`);
+    }
+    const { index, window } = await readWorkbook(
+      new Uint8Array(contractWorkbook({ sheet: `<sheetData>${rows.join("")}</sheetData>` })),
+    );
+    expect(index.sheets[0]).toMatchObject({ formulaCells: COMPUTE_LIMITS.maxFormulas, computed: false });
+    // The stored results stay as they are (7, not 2), and the last keeps having none.
+    expect(await window(0, [1, 1, 1, 1])).toEqual([[7]]);
+    expect(await window(0, [count, count, 1, 1])).toEqual([[null]]);
   });
 });
