@@ -1,7 +1,15 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { budgetWorkbook } from "./support/budget-workbook.js";
-import { type FileJson, NOTE_EDIT_BODIES, type Session, TEST_MS, UNTIL, useWebApp } from "./support/web-app.js";
+import {
+  type FileJson,
+  NOTE_EDIT_BODIES,
+  NOTE_FLASHES,
+  type Session,
+  TEST_MS,
+  UNTIL,
+  useWebApp,
+} from "./support/web-app.js";
 
 /** Three columns under a header: the note column empty. */
 const FRUIT = "name,amount,note\nApples,3,\nPears,5,\nPlums,7,\n";
@@ -26,14 +34,7 @@ describe("the web app, computing", { timeout: TEST_MS }, () => {
     await page.goto(`${web.server.url}/files/${file.id}`);
     await page.getByRole("grid", { name: `Cells of ${sheet}` }).waitFor();
     await page.locator("#cell-2-1").filter({ hasText: /\S/ }).waitFor();
-    await page.evaluate(`(() => {
-      window.stayed = true;
-      window.flashed = [];
-      const note = () => {
-        for (const cell of document.querySelectorAll(".cell.flash")) if (!window.flashed.includes(cell.id)) window.flashed.push(cell.id);
-      };
-      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["class"] });
-    })()`);
+    await page.evaluate(NOTE_FLASHES);
     return page;
   }
 

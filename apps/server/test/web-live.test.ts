@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { type FileJson, type Session, TEST_MS, UNTIL, useWebApp } from "./support/web-app.js";
+import { type FileJson, NOTE_FLASHES, type Session, TEST_MS, UNTIL, useWebApp } from "./support/web-app.js";
 
 /** Three columns under a header: the note column empty. */
 const FRUIT = "name,amount,note\nApples,3,\nPears,5,\nPlums,7,\n";
@@ -23,14 +23,7 @@ describe("the web app, live", { timeout: TEST_MS }, () => {
     await on.goto(`${web.server.url}/files/${file.id}`);
     await on.getByRole("grid", { name: "Cells of Sheet1" }).waitFor();
     await on.locator("#cell-2-1").filter({ hasText: /\S/ }).waitFor();
-    await on.evaluate(`(() => {
-      window.stayed = true;
-      window.flashed = [];
-      const note = () => {
-        for (const cell of document.querySelectorAll(".cell.flash")) if (!window.flashed.includes(cell.id)) window.flashed.push(cell.id);
-      };
-      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["class"] });
-    })()`);
+    await on.evaluate(NOTE_FLASHES);
     return on;
   }
 

@@ -320,3 +320,16 @@ export const NOTE_EDIT_BODIES = `(() => {
     return fetch(input, init);
   };
 })()`;
+
+/**
+ * A script for a page's `evaluate` that notes every cell that shows the flash class, in
+ * `window.flashed`, with a mark a reload would wipe out (`window.stayed`).
+ */
+export const NOTE_FLASHES = `(() => {
+  window.stayed = true;
+  window.flashed = [];
+  const note = () => {
+    for (const cell of document.querySelectorAll(".cell.flash")) if (!window.flashed.includes(cell.id)) window.flashed.push(cell.id);
+  };
+  new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["class"] });
+})()`;
