@@ -57,7 +57,7 @@ export const sheetSchema = {
       type: "integer",
       minimum: 0,
       description:
-        "Formulas Cellar cannot compute (a function its engine lacks, a table's or another workbook's reference, an array formula over several cells, a circular reference): they keep the results stored in the workbook, and are never shown as a silently wrong value.",
+        "Formulas Cellar cannot compute (a function its engine lacks, another workbook's reference, an array formula over several cells, a circular reference): they keep the results stored in the workbook, and are never shown as a silently wrong value.",
     },
     unsupported_functions: {
       type: "array",

@@ -758,7 +758,7 @@ export interface components {
             formula_like_cells: number;
             /** @description Formula cells on the sheet (a CSV has none). */
             formula_cells: number;
-            /** @description Formulas Cellar cannot compute (a function its engine lacks, a table's or another workbook's reference, an array formula over several cells, a circular reference): they keep the results stored in the workbook, and are never shown as a silently wrong value. */
+            /** @description Formulas Cellar cannot compute (a function its engine lacks, another workbook's reference, an array formula over several cells, a circular reference): they keep the results stored in the workbook, and are never shown as a silently wrong value. */
             uncomputed_formulas: number;
             /**
              * @description The functions of those formulas that Cellar's engine lacks, sorted (at most 100).

@@ -1,5 +1,5 @@
 import type { FormulaResult, SheetWrites } from "../edits/spreadsheet-writer.port.js";
-import { CellarError, ErrorCode, type FieldProblem } from "../shared/errors.js";
+import { type FieldProblem, invalidFields } from "../shared/errors.js";
 import { formatA1Range } from "../sheets/a1-range.js";
 import { isoToSerial } from "../sheets/serial-dates.js";
 import type { ReadableSheetIndex } from "../sheets/sheet-index.js";
@@ -137,7 +137,7 @@ export async function recalculateEdit(input: {
       problems.push({ field: input.field, message: `${cell}: the formula does not parse: ${problem}`, cell });
     }
   }
-  if (problems.length > 0) throw refused(problems);
+  if (problems.length > 0) throw invalidFields(problems);
 
   const targets = graph.dependentsOf(writtenCells);
   // Volatile formulas are computed again at every edit, as Excel does, and so is what reads them.
@@ -179,7 +179,7 @@ export async function recalculateEdit(input: {
       cell: names[0] as string,
     });
   }
-  if (problems.length > 0) throw refused(problems);
+  if (problems.length > 0) throw invalidFields(problems);
 
   const results = new Map<number, FormulaResult[]>();
   for (const [id, value] of computation.results) {
@@ -205,17 +205,6 @@ export function writesOverFormulas(graph: FormulaGraph, sheets: readonly SheetWr
     }
   }
   return false;
-}
-
-function refused(problems: readonly FieldProblem[]): CellarError {
-  return new CellarError(
-    ErrorCode.validation_error,
-    `${problems
-      .slice(0, 5)
-      .map((problem) => problem.message)
-      .join("; ")}${problems.length > 5 ? "; …" : ""}.`,
-    { details: problems },
-  );
 }
 
 /** A band of a sheet's rows, loaded: rows `firstRow`…, columns `firstColumn`…. */

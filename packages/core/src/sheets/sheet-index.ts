@@ -41,8 +41,8 @@ export interface SheetSummary {
   /** Formula cells on the sheet (a CSV has none; an index made before formulas were read says nothing). */
   readonly formulaCells?: number;
   /**
-   * Formulas Cellar cannot compute (a function its engine lacks, a table's or another
-   * workbook's reference, a cycle): they keep their stored results (decisions §8).
+   * Formulas Cellar cannot compute (a function its engine lacks, another workbook's
+   * reference, a cycle): they keep their stored results (decisions §8).
    */
   readonly uncomputedFormulas?: number;
   /** The functions of those formulas that Cellar's engine lacks, upper case, sorted (at most 100). */
