@@ -1,3 +1,4 @@
+import { VOLATILE_FUNCTIONS } from "@cellar/adapter-formulas";
 import { isoToSerial, type OpenBytes, type ReadableSheetIndex, type SpreadsheetReader } from "@cellar/core";
 import {
   type CorpusFile,
@@ -5,13 +6,6 @@ import {
   storedFormulaResults,
   withoutStoredResults,
 } from "./formula-corpus.js";
-
-/**
- * Functions whose result changes without any cell changing (Excel's volatile ones): their
- * stored results say when the workbook was saved, not what a formula computes, so they
- * are left out of the comparison, and so is every formula that reads one.
- */
-const VOLATILE = new Set(["NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "OFFSET", "INDIRECT", "INFO", "CELL"]);
 
 /** How Cellar's results for a corpus compare with those the workbooks store (Excel's). */
 export interface FormulaConformance {
@@ -98,7 +92,8 @@ export async function formulaConformance(
       if (result.shared && result.formula !== "") lastShared = result.formula;
       const formula = result.formula !== "" ? result.formula : result.shared ? lastShared : "";
       const functions = functionsOf(formula);
-      if (result.value === null || functions.some((name) => VOLATILE.has(name))) {
+      // A volatile function's stored result says when the workbook was saved, not what it computes.
+      if (result.value === null || functions.some((name) => VOLATILE_FUNCTIONS.has(name))) {
         excluded++;
         continue;
       }
