@@ -13,8 +13,9 @@ import {
 } from "@cellar/core";
 import * as formulajs from "@formulajs/formulajs";
 import FormulaParser, { type FunctionArgument } from "fast-formula-parser";
+import { format as formatNumber, isDateFormat, isValidFormat } from "numfmt";
 import { EXCEL_FUNCTIONS_UNCOMPUTED, VOLATILE_FUNCTIONS } from "./excel-functions.js";
-import { moveReferences, readTokens, tokensOf } from "./formula-text.js";
+import { moveReferences, readTokens, referenceOf, tokensOf } from "./formula-text.js";
 
 const { FormulaError, DepParser } = FormulaParser;
 
@@ -89,6 +90,9 @@ function firstError(args: readonly unknown[]): InstanceType<typeof FormulaError>
   return null;
 }
 
+/** Excel's TEXT: its range of dates, its Lotus leap day of 1900, nothing for a fill (`*`). */
+const TEXT_OPTIONS = { dateSpanLarge: false, leap1900: true, throws: false, invalid: "#VALUE!" } as const;
+
 /** Serial day numbers between the 1900 and 1904 date systems. */
 const DAYS_1900_TO_1904 = 1_462;
 
@@ -101,6 +105,17 @@ const ENGINE_ERRORS = new Map<string, InstanceType<typeof FormulaError>>([
   ["#REF!", FormulaError.REF],
   ["#VALUE!", FormulaError.VALUE],
 ]);
+
+/** An area as fast-formula-parser refers to it: a cell, or a rectangle from one corner to the other. */
+function engineReference(area: CellArea) {
+  return area.firstRow === area.lastRow && area.firstColumn === area.lastColumn
+    ? { sheet: area.sheet, row: area.firstRow, col: area.firstColumn }
+    : {
+        sheet: area.sheet,
+        from: { row: area.firstRow, col: area.firstColumn },
+        to: { row: area.lastRow, col: area.lastColumn },
+      };
+}
 
 /** A value as fast-formula-parser takes it: an error as its own error object. */
 function toEngine(value: FormulaValue): unknown {
@@ -196,6 +211,7 @@ function functionTable(parser: FormulaParser): {
 export function createFormulaEngine(): FormulaEngine {
   let cells: CellValues | null = null;
   let date1904 = false;
+  let position: CellPlace = { sheet: "", row: 1, column: 1 };
   const cellsNow = (): CellValues => {
     if (cells === null) throw new Error("unreachable: a formula evaluated outside evaluate()");
     return cells;
@@ -205,7 +221,7 @@ export function createFormulaEngine(): FormulaEngine {
   const { extra, known } = functionTable(probe);
   // Names of the functions a workbook written in 1904 mode reads or gives dates with: moved
   // to and from the 1900 system the libraries compute in.
-  const dateArguments = ["YEAR", "MONTH", "DAY", "WEEKDAY", "WEEKNUM", "ISOWEEKNUM", "EDATE", "EOMONTH", "TEXT"];
+  const dateArguments = ["YEAR", "MONTH", "DAY", "WEEKDAY", "WEEKNUM", "ISOWEEKNUM", "EDATE", "EOMONTH"];
   const dateResults = ["DATE", "DATEVALUE", "TODAY", "NOW", "EDATE", "EOMONTH", "WORKDAY", "WORKDAY.INTL"];
   const parser = new FormulaParser({
     functions: { ...extra, WEBSERVICE: () => undefined },
@@ -240,25 +256,35 @@ export function createFormulaEngine(): FormulaEngine {
     },
     onVariable: (name, sheet) => {
       const area = cellsNow().name(name, sheet);
-      if (area === null) return null;
-      return area.firstRow === area.lastRow && area.firstColumn === area.lastColumn
-        ? { sheet: area.sheet, row: area.firstRow, col: area.firstColumn }
-        : {
-            sheet: area.sheet,
-            from: { row: area.firstRow, col: area.firstColumn },
-            to: { row: area.lastRow, col: area.lastColumn },
-          };
+      return area === null ? null : engineReference(area);
     },
   });
   const table = parser.functions as Record<string, (...args: unknown[]) => unknown>;
+  // INDIRECT: the reference its text names, read by the lexer Cellar reads formulas with
+  // (no library has it). A1 style only; R1C1 keeps the stored result. What it reaches is
+  // known only once computed: core computes such a cell first when a formula reads it.
+  table.INDIRECT = (_context: unknown, text: unknown, style: unknown) => {
+    const written = (text as FunctionArgument | undefined)?.value;
+    const a1 = (style as FunctionArgument | null | undefined)?.value;
+    if (written instanceof FormulaError) throw written;
+    if (a1 === false || a1 === 0) throw new FormulaUncomputableError("Cellar cannot compute INDIRECT in R1C1 style");
+    if (typeof written !== "string") throw FormulaError.REF;
+    const reference = referenceOf(written);
+    if (reference === null) throw FormulaError.REF;
+    if ("name" in reference) {
+      const area = cellsNow().name(reference.name, position.sheet);
+      if (area === null) throw FormulaError.REF;
+      return { ref: engineReference(area) };
+    }
+    return { ref: engineReference({ sheet: reference.sheet ?? position.sheet, ...reference.area }) };
+  };
+  known.add("INDIRECT");
   for (const name of new Set([...dateArguments, ...dateResults])) {
     const original = table[name];
     if (original === undefined) continue;
     table[name] = (...args: unknown[]) => {
       if (!date1904) return original(...args);
-      // TEXT shows a number by its format: moved only for a format that shows a date.
-      const moves = name !== "TEXT" || showsDate((args[1] as FunctionArgument | undefined)?.value);
-      if (dateArguments.includes(name) && moves) {
+      if (dateArguments.includes(name)) {
         const first = args[0] as FunctionArgument | undefined;
         if (first !== undefined && typeof first.value === "number") {
           args[0] = { ...first, value: first.value + DAYS_1900_TO_1904 };
@@ -295,22 +321,31 @@ export function createFormulaEngine(): FormulaEngine {
       return found === null ? 0 : found;
     };
   }
-  // Excel's TEXT shows a boolean as TRUE or FALSE, and text (not a number) by the format's text section.
-  const libraryText = table.TEXT as (...args: unknown[]) => unknown;
+  // Excel's TEXT, by numfmt (MIT), the library Cellar shows cells with: a number by its
+  // format's sections, conditions, elapsed times and currencies, text by its text section,
+  // a boolean as TRUE or FALSE. The library's own formatter missed a third of the corpus's
+  // formats (`£`, `[h]`, `[>100]`, `;;;@`).
   table.TEXT = (...args: unknown[]) => {
     const value = (args[0] as FunctionArgument | undefined)?.value;
     const format = (args[1] as FunctionArgument | undefined)?.value;
+    if (value instanceof FormulaError) throw value;
+    if (format instanceof FormulaError) throw format;
     if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
-    if (
-      typeof value === "string" &&
-      typeof format === "string" &&
-      (value.trim() === "" || !Number.isFinite(Number(value)))
-    ) {
-      const sections = format.split(";");
-      const section = sections.length >= 4 ? (sections[3] as string) : format.includes("@") ? format : "@";
-      return section.replace(/"([^"]*)"/g, "$1").replace(/@/g, value);
+    const code = typeof format === "number" ? String(format) : typeof format === "string" ? format : "";
+    if (code === "") return "";
+    if (code.length > 255 || !isValidFormat(code)) throw FormulaError.VALUE;
+    let shown: number | string = value === null || value === undefined ? 0 : (value as number | string);
+    if (typeof shown === "string" && shown.trim() !== "") {
+      const typed = typedEntry(shown.startsWith("'") || shown.startsWith("=") ? "x" : shown, date1904);
+      if (typed.kind === "value" && typeof typed.value === "number") shown = typed.value;
     }
-    return libraryText(...args);
+    if (typeof shown === "number" && date1904 && showsDate(code)) shown += DAYS_1900_TO_1904;
+    // A negative time in a format of one section shows as its length with a minus
+    // (`-123:04.0`), where the library shows the number as General.
+    if (typeof shown === "number" && shown < 0 && isDateFormat(code) && !/;/.test(code.replace(/"[^"]*"/g, ""))) {
+      return `-${formatNumber(code, -shown, TEXT_OPTIONS)}`;
+    }
+    return formatNumber(code, shown, TEXT_OPTIONS);
   };
   // Excel's VALUE reads text as a cell would take it typed (`1,234`, `12%`, `$5`, a date), else #VALUE!.
   table.VALUE = (...args: unknown[]) => {
@@ -370,6 +405,7 @@ export function createFormulaEngine(): FormulaEngine {
     evaluate(formula: string, at: CellPlace, values: CellValues, settings: WorkbookSettings): FormulaValue {
       cells = values;
       date1904 = settings.date1904;
+      position = at;
       try {
         return fromEngine(parser.parse(formula, { sheet: at.sheet, row: at.row, col: at.column }));
       } catch (error) {

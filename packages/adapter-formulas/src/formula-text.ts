@@ -131,6 +131,20 @@ export function readTokens(tokens: readonly LexedToken[]): LexedReading {
   return { references, names, functions: [...functions], brackets };
 }
 
+/**
+ * The one reference a text is (`B7`, `Sheet2!A1:C9`, `'Q1 Sales'!D:D`), as `INDIRECT`
+ * reads it; a defined name as `{ name }`; null when the text is anything else.
+ */
+export function referenceOf(text: string): WrittenReference | { readonly name: string } | null {
+  const tokens = tokensOf(text.trim());
+  if (typeof tokens === "string" || tokens.length === 0) return null;
+  const reference = referenceAt(tokens, 0);
+  if (reference !== null) return reference.end === tokens.length ? reference.reference : null;
+  const only = tokens[0] as LexedToken;
+  const kind = only.tokenType.name;
+  return tokens.length === 1 && (kind === "Name" || kind === "Column") ? { name: only.image } : null;
+}
+
 /** A function token's name (`_xlfn.CONCAT(` → `CONCAT`). */
 export function functionName(image: string): string {
   return image

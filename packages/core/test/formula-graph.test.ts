@@ -104,6 +104,28 @@ describe("a workbook's formula graph", () => {
     expect([...computed.uncomputed].sort()).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it("computes first what a reference made as a formula computes reaches (INDIRECT), and finds cycles made so", () => {
+    const { graph } = graphOf([
+      formula(0, 1, 1, "~C1+1"), // 0: reads C1, which reading it does not tell
+      formula(0, 1, 3, "B1+10"), // 1
+      formula(0, 1, 4, "~C1:C2"), // 2: a rectangle, made as it computes
+      formula(0, 2, 3, "B1+1"), // 3
+      formula(0, 5, 1, "~B5+1"), // 4: A5 → B5 → A5, a cycle only computing finds
+      formula(0, 5, 2, "A5+1"), // 5
+      formula(0, 6, 1, "A1+0"), // 6 reads a formula computed out of its turn
+    ]);
+    const computed = computeFormulas({ graph, targets: all(graph), stored: storedOf({ "0:1:2": 5 }), settings });
+    expect(Object.fromEntries([...computed.results].map(([id, value]) => [graph.nodes[id]?.formula, value]))).toEqual({
+      "~C1+1": 16,
+      "B1+10": 15,
+      "~C1:C2": 21,
+      "B1+1": 6,
+      "A1+0": 16,
+    });
+    expect(computed.cycles.map((cycle) => cycle.map((id) => graph.nodes[id]?.formula))).toEqual([["~B5+1", "A5+1"]]);
+    expect([...computed.uncomputed].sort()).toEqual([4, 5]);
+  });
+
   it("follows a chain 10,000 formulas deep without exhausting the stack", () => {
     const formulas = [formula(0, 1, 2, "A1+1")];
     for (let row = 2; row <= 10_000; row++) formulas.push(formula(0, row, 2, `B${row - 1}+1`));

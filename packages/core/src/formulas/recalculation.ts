@@ -31,6 +31,9 @@ export interface StoredCells {
   area(area: SheetArea): FormulaValue[][];
 }
 
+/** Formulas computed first, one waiting on the next, through references made as they compute. */
+const MAX_DYNAMIC_DEPTH = 1_024;
+
 export interface Computation {
   /** Each computed formula's result, by node id. */
   readonly results: Map<number, FormulaValue>;
@@ -67,6 +70,13 @@ export function computeFormulas(input: {
   for (const id of computable) uncomputed.add(id);
   const sheetIndex = new Map(graph.sheets.map((name, index) => [name, index]));
   const areaCache = new Map<string, FormulaValue[][]>();
+  // A reference made as the formula computes (`INDIRECT("A"&ROW())`) is not in the graph's
+  // order: a target it reaches before that target's turn is computed first, and the
+  // formula again after it (`needed`).
+  const ordered = new Set(order);
+  const attempted = new Set<number>();
+  let needed: number | null = null;
+  const notYet = (id: number) => ordered.has(id) && !attempted.has(id);
 
   const cells: CellValues = {
     value(sheetName, row, column) {
@@ -74,6 +84,7 @@ export function computeFormulas(input: {
       if (sheet === undefined) return { error: "#REF!" };
       const node = graph.at(sheet, row, column);
       if (node !== undefined && results.has(node.id)) return results.get(node.id) as FormulaValue;
+      if (node !== undefined && notYet(node.id)) needed ??= node.id;
       return stored.value(sheet, row, column);
     },
     area(area: CellArea) {
@@ -87,8 +98,15 @@ export function computeFormulas(input: {
       if (cached !== undefined) return cached;
       let values = stored.area(onSheet);
       let copied = false;
+      let whole = true;
       for (const id of graph.formulasIn(onSheet)) {
-        if (!results.has(id)) continue;
+        if (!results.has(id)) {
+          if (notYet(id)) {
+            needed ??= id;
+            whole = false;
+          }
+          continue;
+        }
         // The stored cells' arrays are theirs: copied before a computed result goes in.
         if (!copied) {
           values = values.map((row) => row.slice());
@@ -101,7 +119,7 @@ export function computeFormulas(input: {
         while (row.length < node.column - area.firstColumn) row.push(null);
         row[node.column - area.firstColumn] = results.get(id) as FormulaValue;
       }
-      areaCache.set(key, values);
+      if (whole) areaCache.set(key, values);
       return values;
     },
     name(name, sheetName) {
@@ -114,27 +132,60 @@ export function computeFormulas(input: {
   };
 
   let timedOut = false;
-  for (const [position, id] of order.entries()) {
-    // The clock is read every 256 formulas: often enough to stop near the deadline.
-    if (input.deadline !== undefined && position % 256 === 0 && Date.now() > input.deadline) {
-      timedOut = true;
-      break;
-    }
-    const node = graph.nodes[id] as FormulaNode;
-    try {
-      results.set(
-        id,
-        graph.engine.evaluate(
+  let evaluations = 0;
+  const stack: number[] = [];
+  const onStack = new Set<number>();
+  for (const start of order) {
+    if (attempted.has(start)) continue;
+    stack.push(start);
+    onStack.add(start);
+    while (stack.length > 0) {
+      // The clock is read every 256 formulas: often enough to stop near the deadline.
+      if (input.deadline !== undefined && evaluations++ % 256 === 0 && Date.now() > input.deadline) {
+        timedOut = true;
+        return { results, cycles, uncomputed, timedOut };
+      }
+      const id = stack[stack.length - 1] as number;
+      const node = graph.nodes[id] as FormulaNode;
+      needed = null;
+      let result: FormulaValue | undefined;
+      try {
+        result = graph.engine.evaluate(
           node.formula,
           { sheet: graph.sheets[node.sheet] as string, row: node.row, column: node.column },
           cells,
           input.settings,
-        ),
-      );
-      uncomputed.delete(id);
-    } catch (error) {
-      if (!(error instanceof FormulaUncomputableError)) throw error;
-      // Left as stored; a formula reading it reads that.
+        );
+      } catch (error) {
+        if (!(error instanceof FormulaUncomputableError)) throw error;
+        // Left as stored; a formula reading it reads that.
+      }
+      const first = needed as number | null;
+      if (first !== null && onStack.has(first)) {
+        // It reaches, through references made as they compute, a formula waiting on it:
+        // a cycle, as Excel finds it only by computing. All of it is left as stored.
+        const from = stack.indexOf(first);
+        cycles.push(stack.slice(from));
+        for (const waiting of stack.splice(from)) {
+          attempted.add(waiting);
+          onStack.delete(waiting);
+        }
+        continue;
+      }
+      if (first !== null && stack.length < MAX_DYNAMIC_DEPTH) {
+        stack.push(first);
+        onStack.add(first);
+        continue;
+      }
+      // Computed, or left as stored (a formula it cannot compute, or references made as
+      // it computes deeper than the bound).
+      if (first === null && result !== undefined) {
+        results.set(id, result);
+        uncomputed.delete(id);
+      }
+      attempted.add(id);
+      stack.pop();
+      onStack.delete(id);
     }
   }
   return { results, cycles, uncomputed, timedOut };

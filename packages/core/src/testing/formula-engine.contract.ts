@@ -235,6 +235,45 @@ export function formulaEngineContract(t: ContractTestApi, subject: ContractSubje
       expect(value('VALUE("apples")')).toEqual({ error: "#VALUE!" });
     });
 
+    test("INDIRECT reads the reference its text names: a cell, a rectangle, another sheet, a defined name", async ({
+      engine,
+    }) => {
+      const cells = cellsOf(
+        { "Budget!A1": 2, "Budget!A2": 3, "Budget!B1": "A2", "Rates!C4": 7 },
+        { TAX: { sheet: "Rates", firstRow: 4, lastRow: 4, firstColumn: 3, lastColumn: 3 } },
+      );
+      const value = (formula: string) => engine.evaluate(formula, at, cells, settings);
+      expect(value("INDIRECT(B1)*10")).toBe(30);
+      expect(value('INDIRECT("A"&(1+1))')).toBe(3);
+      expect(value('SUM(INDIRECT("A1:A2"))')).toBe(5);
+      expect(value(`INDIRECT("'Rates'!C4")+INDIRECT("Rates!$C$4")`)).toBe(14);
+      expect(value('INDIRECT("Tax")')).toBe(7);
+      expect(value('INDIRECT("not a reference")')).toEqual({ error: "#REF!" });
+      expect(value("INDIRECT(12)")).toEqual({ error: "#REF!" });
+      // Its formula is computed again at every edit: what it reads is known only then.
+      const read = engine.read('INDIRECT("A1")', at);
+      expect(read.ok && read.reading.volatile && read.reading.unsupported.length === 0).toBe(true);
+    });
+
+    test("TEXT shows a value by any format a cell can have, as Excel's TEXT does", async ({ engine }) => {
+      const cells = cellsOf({ "Budget!A1": 1234.5, "Budget!A2": -1.5, "Budget!A3": "12" });
+      const value = (formula: string) => engine.evaluate(formula, at, cells, settings);
+      expect(value('TEXT(A1,"£#,##0.00")')).toBe("£1,234.50");
+      expect(value(`TEXT(A1,"[>1000]""big"";""small""")`)).toBe("big");
+      expect(value('TEXT(1.5,"[h]:mm")')).toBe("36:00");
+      expect(value('TEXT(A2/24,"[h]:mm")')).toBe("-1:30");
+      expect(value('TEXT(A3,"0.0")')).toBe("12.0");
+      expect(value(`TEXT("pear",";;;""fruit: ""@")`)).toBe("fruit: pear");
+      expect(value('TEXT(A1,"")')).toBe("");
+      expect(value('TEXT(TRUE,"0")')).toBe("TRUE");
+    });
+
+    test("reads absolute whole columns as the columns they name", async ({ engine }) => {
+      const cells = cellsOf({ "Rates!A1": 1, "Rates!B1": "one", "Rates!A2": 2, "Rates!B2": "two" });
+      expect(engine.evaluate("VLOOKUP(2,Rates!$A:$B,2,FALSE)", at, cells, settings)).toBe("two");
+      expect(engine.evaluate("SUM(Rates!$A:$A)", at, cells, settings)).toBe(3);
+    });
+
     test("moves relative references, keeps absolute ones, and breaks those moved off the sheet", async ({ engine }) => {
       expect(engine.move("SUM(A1:$B2)+Rates!C$3*'Q1 Budget'!$D4+A:A", 2, 1)).toBe(
         "SUM(B3:$B4)+Rates!D$3*'Q1 Budget'!$D6+B:B",

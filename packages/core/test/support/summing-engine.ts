@@ -17,7 +17,8 @@ function column(letters: string): number {
 /**
  * A formula engine for the graph's tests: a formula is references (`A1`, `B2:C3`,
  * `Other!A1`) and numbers joined by `+`, and gives their sum; `NOPE()` is a function
- * it lacks. The real engine proves itself against core's contract suite.
+ * it lacks; `~A1` is a reference made as it computes (as `INDIRECT` makes one), which
+ * reading does not tell. The real engine proves itself against core's contract suite.
  */
 export function summingEngine(): FormulaEngine & { evaluated: string[] } {
   const evaluated: string[] = [];
@@ -38,7 +39,7 @@ export function summingEngine(): FormulaEngine & { evaluated: string[] } {
       return {
         ok: true,
         reading: {
-          areas: areasOf(formula, at.sheet),
+          areas: areasOf(formula.replace(/~\S+/g, ""), at.sheet),
           names: [],
           functions: unsupported,
           unsupported,
@@ -60,12 +61,13 @@ export function summingEngine(): FormulaEngine & { evaluated: string[] } {
         if (typeof value === "number") sum += value;
         return null;
       };
-      for (const area of areasOf(formula, at.sheet)) {
+      for (const area of areasOf(formula.replaceAll("~", ""), at.sheet)) {
         const single = area.firstRow === area.lastRow && area.firstColumn === area.lastColumn;
         const values = single ? [[cells.value(area.sheet, area.firstRow, area.firstColumn)]] : cells.area(area);
         for (const row of values) for (const value of row) if (add(value) !== null) return value;
       }
-      for (const number of formula.replace(REFERENCE, "").split("+")) if (number.trim() !== "") sum += Number(number);
+      for (const number of formula.replaceAll("~", "").replace(REFERENCE, "").split("+"))
+        if (number.trim() !== "") sum += Number(number);
       return sum;
     },
     move: (formula) => formula,
