@@ -49,8 +49,10 @@ const BLOCK_ROWS = 1024;
 const MAX_BUCKETS_PER_AREA = 16;
 
 const cellKey = (sheet: number, row: number, column: number) => (sheet * 1_048_577 + row) * 16_385 + column;
+const bucketKey = (sheet: number, column: number, block: number) => (sheet * 16_385 + column) * 1_025 + block;
 const areaKey = (area: SheetArea) =>
   `${area.sheet}:${area.firstRow}:${area.lastRow}:${area.firstColumn}:${area.lastColumn}`;
+const isCell = (area: SheetArea) => area.firstRow === area.lastRow && area.firstColumn === area.lastColumn;
 
 function contains(area: SheetArea, sheet: number, row: number, column: number): boolean {
   return (
@@ -75,16 +77,21 @@ interface AreaReaders {
  * first), in bounded time however the areas overlap. Cellar's own: the engine computes
  * one formula at a time and keeps no workbook.
  *
- * Areas are indexed by buckets of one column and 1,024 rows; an area spanning more than
- * 16 buckets (a whole column, a long lookup table) is kept in a list of its sheet,
- * looked through whole — such areas are few, and each is listed once however many
- * formulas read it.
+ * A single cell read is indexed by its cell (most references are one cell). Other areas
+ * are indexed by buckets of one column and 1,024 rows; an area spanning more than 16
+ * buckets (a whole column, a long lookup table) is kept in a list of its sheet, looked
+ * through whole — such areas are few, and each is listed once however many formulas
+ * read it. Keys are numbers: string keys for every reference took a fifth of an
+ * upload's time and much of its memory.
  */
 export class FormulaGraph {
   readonly nodes: FormulaNode[] = [];
   private readonly byCell = new Map<number, number>();
+  private readonly sheetIndex: ReadonlyMap<string, number>;
+  /** The formulas reading each single cell, by `cellKey`: one id, or several. */
+  private readonly cellReaders = new Map<number, number | number[]>();
   private readonly areas = new Map<string, AreaReaders>();
-  private readonly buckets = new Map<string, AreaReaders[]>();
+  private readonly buckets = new Map<number, AreaReaders[]>();
   private readonly wide = new Map<number, AreaReaders[]>();
   /** Per sheet, per column: the rows holding formulas, ascending, and their nodes. */
   private columns: Map<number, Map<number, { rows: number[]; ids: number[] }>> | null = null;
@@ -95,6 +102,7 @@ export class FormulaGraph {
     readonly definedNames: readonly DefinedName[],
     formulas: Iterable<WorkbookFormula>,
   ) {
+    this.sheetIndex = new Map(sheets.map((name, index) => [name, index]));
     const resolvedNames = new Map<string, SheetArea[] | null>();
     for (const formula of formulas) this.add(formula, resolvedNames);
   }
@@ -121,7 +129,7 @@ export class FormulaGraph {
       volatile = reading.volatile;
       obstacle =
         reading.obstacle ?? (unsupported.length > 0 ? `Cellar cannot compute ${unsupported.join(", ")}` : null);
-      areas = reading.areas.flatMap((area) => this.onSheet(area));
+      areas = this.onSheets(reading.areas);
       for (const name of reading.names) {
         const resolved = this.resolveName(name, formula.sheet, resolvedNames);
         if (resolved === undefined) continue;
@@ -136,19 +144,21 @@ export class FormulaGraph {
     for (const area of areas) this.indexArea(area, id);
   }
 
-  /** An engine's area on the workbook's sheets (none when its sheet does not exist: the engine gives `#REF!`). */
-  private onSheet(area: CellArea): SheetArea[] {
-    const sheet = this.sheets.indexOf(area.sheet);
-    if (sheet === -1) return [];
-    return [
-      {
+  /** An engine's areas on the workbook's sheets (one whose sheet does not exist is left out: the engine gives `#REF!`). */
+  private onSheets(areas: readonly CellArea[]): SheetArea[] {
+    const found: SheetArea[] = [];
+    for (const area of areas) {
+      const sheet = this.sheetIndex.get(area.sheet);
+      if (sheet === undefined) continue;
+      found.push({
         sheet,
         firstRow: Math.max(1, area.firstRow),
         lastRow: Math.min(SHEET_ROWS, area.lastRow),
         firstColumn: Math.max(1, area.firstColumn),
         lastColumn: Math.min(SHEET_COLUMNS, area.lastColumn),
-      },
-    ];
+      });
+    }
+    return found;
   }
 
   /**
@@ -178,13 +188,22 @@ export class FormulaGraph {
       syntax.reading.areas.length > 0 &&
       isOnlyAreas(refersTo)
     ) {
-      resolved = syntax.reading.areas.flatMap((area) => this.onSheet(area));
+      resolved = this.onSheets(syntax.reading.areas);
     }
     cache.set(key, resolved);
     return resolved;
   }
 
   private indexArea(area: SheetArea, reader: number): void {
+    if (isCell(area)) {
+      const cell = cellKey(area.sheet, area.firstRow, area.firstColumn);
+      const readers = this.cellReaders.get(cell);
+      if (readers === undefined) this.cellReaders.set(cell, reader);
+      else if (typeof readers === "number") {
+        if (readers !== reader) this.cellReaders.set(cell, [readers, reader]);
+      } else if (readers[readers.length - 1] !== reader) readers.push(reader);
+      return;
+    }
     const key = areaKey(area);
     let entry = this.areas.get(key);
     if (entry !== undefined) {
@@ -204,7 +223,7 @@ export class FormulaGraph {
     }
     for (let column = area.firstColumn; column <= area.lastColumn; column++) {
       for (let block = firstBlock; block <= lastBlock; block++) {
-        const bucket = `${area.sheet}:${column}:${block}`;
+        const bucket = bucketKey(area.sheet, column, block);
         const list = this.buckets.get(bucket);
         if (list === undefined) this.buckets.set(bucket, [entry]);
         else list.push(entry);
@@ -221,8 +240,11 @@ export class FormulaGraph {
   /** The formulas that read a cell directly. */
   readersOf(sheet: number, row: number, column: number): number[] {
     const found: number[] = [];
+    const readers = this.cellReaders.get(cellKey(sheet, row, column));
+    if (typeof readers === "number") found.push(readers);
+    else if (readers !== undefined) found.push(...readers);
     const block = Math.floor((row - 1) / BLOCK_ROWS);
-    for (const entry of this.buckets.get(`${sheet}:${column}:${block}`) ?? []) {
+    for (const entry of this.buckets.get(bucketKey(sheet, column, block)) ?? []) {
       if (contains(entry.area, sheet, row, column)) found.push(...entry.readers);
     }
     for (const entry of this.wide.get(sheet) ?? []) {
@@ -314,6 +336,11 @@ export class FormulaGraph {
     const childrenOf = (node: FormulaNode): number[] => {
       const children: number[] = [];
       for (const area of node.areas) {
+        if (isCell(area)) {
+          const id = this.byCell.get(cellKey(area.sheet, area.firstRow, area.firstColumn));
+          if (id !== undefined && targets.has(id)) children.push(id);
+          continue;
+        }
         const key = areaKey(area);
         if (areasDone.has(key)) continue;
         for (const id of this.formulasIn(area)) if (targets.has(id)) children.push(id);
@@ -352,7 +379,7 @@ export class FormulaGraph {
           if (below !== undefined) below.stale = true;
         } else {
           order.push(top.id);
-          for (const area of top.areas) areasDone.add(areaKey(area));
+          for (const area of top.areas) if (!isCell(area)) areasDone.add(areaKey(area));
         }
       }
     }
