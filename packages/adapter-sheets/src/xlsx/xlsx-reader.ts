@@ -625,14 +625,17 @@ export async function analyseXlsx(
     );
     const targets = new Set<number>();
     for (const [at, stored] of formulas.stored.entries()) if (!stored && !formulas.obstacles.has(at)) targets.add(at);
-    const needed = new CellsNeeded();
-    for (const id of targets) for (const area of (graph.nodes[id] as FormulaNode).areas) needed.add(area);
     // By the formula's position among the workbook's (its node's id): the pass that writes
     // them meets the formulas in the same order as the first.
     let results: ReadonlyMap<number, FormulaValue> = new Map();
     const notComputed = new Set<number>();
     let uncomputed: ReadonlySet<number> = new Set();
-    const loaded = early.cells ?? (await loadCells(zip, reading(), needed));
+    const cellsNeeded = () => {
+      const needed = new CellsNeeded();
+      for (const id of targets) for (const area of (graph.nodes[id] as FormulaNode).areas) needed.add(area);
+      return needed;
+    };
+    const loaded = early.cells ?? (await loadCells(zip, reading(), cellsNeeded()));
     if (loaded === null) {
       for (const id of targets) notComputed.add((graph.nodes[id] as FormulaNode).sheet);
     } else {

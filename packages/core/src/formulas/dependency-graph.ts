@@ -43,6 +43,9 @@ export interface FormulaNode extends WorkbookFormula {
   readonly volatile: boolean;
 }
 
+/** One empty list for the many nodes with nothing in it. */
+const NONE: readonly string[] = Object.freeze([]);
+
 /** Rows a bucket of the area index covers. */
 const BLOCK_ROWS = 1024;
 /** Areas wider or taller than this many buckets are kept apart, in a list looked through whole. */
@@ -137,7 +140,18 @@ export class FormulaGraph {
         else areas.push(...resolved);
       }
     }
-    const node: FormulaNode = { ...formula, id, areas, obstacle, unsupported, syntaxProblem, volatile };
+    const node: FormulaNode = {
+      sheet: formula.sheet,
+      row: formula.row,
+      column: formula.column,
+      formula: formula.formula,
+      id,
+      areas,
+      obstacle,
+      unsupported: unsupported.length === 0 ? NONE : unsupported,
+      syntaxProblem,
+      volatile,
+    };
     this.nodes.push(node);
     this.byCell.set(cellKey(formula.sheet, formula.row, formula.column), id);
     this.columns = null;
