@@ -254,6 +254,29 @@ describe("writing a workbook's cells", () => {
     expect((await partsOf(after)).get("xl/worksheets/sheet1.xml")).toContain('x:note="été"');
   });
 
+  it("writes into rows spread over a sheet of many chunks, and copies every row between them as it was", async () => {
+    // 30,000 rows, some without `r`, some with another attribute before it: writes fall on
+    // every 97th row and past the last; rows of every kind lie between them.
+    const rows: string[] = [];
+    for (let row = 1; row <= 30_000; row++) {
+      const tag = row % 5 === 0 ? "<row>" : row % 5 === 1 ? `<row x:r="9" r="${row}">` : `<row r="${row}">`;
+      rows.push(`${tag}<c><v>${row}</v></c><c t="inlineStr"><is><t>row ${row}</t></is></c></row>`);
+    }
+    const before = await zipped(
+      parts({ sheetXml: [`<worksheet ${MAIN} xmlns:x="urn:x"><sheetData>${rows.join("")}</sheetData></worksheet>`] }),
+    );
+    const writes: CellWrite[] = [];
+    for (let row = 3; row <= 30_000; row += 97) writes.push(at(row, 3, [[row * 2]]));
+    writes.push(at(30_002, 1, [["past the end"]]));
+    const after = await write(before, [{ sheet: 0, writes }]);
+    const read = await cells(after, 0, { firstRow: 1, lastRow: 30_002, firstColumn: 1, lastColumn: 3 });
+    for (let row = 1; row <= 30_000; row++) {
+      expect(read[row - 1]).toEqual([row, `row ${row}`, (row - 3) % 97 === 0 ? row * 2 : null]);
+    }
+    expect(read[30_000]).toEqual([null, null, null]);
+    expect(read[30_001]).toEqual(["past the end", null, null]);
+  });
+
   it.each([
     "clippy.xlsx",
     "deaths.xlsx",

@@ -31,8 +31,36 @@ interface WrittenCell {
 type RowWrites = Map<number, WrittenCell>;
 
 const ATTRIBUTE = /([\w:.-]+)\s*=\s*("[^"]*"|'[^']*')/g;
-/** A row start tag's `r`. */
-const ROW_NUMBER = /\sr\s*=\s*["']([^"']*)["']/;
+/** A row start tag's `r` (between `from` and `to` of `buffer`), read from its bytes; undefined when it has none, NaN when it is not a number. */
+function rowNumberIn(buffer: Buffer, from: number, to: number): number | undefined {
+  for (let at = from + 1; at < to; at++) {
+    const byte = buffer[at] as number;
+    if (byte === 0x22 || byte === 0x27) {
+      // Past another attribute's quoted value.
+      const end = buffer.indexOf(byte, at + 1);
+      if (end === -1 || end > to) return undefined;
+      at = end;
+      continue;
+    }
+    if (byte !== 0x72 || !isSpace(buffer[at - 1] as number)) continue;
+    let next = at + 1;
+    while (next < to && isSpace(buffer[next] as number)) next++;
+    if (buffer[next] !== 0x3d) continue;
+    next++;
+    while (next < to && isSpace(buffer[next] as number)) next++;
+    const quote = buffer[next];
+    if (quote !== 0x22 && quote !== 0x27) return Number.NaN;
+    const end = buffer.indexOf(quote, next + 1);
+    if (end === -1 || end > to) return Number.NaN;
+    const digits = buffer.toString("latin1", next + 1, end);
+    return /^\d+$/.test(digits) ? Number(digits) : Number.NaN;
+  }
+  return undefined;
+}
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+}
 
 /** A start tag's attributes (`<c r="B2" s="3">`), values as written (entities left alone). */
 function attributesOf(tag: string): Map<string, string> {
@@ -183,60 +211,83 @@ export async function* rewriteSheet(
         stage = "rows";
         continue;
       }
-      // Among the rows.
-      const rowStart = findTag(buffer, `${prefix}row`, 0);
-      // Looked for only before the next row: searched to the buffer's end for every row,
-      // it made the scan quadratic in a chunk's rows.
-      const close = (rowStart === -1 ? buffer : buffer.subarray(0, rowStart)).indexOf(`</${prefix}sheetData>`);
-      if (close !== -1 && (rowStart === -1 || close < rowStart)) {
-        out.push(buffer.subarray(0, close));
-        out.push(Buffer.from(newRowsBefore(Number.POSITIVE_INFINITY)));
-        buffer = buffer.subarray(close);
-        stage = "tail";
-        continue;
-      }
-      if (rowStart === -1) return keep(out, Math.max(0, buffer.length - 64), final);
-      const startEnd = tagEnd(buffer, rowStart);
-      if (startEnd === -1) return keep(out, rowStart, final);
-      const selfClosing = buffer[startEnd - 1] === 0x2f;
-      let rowEnd = startEnd + 1;
-      if (!selfClosing) {
-        const closeTag = buffer.indexOf(`</${prefix}row>`, startEnd);
-        if (closeTag === -1) return keep(out, rowStart, final);
-        rowEnd = closeTag + `</${prefix}row>`.length;
-      }
-      const startTag = buffer.subarray(rowStart, startEnd + 1).toString("latin1");
-      // Only its number: every row's start tag is read, and all its attributes cost a tenth of an edit.
-      const given = ROW_NUMBER.exec(startTag)?.[1];
-      const number = given === undefined ? lastRow + 1 : Number(given);
-      if (!Number.isInteger(number) || number <= lastRow || number > MAX_ROWS) {
-        throw unreadable(`has rows out of order (row ${given ?? number}).`);
-      }
-      lastRow = number;
-      out.push(buffer.subarray(0, rowStart));
-      out.push(Buffer.from(newRowsBefore(number)));
-      const edits = rows.get(number);
-      if (edits === undefined) {
-        out.push(buffer.subarray(rowStart, rowEnd));
-      } else {
-        nextPending++;
-        out.push(
-          Buffer.from(
-            rewrittenRow(
-              buffer.subarray(rowStart, rowEnd).toString("utf8"),
-              // As the row is decoded: a character beyond ASCII in the tag must not shift where its cells begin.
-              buffer.subarray(rowStart, startEnd + 1).toString("utf8"),
-              selfClosing,
-              number,
-              edits,
+      // Among the rows. A row no write touches is passed over where it lies and copied
+      // with its neighbours in one piece up to the next edited row: a slice, a string and
+      // a buffer per row made an edit whose results fall on rows across the sheet cost
+      // three times one that writes a single row.
+      const closeTag = `</${prefix}sheetData>`;
+      const close = buffer.indexOf(closeTag);
+      let at = 0;
+      let copied = 0;
+      const emitUpTo = (end: number) => {
+        if (end > copied) out.push(buffer.subarray(copied, end));
+        copied = end;
+      };
+      for (;;) {
+        const rowStart = findTag(buffer, `${prefix}row`, at);
+        if (close !== -1 && (rowStart === -1 || close < rowStart)) {
+          emitUpTo(close);
+          const rest = newRowsBefore(Number.POSITIVE_INFINITY);
+          if (rest !== "") out.push(Buffer.from(rest));
+          buffer = buffer.subarray(close);
+          stage = "tail";
+          break;
+        }
+        if (rowStart === -1) {
+          // What follows the rows passed over may be the start of a row's tag: kept.
+          buffer = buffer.subarray(copied);
+          return keep(out, Math.max(at - copied, buffer.length - 64), final);
+        }
+        const startEnd = tagEnd(buffer, rowStart);
+        if (startEnd === -1) {
+          buffer = buffer.subarray(copied);
+          return keep(out, rowStart - copied, final);
+        }
+        const selfClosing = buffer[startEnd - 1] === 0x2f;
+        let rowEnd = startEnd + 1;
+        if (!selfClosing) {
+          const closeRow = buffer.indexOf(`</${prefix}row>`, startEnd);
+          if (closeRow === -1) {
+            buffer = buffer.subarray(copied);
+            return keep(out, rowStart - copied, final);
+          }
+          rowEnd = closeRow + `</${prefix}row>`.length;
+        }
+        const given = rowNumberIn(buffer, rowStart, startEnd);
+        const number = given ?? lastRow + 1;
+        if (!Number.isInteger(number) || number <= lastRow || number > MAX_ROWS) {
+          throw unreadable(`has rows out of order (row ${number}).`);
+        }
+        lastRow = number;
+        at = rowEnd;
+        const edits = rows.get(number);
+        const before = (pendingRows[nextPending] ?? Number.POSITIVE_INFINITY) < number;
+        if (edits === undefined && !before) continue;
+        emitUpTo(rowStart);
+        if (before) out.push(Buffer.from(newRowsBefore(number)));
+        if (edits !== undefined) {
+          nextPending++;
+          out.push(
+            Buffer.from(
+              rewrittenRow(
+                buffer.subarray(rowStart, rowEnd).toString("utf8"),
+                // As the row is decoded: a character beyond ASCII in the tag must not shift where its cells begin.
+                buffer.subarray(rowStart, startEnd + 1).toString("utf8"),
+                selfClosing,
+                number,
+                edits,
+              ),
             ),
-          ),
-        );
-      }
-      buffer = buffer.subarray(rowEnd);
-      if (nextPending >= pendingRows.length) {
-        // Every write placed: the rest is copied as it is.
-        stage = "tail";
+          );
+          copied = rowEnd;
+        }
+        if (nextPending >= pendingRows.length) {
+          // Every write placed: the rest is copied as it is.
+          emitUpTo(rowEnd);
+          buffer = buffer.subarray(rowEnd);
+          stage = "tail";
+          break;
+        }
       }
     }
   }
@@ -260,7 +311,8 @@ export async function* rewriteSheet(
     let column = 0;
     if (!selfClosing) {
       const inner = xml.slice(startTag.length, xml.lastIndexOf("<"));
-      const cellTag = new RegExp(`<${escapeRegExp(prefix)}c(?=[\\s/>])`, "g");
+      const cellTag = patternsFor(prefix).cellTag;
+      cellTag.lastIndex = 0;
       const others: string[] = [];
       let at = 0;
       for (let match = cellTag.exec(inner); match !== null; match = cellTag.exec(inner)) {
@@ -349,6 +401,23 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** The patterns an edited row is read with, for a sheet's element prefix: made once, not once per row. */
+const patternsByPrefix = new Map<string, { cellTag: RegExp; cellWithoutReference: RegExp; formulaStart: RegExp }>();
+function patternsFor(prefix: string) {
+  let patterns = patternsByPrefix.get(prefix);
+  if (patterns === undefined) {
+    const escaped = escapeRegExp(prefix);
+    patterns = {
+      cellTag: new RegExp(`<${escaped}c(?=[\\s/>])`, "g"),
+      cellWithoutReference: new RegExp(`^<${escaped}c(?![^>]*\\sr\\s*=)`),
+      formulaStart: new RegExp(`<${escaped}f(?=[\\s/>])[^>]*>`),
+    };
+    // Prefixes are few (none, `x:`…); a hostile workbook's odd ones do not pile up.
+    if (patternsByPrefix.size < 16) patternsByPrefix.set(prefix, patterns);
+  }
+  return patterns;
+}
+
 /** The cells of a row, written ones merged into `existing` (column → its XML as it was), in column order. */
 function rowCells(
   edits: RowWrites,
@@ -365,7 +434,7 @@ function rowCells(
       // A cell without `r` is the one after the cell before it: once a cell before it is
       // dropped (emptied) or added, only its reference keeps it in its column.
       xml += (old as string).replace(
-        new RegExp(`^<${escapeRegExp(prefix)}c(?![^>]*\\sr\\s*=)`),
+        patternsFor(prefix).cellWithoutReference,
         `<${prefix}c r="${columnLetters(column)}${row}"`,
       );
       continue;
@@ -377,7 +446,7 @@ function rowCells(
 
 /** A cell's `<f>` element, whole (`<f …/>` or `<f …>…</f>`), or null when it holds no formula. */
 function formulaElement(cell: string, prefix: string): string | null {
-  const start = new RegExp(`<${escapeRegExp(prefix)}f(?=[\\s/>])[^>]*>`).exec(cell);
+  const start = patternsFor(prefix).formulaStart.exec(cell);
   if (start === null) return null;
   if (start[0].endsWith("/>")) return start[0];
   const close = cell.indexOf(`</${prefix}f>`, start.index);
