@@ -42,4 +42,29 @@ describe("rewriting a sheet as it streams", () => {
       expect(await rewritten(chunks, writes)).toBe(expected);
     }
   });
+
+  it("puts a new row between rows far apart, and writes rows whose tags do not start with their number", async () => {
+    // Even rows only, every third one with its number after another attribute.
+    const rows = Array.from({ length: 3_000 }, (_, k) => {
+      const row = 2 * (k + 1);
+      return k % 3 === 0
+        ? `<row spans="1:1" r="${row}"><c r="A${row}"><v>${row}</v></c></row>`
+        : `<row r="${row}"><c r="A${row}"><v>${row}</v></c></row>`;
+    });
+    const xml = `<worksheet ${MAIN}><sheetData>${rows.join("")}</sheetData></worksheet>`;
+    const chunks: string[] = [];
+    for (let at = 0; at < xml.length; at += 5_000) chunks.push(xml.slice(at, at + 5_000));
+    const result = await rewritten(chunks, [cell(4_001, 1), cell(4_002, 2), cell(5_000, 3)]);
+    const order = [...result.matchAll(/<row[^>]*\sr="(\d+)"/g)].map((match) => Number(match[1]));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(order).toHaveLength(3_001);
+    expect(
+      result.includes(
+        '<row r="4000"><c r="A4000"><v>4000</v></c></row><row r="4001"><c r="B4001"><v>1</v></c></row><row r="4002"><c r="A4002"><v>4002</v></c><c r="B4002"><v>2</v></c></row>',
+      ),
+    ).toBe(true);
+    expect(
+      result.includes('<row r="5000"><c r="A5000"><v>5000</v></c><c r="B5000"><v>3</v></c></row><row r="5002">'),
+    ).toBe(true);
+  });
 });

@@ -224,6 +224,23 @@ export async function* rewriteSheet(
         copied = end;
       };
       for (;;) {
+        // Straight to the next written row when its tag says its number (`<row r="N"`, as
+        // Excel, LibreOffice and Cellar write it), over the rows before it unread (the
+        // sheet's rows were found in order when it was read); else row by row.
+        const target = pendingRows[nextPending];
+        if (target !== undefined && target > lastRow + 1) {
+          const jump = jumpTo(target, at, close);
+          if (jump === "later") {
+            // Not in what has come yet, and every whole row here is before it.
+            const lastStart = lastRowStart(at);
+            buffer = buffer.subarray(copied);
+            return keep(out, Math.max(at, lastStart) - copied, final);
+          }
+          if (jump !== null) {
+            at = jump;
+            lastRow = target - 1;
+          }
+        }
         const rowStart = findTag(buffer, `${prefix}row`, at);
         if (close !== -1 && (rowStart === -1 || close < rowStart)) {
           emitUpTo(close);
@@ -290,6 +307,36 @@ export async function* rewriteSheet(
         }
       }
     }
+  }
+
+  /**
+   * Where row `target`'s tag starts in `buffer` from `at`; "later" when it is not there
+   * but the last whole row there is before it (its tag may come in the next chunk); null
+   * when rows are to be read one by one (a row without its number, a new row between
+   * others, the end of the rows in sight).
+   */
+  function jumpTo(target: number, at: number, close: number): number | "later" | null {
+    const found = buffer.indexOf(`<${prefix}row r="${target}"`, at);
+    if (found !== -1) return close === -1 || found < close ? found : null;
+    if (close !== -1) return null;
+    const lastStart = lastRowStart(at);
+    if (lastStart <= at) return null;
+    const end = tagEnd(buffer, lastStart);
+    const number = end === -1 ? undefined : rowNumberIn(buffer, lastStart, end);
+    return number !== undefined && number < target ? "later" : null;
+  }
+
+  /** Where the last row tag of `buffer` (from `at`) starts; `at` when there is none. */
+  function lastRowStart(at: number): number {
+    for (
+      let start = buffer.lastIndexOf(`<${prefix}row`);
+      start >= at;
+      start = buffer.lastIndexOf(`<${prefix}row`, start - 1)
+    ) {
+      if (findTag(buffer, `${prefix}row`, start) === start) return start;
+      if (start === 0) break;
+    }
+    return at;
   }
 
   /**
