@@ -655,6 +655,22 @@ describe("downloads", () => {
       (await cellar(["cells", book, "B9", "--formatted", "--types", "--json"], { home })).stdout,
     );
     expect(typed).toEqual({ range: "Formats!B9", values: [["31-Jan-26"]], types: [["date"]] });
+    // Found as shown, case aside: each cell and its text; -q the cells alone; --json all.
+    expect(await cellar(["find", book, "$1,234.5"], { home })).toMatchObject({
+      code: 0,
+      stdout: "Formats!B3\t$1,234.50\nFormats!C3\t-$1,234.50\n",
+      stderr: "2 cells.\n",
+    });
+    expect((await cellar(["find", book, "JAN", "-q", "--sheet", "Formats"], { home })).stdout).toContain(
+      "Formats!B9\n",
+    );
+    const json = JSON.parse((await cellar(["find", book, "--json", "--", "-$1,234"], { home })).stdout);
+    expect(json).toEqual([{ range: "Formats!C3", value: -1234.5, text: "-$1,234.50" }]);
+    expect(await cellar(["find", book, "nowhere at all"], { home })).toMatchObject({
+      code: 0,
+      stdout: "",
+      stderr: 'Nothing holds "nowhere at all".\n',
+    });
   });
 });
 

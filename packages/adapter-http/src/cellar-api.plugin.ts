@@ -19,7 +19,7 @@ import { permissionSchema } from "./people/permission.schemas.js";
 import { registerSessionRoutes } from "./sessions/session.routes.js";
 import { errorSchema } from "./shared/error.schemas.js";
 import { registerSheetRoutes } from "./sheets/sheet.routes.js";
-import { cellWindowSchema, sheetSchema } from "./sheets/sheet.schemas.js";
+import { cellWindowSchema, foundCellSchema, sheetSchema } from "./sheets/sheet.schemas.js";
 import { registerUserRoutes } from "./users/user.routes.js";
 import { userSchema, userSummarySchema } from "./users/user.schemas.js";
 import { registerContentRoute } from "./versions/content.routes.js";
@@ -93,6 +93,7 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
     versionSchema,
     sheetSchema,
     cellWindowSchema,
+    foundCellSchema,
   ]) {
     app.addSchema(schema);
   }
@@ -124,7 +125,7 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   registerCommentRoutes(app, { cellar, publicBase });
   registerVersionRoutes(app, { cellar, publicBase });
   app.register(async (content) => registerContentRoute(content, { cellar }));
-  registerSheetRoutes(app, { cellar });
+  registerSheetRoutes(app, { cellar, publicBase });
   registerCellEditRoutes(app, { cellar });
   registerUserRoutes(app, { cellar });
   registerSessionRoutes(app, { cellar });

@@ -22,7 +22,7 @@ const DESCRIPTION = `Cellar hosts spreadsheet files (.csv, .xlsx, .sheet): uploa
 
 **Rate limits.** Every response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds). Over the limit: 429 \`rate_limited\` with \`Retry-After\`. The budget is per account, or per client address for requests without a valid token.
 
-**Pagination.** \`GET /files\` and \`GET /files/{id}/activity\` take \`page\` (default 1) and \`per_page\` (default 25, at most 100) and answer with \`X-Total-Count\`, \`X-Total-Pages\`, \`X-Page\`, \`X-Per-Page\` and an RFC 8288 \`Link\` header.
+**Pagination.** \`GET /files\` and the lists under a file (\`/activity\`, \`/versions\`, \`/comments\`, \`/find\`) take \`page\` (default 1) and \`per_page\` (default 25, at most 100) and answer with \`X-Total-Count\`, \`X-Total-Pages\`, \`X-Page\`, \`X-Per-Page\` and an RFC 8288 \`Link\` header.
 
 **Requests.** JSON bodies are at most 1 MiB, with \`Content-Type: application/json\`; unknown fields are refused. Every response carries \`X-Request-Id\`: the client's own when it sends a sane one (\`[A-Za-z0-9._:-]{1,128}\`).`;
 

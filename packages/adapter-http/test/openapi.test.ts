@@ -57,6 +57,7 @@ describe("GET /openapi.json", () => {
         "POST /files/{id}/restore",
         "GET /files/{id}/download",
         "GET /files/{id}/sheets",
+        "GET /files/{id}/find",
         "GET /files/{id}/values",
         "POST /files/{id}/permissions",
         "GET /files/{id}/permissions",

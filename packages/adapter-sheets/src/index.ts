@@ -61,6 +61,14 @@ export function createSpreadsheetReader(
       // A CSV's cells are text already: formatted, they are what they are.
       return parsers.csvWindow({ index, rectangle, size, openFile });
     },
+    find({ kind, index, size, openFile, key }) {
+      // A CSV's records are searched as they are scanned; a workbook's cells through windows (core).
+      if (kind !== "csv") return null;
+      return (async function* () {
+        const parsers = await load();
+        yield* parsers.csvFind({ index, size, openFile, key });
+      })();
+    },
     async formulas({ index, openRows }) {
       const parsers = await load();
       return parsers.readKeptFormulas(index, openRows);

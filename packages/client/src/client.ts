@@ -109,6 +109,16 @@ export interface ShareOptions {
 }
 
 /** How `activity` pages. */
+/** A cell `find` found: where it is, its value, and its text as shown. */
+export type FoundCell = components["schemas"]["FoundCell"];
+
+export interface FindOptions {
+  /** Only this sheet, by name; every sheet when absent. */
+  readonly sheet?: string;
+  /** Cells fetched a request, 1–100 (default 100). */
+  readonly perPage?: number;
+}
+
 export interface ActivityListOptions {
   /** Entries fetched a request, 1–100 (default 100). */
   readonly perPage?: number;
@@ -168,6 +178,11 @@ export interface CellarClient {
    * for each formula cell's formula (`=SUM(B2:B9)`).
    */
   values(id: string, range: string, options?: ValuesOptions): Promise<CellWindow>;
+  /**
+   * The cells whose text as shown holds `text`, case aside, in sheet, row and column
+   * order, page after page, as one sequence.
+   */
+  find(id: string, text: string, options?: FindOptions): AsyncIterable<FoundCell>;
   /**
    * Gives a person a role on your file, by address; the same address again changes its
    * role (and sends no mail). `notified` says whether a mail told them.
@@ -324,6 +339,20 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
         api().DELETE("/files/{id}/permissions/{pid}", { params: { path: { id: fileId, pid: permissionId } } }),
       );
     },
+    find: (id, text, { sheet, perPage = 100 } = {}) =>
+      everyPage((page) =>
+        api().GET("/files/{id}/find", {
+          params: {
+            path: { id },
+            query: {
+              q: text,
+              ...(sheet === undefined ? {} : { sheet }),
+              page: String(page),
+              per_page: String(perPage),
+            },
+          },
+        }),
+      ),
     activity: (fileId, { perPage = 100 } = {}) =>
       everyPage((page) =>
         api().GET("/files/{id}/activity", {

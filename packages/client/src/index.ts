@@ -14,6 +14,8 @@ export {
   type FileListOptions,
   type FileSortOrder,
   type FileVersion,
+  type FindOptions,
+  type FoundCell,
   PERMISSION_ROLES,
   type Permission,
   type PermissionRole,

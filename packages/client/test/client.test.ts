@@ -245,6 +245,25 @@ describe("the client against a real server", () => {
     });
   });
 
+  it("finds the cells whose text as shown holds some text, page after page, as one sequence", async () => {
+    const client = await signedIn("fay@example.com");
+    const rows = ["name,city"];
+    for (let row = 2; row <= 260; row++) rows.push(row % 2 === 0 ? `Person ${row},Paris` : `Person ${row},Lyon`);
+    const file = await client.upload({ fileName: "cities.csv", content: new TextEncoder().encode(rows.join("\n")) });
+    const found: { range: string; value: unknown; text: string }[] = [];
+    for await (const cell of client.find(file.id, "PARIS", { perPage: 50 })) found.push(cell);
+    expect(found).toHaveLength(130);
+    expect(found[0]).toEqual({ range: "Sheet1!B2", value: "Paris", text: "Paris" });
+    expect(found.at(-1)?.range).toBe("Sheet1!B260");
+    const formats = readFileSync(
+      new URL("../../adapter-sheets/test/fixtures/libreoffice-formats.xlsx", import.meta.url),
+    );
+    const book = await client.upload({ fileName: "formats.xlsx", content: new Uint8Array(formats) });
+    const dollars: unknown[] = [];
+    for await (const cell of client.find(book.id, "-$1,234.50", { sheet: "Formats" })) dollars.push(cell);
+    expect(dollars).toContainEqual({ range: "Formats!C3", value: -1234.5, text: "-$1,234.50" });
+  });
+
   const csv = (text: string) => ({ fileName: "people.csv", content: new TextEncoder().encode(text) });
 
   it("shares a file with a person by mail, changes their role and takes them off", async () => {

@@ -285,6 +285,7 @@ export {
   parseA1Range,
   quoteSheetName,
 } from "./sheets/a1-range.js";
+export { FIND_LIMITS, type FoundCell } from "./sheets/finding.js";
 export { isoToSerial, type SerialKind, serialToIso } from "./sheets/serial-dates.js";
 export {
   type CellWindow,

@@ -59,4 +59,28 @@ export const sheetCommands: readonly CommandSpec[] = [
       output.note(window.values.length === 0 ? `${window.range} is empty.` : window.range);
     },
   },
+  {
+    name: "find",
+    args: ["<id>", "<text>"],
+    description:
+      "the cells whose text as shown holds <text>, case aside: each cell and its text, in sheet, row and column order",
+    options: [{ name: "sheet", value: "<name>", description: "only this sheet" }],
+    async run(context, { args: [id = "", text = ""], options }) {
+      const session = await context.signedIn();
+      const sheet = typeof options.sheet === "string" ? options.sheet : undefined;
+      const { output } = context;
+      const found = [];
+      let count = 0;
+      for await (const cell of session.client.find(id, text, sheet === undefined ? {} : { sheet })) {
+        count++;
+        if (output.options.json) found.push(cell);
+        else if (output.options.quiet) output.result(cell.range);
+        else output.result(`${cell.range}\t${cell.text}`);
+      }
+      if (output.options.json) return output.json(found);
+      output.note(
+        count === 0 ? `Nothing holds ${JSON.stringify(text)}.` : `${count} ${count === 1 ? "cell" : "cells"}.`,
+      );
+    },
+  },
 ];

@@ -40,6 +40,12 @@ describe("spreadsheets on PostgreSQL and S3, two server processes", () => {
         ["Food & “drinks”", 300.5, "1999-12-31"],
       ],
     });
+    // Found through the other process, case aside, on every sheet, the page's headers given.
+    const found = await fetch(`${other.url}/v1/files/${file.id}/find?q=RENT`, { headers: auth });
+    expect(found.status).toBe(200);
+    const cells = (await found.json()) as { range: string; value: unknown; text: string }[];
+    expect(cells[0]).toEqual({ range: "Budget!A2", value: "Rent", text: "Rent" });
+    expect(found.headers.get("x-total-count")).toBe(String(cells.length));
     const csv = await (await fetch(`${one.url}/v1/files/${file.id}/download?format=csv`, { headers: auth })).text();
     expect(csv.split("\r\n")[0]).toBe("Item,Amount,Due,Paid,Double");
 

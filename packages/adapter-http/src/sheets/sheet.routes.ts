@@ -2,10 +2,18 @@ import type { Cellar, FileRecord } from "@cellar/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { entityTag, ifNoneMatchMatches } from "../files/entity-tag.js";
 import { type FileIdParams, fileIdParamsSchema } from "../files/file.schemas.js";
+import { pageRequestOf, setPageHeaders } from "../files/pagination-links.js";
 import { callerOf } from "../http/request-context.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
 import { BEARER_SECURITY } from "../shared/openapi.js";
-import { type ValuesQuery, valuesQuerySchema } from "./sheet.schemas.js";
+import {
+  type FindQuery,
+  FOUND_CELL_SCHEMA_ID,
+  findQuerySchema,
+  foundCellsPageHeaders,
+  type ValuesQuery,
+  valuesQuerySchema,
+} from "./sheet.schemas.js";
 
 const TAGS = ["Spreadsheets"];
 
@@ -35,7 +43,10 @@ const ACCESS_ERRORS = {
   409: "file_in_trash: your file is in the trash; restore it first.",
 } as const;
 
-export function registerSheetRoutes(app: FastifyInstance, { cellar }: { readonly cellar: Cellar }): void {
+export function registerSheetRoutes(
+  app: FastifyInstance,
+  { cellar, publicBase }: { readonly cellar: Cellar; readonly publicBase: string },
+): void {
   /**
    * Authorises the request and answers 304 when the client's copy is current: returns
    * true then. Otherwise sets the revalidation headers for the 200 to come.
@@ -96,6 +107,49 @@ export function registerSheetRoutes(app: FastifyInstance, { cellar }: { readonly
         frozen: sheet.frozen,
         ...(sheet.csv === undefined ? {} : { csv: sheet.csv }),
       }));
+    },
+  );
+
+  app.get<{ Params: FileIdParams; Querystring: FindQuery }>(
+    "/files/:id/find",
+    {
+      schema: {
+        operationId: "findCells",
+        summary: "Find text in a file's cells",
+        description:
+          "The cells whose text as shown (`render=formatted`) holds `q`, case aside, on every sheet or the one named, in sheet, row, then column order. Paginated like `GET /files`, with the same headers. A file is read through for each search: a million-row CSV answers in well under a second.",
+        tags: TAGS,
+        security: BEARER_SECURITY,
+        params: fileIdParamsSchema,
+        querystring: findQuerySchema,
+        response: {
+          200: {
+            description: "One page of the cells found; an empty array past the last page.",
+            headers: foundCellsPageHeaders,
+            type: "array",
+            items: { $ref: `${FOUND_CELL_SCHEMA_ID}#` },
+          },
+          ...errorResponses([400, 404, 409, 422, ...AUTHENTICATED], {
+            ...ACCESS_ERRORS,
+            400: "validation_error: `q` missing, empty or too long, an unknown sheet, or a bad `page` or `per_page`.",
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { q, sheet } = request.query;
+      const { page } = await cellar.sheets.find({
+        callerId: callerOf(request).userId,
+        fileId: request.params.id,
+        q,
+        ...(sheet === undefined ? {} : { sheet }),
+        ...pageRequestOf(request.query),
+      });
+      const listing = new URL(`${publicBase}${app.prefix}/files/${encodeURIComponent(request.params.id)}/find`);
+      listing.searchParams.set("q", q);
+      if (sheet !== undefined) listing.searchParams.set("sheet", sheet);
+      setPageHeaders(reply, page, listing);
+      return page.items;
     },
   );
 

@@ -1,4 +1,5 @@
-import { CELL_RENDERS, type CellRender, MAX_WINDOW_CELLS } from "@cellar/core";
+import { CELL_RENDERS, type CellRender, FIND_LIMITS, MAX_WINDOW_CELLS } from "@cellar/core";
+import { pageHeaders, pageQueryProperties } from "../files/file.schemas.js";
 
 const cellType = { type: ["string", "null"], enum: ["string", "number", "boolean", "date", "error", null] } as const;
 
@@ -161,6 +162,51 @@ export const valuesQuerySchema = {
     },
   },
 } as const;
+
+/** The `$id` of a cell found by `GET /files/:id/find`. */
+export const FOUND_CELL_SCHEMA_ID = "FoundCell";
+
+export const foundCellSchema = {
+  $id: FOUND_CELL_SCHEMA_ID,
+  title: FOUND_CELL_SCHEMA_ID,
+  description: "A cell whose text as shown holds the text looked for.",
+  type: "object",
+  additionalProperties: false,
+  required: ["range", "value", "text"],
+  properties: {
+    range: { type: "string", description: "The cell, with its sheet.", examples: ["Data!B3", "'Q1 Budget'!C7"] },
+    value: { ...cellValue, description: "Its value as `GET /values` gives it (`render=raw`)." },
+    text: {
+      type: "string",
+      description: "Its text as shown (`render=formatted`): what was searched.",
+      examples: ["$1,200.00"],
+    },
+  },
+} as const;
+
+export const findQuerySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["q"],
+  properties: {
+    q: {
+      type: "string",
+      description: `The text to find, 1 to ${FIND_LIMITS.maxQueryCharacters} characters: a cell matches when its text as shown holds it, case aside (folded as file names are).`,
+      examples: ["rent"],
+    },
+    sheet: { type: "string", description: "Only this sheet (by name); every sheet when absent." },
+    ...pageQueryProperties("Cells"),
+  },
+} as const;
+
+export interface FindQuery {
+  readonly q: string;
+  readonly sheet?: string;
+  readonly page?: string;
+  readonly per_page?: string;
+}
+
+export const foundCellsPageHeaders = pageHeaders("cells found", "Each keeps the search's `q` and `sheet`.");
 
 export interface ValuesQuery {
   readonly range: string;

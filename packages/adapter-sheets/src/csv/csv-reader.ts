@@ -5,6 +5,7 @@ import {
   type CellValue,
   type CsvDelimiter,
   type CsvEncoding,
+  fileNameKey,
   type OpenBytes,
   type ReadableSheetIndex,
   SpreadsheetUnreadableError,
@@ -324,3 +325,120 @@ export async function* csvRows(
   }
   yield* ready;
 }
+
+/**
+ * The cells of a CSV whose text holds `key` once folded (`fileNameKey`, as core finds
+ * text), in row and column order: `[row, column, text]`. A record is decoded only when
+ * it may hold a match: for a key of plain ASCII (no quote, delimiter or line end), a record
+ * of ASCII units that does not hold it, case aside, is passed over unread; folding cannot
+ * make one match (only characters beyond ASCII fold into ASCII ones).
+ */
+export async function* csvFind(input: {
+  index: ReadableSheetIndex;
+  size: number;
+  openFile: OpenBytes;
+  key: string;
+}): AsyncGenerator<[number, number, string]> {
+  const { index, key } = input;
+  const csv = index.csv;
+  const sheet = index.sheets[0];
+  if (csv === undefined || sheet === undefined) throw new Error("not a CSV's index");
+  const wide = wideness(csv.encoding);
+  const unitBytes = wide === null ? 1 : 2;
+  const decode = decoderFor(csv.encoding);
+  const bomBytes = csv.bom ? (csv.encoding === "utf-8" ? 3 : 2) : 0;
+  const delimiter = csv.delimiter.charCodeAt(0);
+  // The key's units, when a record's raw units can rule it out: plain ASCII without a quote, the delimiter or a line end.
+  const plain =
+    /^[\x20-\x7e]+$/.test(key) && !key.includes('"') && !key.includes(csv.delimiter)
+      ? Uint16Array.from(key, (character) => character.charCodeAt(0))
+      : null;
+  const mayHold = (record: CsvRecord): boolean => {
+    if (plain === null || record.fieldCount === 0) return true;
+    const units = record.units;
+    const start = record.starts[0] as number;
+    const end = record.ends[record.fieldCount - 1] as number;
+    const first = plain[0] as number;
+    for (let at = start; at < end; at++) {
+      const unit = units[at] as number;
+      if (unit >= 0x80) return true;
+      // ASCII letters compare lower case: `| 0x20` lowers A–Z and leaves a–z.
+      const lowered = unit >= 0x41 && unit <= 0x5a ? unit | 0x20 : unit;
+      if (lowered !== first || at + plain.length > end) continue;
+      let k = 1;
+      for (; k < plain.length; k++) {
+        const next = units[at + k] as number;
+        if ((next >= 0x41 && next <= 0x5a ? next | 0x20 : next) !== plain[k]) break;
+      }
+      if (k === plain.length) return true;
+    }
+    return false;
+  };
+  const found: [number, number, string][] = [];
+  /** A scanner of the records from row `after` + 1 on, that notes each match in `found`. */
+  const scannerFrom = (after: number, startOffset: number) => {
+    let row = after;
+    return new CsvRecordScanner(
+      delimiter,
+      {
+        record(record: CsvRecord) {
+          row++;
+          if (row > sheet.rowCount || !mayHold(record)) return;
+          for (let field = 0; field < Math.min(record.fieldCount, sheet.columnCount); field++) {
+            if (fieldIsEmpty(record, field)) continue;
+            const text = decode(fieldBytes(record, field));
+            if (fileNameKey(text).includes(key)) found.push([row, field + 1, text]);
+          }
+        },
+      },
+      limitsFor(unitBytes),
+      { startOffset, unitBytes },
+    );
+  };
+  const checkpoints = index.checkpoints[0];
+  if (plain === null || wide !== null || checkpoints === undefined || checkpoints.offsets.length === 0) {
+    const scanner = scannerFrom(0, bomBytes);
+    const chunks = await input.openFile(input.size === 0 ? undefined : { start: 0, end: input.size - 1 });
+    for await (const _ of scanning(chunks, scanner, wide, bomBytes)) {
+      yield* found.splice(0);
+    }
+    yield* found;
+    return;
+  }
+  // The rows between two checkpoints are read as one piece, in a single pass over the
+  // file: a piece of ASCII that does not hold the key, case aside (V8 lowers and searches
+  // a one-byte string natively), is passed over without its records being scanned.
+  const { every, offsets } = checkpoints;
+  const pieceEnd = (piece: number) => offsets[piece + 1] ?? input.size;
+  const searchPiece = (piece: number, bytes: Buffer) => {
+    const text = bytes.toString("latin1");
+    if (!BEYOND_ASCII.test(text) && !text.toLowerCase().includes(key)) return;
+    const scanner = scannerFrom(piece * every, offsets[piece] as number);
+    scanner.push(bytes);
+    scanner.end();
+  };
+  let piece = 0;
+  let position = offsets[0] as number;
+  let pending: Buffer[] = [];
+  const chunks = await input.openFile(position >= input.size ? undefined : { start: position, end: input.size - 1 });
+  for await (const chunk of chunks) {
+    let rest = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    while (rest.length > 0 && piece < offsets.length) {
+      const taken = Math.min(pieceEnd(piece) - position, rest.length);
+      pending.push(rest.subarray(0, taken));
+      position += taken;
+      rest = rest.subarray(taken);
+      if (position === pieceEnd(piece)) {
+        searchPiece(piece, Buffer.concat(pending));
+        pending = [];
+        piece++;
+      }
+    }
+    yield* found.splice(0);
+  }
+  if (pending.length > 0 && piece < offsets.length) searchPiece(piece, Buffer.concat(pending));
+  yield* found;
+}
+
+/** A character past ASCII (U+0080 and up). */
+const BEYOND_ASCII = /[\u0080-\uffff]/;

@@ -312,6 +312,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files/{id}/find": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find text in a file's cells
+         * @description The cells whose text as shown (`render=formatted`) holds `q`, case aside, on every sheet or the one named, in sheet, row, then column order. Paginated like `GET /files`, with the same headers. A file is read through for each search: a million-row CSV answers in well under a second.
+         */
+        get: operations["findCells"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/{id}/values": {
         parameters: {
             query?: never;
@@ -816,6 +836,25 @@ export interface components {
             values: (string | number | boolean | null)[][];
             /** @description With `types=true`: each cell's type, the same shape as `values`. */
             types?: ("string" | "number" | "boolean" | "date" | "error" | null)[][];
+        };
+        /**
+         * FoundCell
+         * @description A cell whose text as shown holds the text looked for.
+         */
+        FoundCell: {
+            /**
+             * @description The cell, with its sheet.
+             * @example Data!B3
+             * @example 'Q1 Budget'!C7
+             */
+            range: string;
+            /** @description Its value as `GET /values` gives it (`render=raw`). */
+            value: string | number | boolean | null;
+            /**
+             * @description Its text as shown (`render=formatted`): what was searched.
+             * @example $1,200.00
+             */
+            text: string;
         };
     };
     responses: never;
@@ -4079,6 +4118,171 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
+            401: {
+                headers: {
+                    /** @description Bearer realm="cellar", with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such file, or one the caller may not see (someone else's trashed file, or a private one not shared with you). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description file_in_trash: your file is in the trash; restore it first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unreadable_spreadsheet: Cellar cannot read this file's cells (a .sheet file, a damaged or hostile workbook); its bytes still download. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; wait for Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: something unexpected went wrong; details are only in the server's log. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable or mail_unavailable: the server is shutting down, cannot reach its storage, or could not send the mail. */
+            503: {
+                headers: {
+                    /** @description With `unavailable`: seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    findCells: {
+        parameters: {
+            query: {
+                /**
+                 * @description The text to find, 1 to 255 characters: a cell matches when its text as shown holds it, case aside (folded as file names are).
+                 * @example rent
+                 */
+                q: string;
+                /** @description Only this sheet (by name); every sheet when absent. */
+                sheet?: string;
+                /**
+                 * @description Page number, a whole number ≥ 1 (no leading zeros, at most 15 digits). Default 1. A page past the end is an empty array.
+                 * @example 1
+                 */
+                page?: string;
+                /**
+                 * @description Cells per page, a whole number ≥ 1 (no leading zeros, at most 15 digits). Default 25; above 100 it is served as 100.
+                 * @example 25
+                 */
+                per_page?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The file's id, `file_…`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the cells found; an empty array past the last page. */
+            200: {
+                headers: {
+                    /** @description Total number of cells found in the listing. */
+                    "X-Total-Count"?: number;
+                    /** @description ceil(X-Total-Count / X-Per-Page); 0 when there are none. */
+                    "X-Total-Pages"?: number;
+                    /** @description The page served. */
+                    "X-Page"?: number;
+                    /** @description How many cells found a page holds, as served (at most 100). */
+                    "X-Per-Page"?: number;
+                    /** @description RFC 8288 links to the `first`, `last`, `prev` and `next` pages, where they exist: `<…?page=2&per_page=25>; rel="next"`. Each keeps the search's `q` and `sheet`. Absent when the list is empty. */
+                    Link?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FoundCell"][];
+                };
+            };
+            /** @description validation_error: `q` missing, empty or too long, an unknown sheet, or a bad `page` or `per_page`. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description unauthorized: the bearer token is missing, malformed, expired or revoked. */
             401: {

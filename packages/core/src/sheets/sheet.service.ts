@@ -3,7 +3,9 @@ import { CONTENT_TYPES, type FileRecord } from "../files/file.entity.js";
 import { authorizeFileAction, type FileAction } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import { invalidField } from "../shared/errors.js";
+import type { Page } from "../shared/pagination.js";
 import { type A1Range, formatA1Range, parseA1Range } from "./a1-range.js";
+import { type FoundCell, findCells, readFindRequest } from "./finding.js";
 import {
   createSheetContents,
   readOrUnreadable,
@@ -13,7 +15,7 @@ import {
   unreadable,
 } from "./sheet-contents.js";
 import type { CellType, CellValue, FrozenPanes, ReadableSheetIndex, SheetSummary } from "./sheet-index.js";
-import { CELL_RENDERS, type CellRender } from "./spreadsheet-reader.port.js";
+import { CELL_RENDERS, type CellRectangle, type CellRender } from "./spreadsheet-reader.port.js";
 
 /** The most cells one window may hold (after clipping to the sheet). */
 export const MAX_WINDOW_CELLS = 50_000;
@@ -158,6 +160,56 @@ export function createSheetService(deps: SheetServiceDeps) {
           values: grid.values,
           ...(input.types ? { types: grid.types } : {}),
         },
+      };
+    },
+
+    /**
+     * The cells whose text as shown holds `q`, case aside, on every sheet or the one named
+     * (decisions §9): one page of them, in sheet, row and column order.
+     */
+    async find(input: {
+      callerId: string;
+      fileId: string;
+      q: unknown;
+      sheet?: unknown;
+      page?: unknown;
+      perPage?: unknown;
+    }): Promise<{ file: FileRecord; page: Page<FoundCell> }> {
+      const { key, page } = readFindRequest(input);
+      if (input.sheet !== undefined && typeof input.sheet !== "string")
+        throw invalidField("sheet", "is a sheet's name");
+      const file = await load("read_cells", input.callerId, input.fileId);
+      const index = await readableIndex(file);
+      const sheets = input.sheet === undefined ? index.sheets : [sheetOf(index, input.sheet, "sheet")];
+      const reader = readerOrRefuse();
+      const read = (render: CellRender) => (sheet: { index: number }, rectangle: CellRectangle) =>
+        readOrUnreadable(() =>
+          reader.window({
+            kind: file.kind as "csv" | "xlsx",
+            index,
+            sheet: sheet.index,
+            rectangle,
+            render,
+            size: file.size,
+            openFile: contentOpener(file),
+            openRows: opener(sheetRowsBlobKey(file.blobKey)),
+          }),
+        );
+      const found = (sheet: { index: number }) =>
+        reader.find?.({
+          kind: file.kind as "csv" | "xlsx",
+          index,
+          sheet: sheet.index,
+          key,
+          size: file.size,
+          openFile: contentOpener(file),
+          openRows: opener(sheetRowsBlobKey(file.blobKey)),
+        }) ?? null;
+      return {
+        file,
+        page: await readOrUnreadable(() =>
+          findCells({ sheets, key, page, shown: read("formatted"), raw: read("raw"), found }),
+        ),
       };
     },
 

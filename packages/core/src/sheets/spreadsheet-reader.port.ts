@@ -84,6 +84,20 @@ export interface SpreadsheetReader {
     openRows: OpenBytes;
   }): Promise<CellGrid>;
   /**
+   * The cells of a sheet whose text as shown holds `key` once folded (`fileNameKey`), in
+   * row and column order, `[row, column, text]`: a quicker way than reading windows, for
+   * a file whose reader has one. Null when it has none: core reads windows then.
+   */
+  find?(input: {
+    kind: Exclude<FileKind, "sheet">;
+    index: ReadableSheetIndex;
+    sheet: number;
+    key: string;
+    size: number;
+    openFile: OpenBytes;
+    openRows: OpenBytes;
+  }): AsyncIterable<readonly [row: number, column: number, text: string]> | null;
+  /**
    * The formulas of a workbook and its defined names, as kept with its index: what an
    * edit recomputes from. Null when the index keeps none (a CSV, a reader without a
    * formula engine).
