@@ -15,7 +15,7 @@ import * as formulajs from "@formulajs/formulajs";
 import FormulaParser, { type FunctionArgument } from "fast-formula-parser";
 import { format as formatNumber, isDateFormat, isValidFormat } from "numfmt";
 import { EXCEL_FUNCTIONS_UNCOMPUTED, VOLATILE_FUNCTIONS } from "./excel-functions.js";
-import { moveReferences, readTokens, referenceOf, tokensOf } from "./formula-text.js";
+import { moveReferences, readTokens, referenceOf, restructureReferences, tokensOf } from "./formula-text.js";
 
 const { FormulaError, DepParser } = FormulaParser;
 
@@ -425,6 +425,7 @@ export function createFormulaEngine(): FormulaEngine {
     },
 
     move: moveReferences,
+    restructure: restructureReferences,
   };
   return engine;
 }

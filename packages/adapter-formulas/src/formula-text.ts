@@ -1,4 +1,15 @@
-import { type CellArea, columnLetters, columnNumber } from "@cellar/core";
+import {
+  type CellArea,
+  columnLetters,
+  columnNumber,
+  quoteSheetName,
+  STRUCTURE_MAX_COLUMNS,
+  STRUCTURE_MAX_ROWS,
+  type StructureChange,
+  sameSheet,
+  spanAfterDelete,
+  spanAfterInsert,
+} from "@cellar/core";
 import { type LexedToken, lex } from "fast-formula-parser/grammar/lexing.js";
 
 /** The last row and column of a worksheet. */
@@ -213,4 +224,111 @@ function moveBound(image: string, rows: number, columns: number): string | null 
     return `${dollar}${moved}`;
   }
   return image;
+}
+
+/** A bound of a reference as written: its column and row (null where it has none) and which are absolute. */
+interface WrittenBound {
+  readonly column: number | null;
+  readonly row: number | null;
+  readonly columnAbsolute: boolean;
+  readonly rowAbsolute: boolean;
+}
+
+function boundOf(image: string): WrittenBound | null {
+  const cell = CELL.exec(image);
+  if (cell !== null) {
+    return {
+      column: columnNumber(cell[2] as string),
+      row: Number(cell[4]),
+      columnAbsolute: cell[1] === "$",
+      rowAbsolute: cell[3] === "$",
+    };
+  }
+  const column = COLUMN.exec(image);
+  if (column !== null) {
+    return { column: columnNumber(column[2] as string), row: null, columnAbsolute: column[1] === "$", rowAbsolute: false };
+  }
+  const row = ROW.exec(image);
+  if (row !== null) return { column: null, row: Number(row[2]), columnAbsolute: false, rowAbsolute: row[1] === "$" };
+  return null;
+}
+
+function boundText(bound: WrittenBound): string {
+  const column = bound.column === null ? "" : `${bound.columnAbsolute ? "$" : ""}${columnLetters(bound.column)}`;
+  const row = bound.row === null ? "" : `${bound.rowAbsolute ? "$" : ""}${bound.row}`;
+  return column + row;
+}
+
+/**
+ * The formula, on sheet `own`, with its references following a change of structure as
+ * Excel's do (decisions §9): moved, grown or shrunk with their cells, `#REF!` where all
+ * their cells or their sheet are gone, a renamed sheet's new name (quoted where it must
+ * be). Everything else is kept exactly as written.
+ */
+export function restructureReferences(formula: string, own: string, change: StructureChange): string {
+  const tokens = tokensOf(formula);
+  if (typeof tokens === "string") return formula;
+  let out = "";
+  let copied = 0;
+  for (let at = 0; at < tokens.length; ) {
+    const reference = referenceAt(tokens, at);
+    if (reference === null) {
+      at++;
+      continue;
+    }
+    const first = tokens[at] as LexedToken;
+    const last = tokens[reference.parts[reference.parts.length - 1] as number] as LexedToken;
+    const explicit = reference.reference.sheet;
+    const replaced = restructuredReference(
+      tokens,
+      reference.parts,
+      explicit === null ? null : first.image,
+      explicit ?? own,
+      change,
+    );
+    at = reference.end;
+    if (replaced === null) continue;
+    out += formula.slice(copied, first.startOffset) + replaced;
+    copied = last.startOffset + last.image.length;
+  }
+  return out + formula.slice(copied);
+}
+
+/** A reference's new text after `change`, its sheet prefix (as written, or null) included; null when it stays as written. */
+function restructuredReference(
+  tokens: readonly LexedToken[],
+  parts: readonly number[],
+  prefix: string | null,
+  sheet: string,
+  change: StructureChange,
+): string | null {
+  if (change.kind === "rename_sheet") {
+    if (prefix === null || !sameSheet(sheet, change.sheet)) return null;
+    return `${quoteSheetName(change.to)}!${parts.map((part) => (tokens[part] as LexedToken).image).join(":")}`;
+  }
+  if (!sameSheet(sheet, change.sheet)) return null;
+  if (change.kind === "delete_sheet") return prefix === null ? null : "#REF!";
+  const bounds = parts.map((part) => boundOf((tokens[part] as LexedToken).image));
+  if (bounds.some((bound) => bound === null)) return null;
+  const written = bounds as WrittenBound[];
+  const rows = change.kind === "insert_rows" || change.kind === "delete_rows";
+  const along = (bound: WrittenBound) => (rows ? bound.row : bound.column);
+  // A whole column does not move with rows, nor a whole row with columns.
+  if (written.some((bound) => along(bound) === null)) return null;
+  const positions = written.map((bound) => along(bound) as number);
+  const low = Math.min(...positions);
+  const high = Math.max(...positions);
+  const limit = rows ? STRUCTURE_MAX_ROWS : STRUCTURE_MAX_COLUMNS;
+  const span =
+    change.kind === "insert_rows" || change.kind === "insert_columns"
+      ? spanAfterInsert(low, high, change.at, change.count, limit)
+      : spanAfterDelete(low, high, change.at, change.count);
+  if (span !== null && span[0] === low && span[1] === high) return null;
+  const sheetPart = prefix ?? "";
+  if (span === null) return `${sheetPart}#REF!`;
+  const moved = written.map((bound, k) => {
+    const position = (positions[k] as number) === low ? span[0] : span[1];
+    return rows ? { ...bound, row: position } : { ...bound, column: position };
+  });
+  return sheetPart + moved.map(boundText).join(":");
 }

@@ -286,6 +286,16 @@ export {
   quoteSheetName,
 } from "./sheets/a1-range.js";
 export { FIND_LIMITS, type FoundCell } from "./sheets/finding.js";
+export {
+  movedArea,
+  type NamedArea,
+  STRUCTURE_MAX_COLUMNS,
+  STRUCTURE_MAX_ROWS,
+  type StructureChange,
+  sameSheet,
+  spanAfterDelete,
+  spanAfterInsert,
+} from "./structure/structure-change.js";
 export { isoToSerial, type SerialKind, serialToIso } from "./sheets/serial-dates.js";
 export {
   type CellWindow,

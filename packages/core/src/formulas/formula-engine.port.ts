@@ -1,3 +1,4 @@
+import type { StructureChange } from "../structure/structure-change.js";
 import type { FormulaValue } from "./formula-values.js";
 
 /** A cell's place in a workbook: its sheet's name, its row and column counted from 1. */
@@ -83,6 +84,10 @@ export interface WorkbookSettings {
  * - `move` gives the formula with its relative references moved by `rows` and
  *   `columns` (absolute ones, `$A$1`, stay): a shared formula's text for each cell it
  *   covers. A reference moved off the sheet becomes `#REF!`;
+ * - `restructure` gives the formula with its references following a change of structure
+ *   (rows or columns inserted or deleted, a sheet renamed or deleted) as Excel's do:
+ *   moved, grown or shrunk with their cells, absolute ones too, `#REF!` where their
+ *   cells or sheet are gone; everything else kept as written;
  * - the results are Excel's for the functions it supports (the conformance corpus says
  *   how often, docs/performance.md).
  */
@@ -98,6 +103,8 @@ export interface FormulaEngine {
   check(formula: string, at: CellPlace): string | null;
   evaluate(formula: string, at: CellPlace, cells: CellValues, settings: WorkbookSettings): FormulaValue;
   move(formula: string, rows: number, columns: number): string;
+  /** `formula` is on the sheet named `sheet` (its references without a sheet are to it). */
+  restructure(formula: string, sheet: string, change: StructureChange): string;
 }
 
 /** A formula the engine cannot compute: it keeps its stored result. The message says why, safely. */

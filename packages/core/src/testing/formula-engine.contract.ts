@@ -274,6 +274,51 @@ export function formulaEngineContract(t: ContractTestApi, subject: ContractSubje
       expect(engine.evaluate("SUM(Rates!$A:$A)", at, cells, settings)).toBe(3);
     });
 
+    test("follows rows inserted and deleted as Excel does: moved, grown, shrunk, #REF! where all is gone", async ({
+      engine,
+    }) => {
+      const rows = (kind: "insert_rows" | "delete_rows", at: number, count: number) =>
+        ({ kind, sheet: "Budget", at, count }) as const;
+      const restructure = (formula: string, change: Parameters<FormulaEngine["restructure"]>[2], own = "Budget") =>
+        engine.restructure(formula, own, change);
+      // Two rows before row 3: A3 and after move, $ or not; a range across row 3 grows.
+      expect(restructure("SUM(A1:A5)+$B$3+B2*C$7+Budget!D4", rows("insert_rows", 3, 2))).toBe(
+        "SUM(A1:A7)+$B$5+B2*C$9+Budget!D6",
+      );
+      // Whole columns stay; whole rows move; another sheet's references stay.
+      expect(restructure("SUM(A:A)+SUM(4:6)+Rates!A9", rows("insert_rows", 3, 1))).toBe("SUM(A:A)+SUM(5:7)+Rates!A9");
+      // Seen from another sheet: only references to Budget move.
+      expect(restructure("Budget!A9+A9+'Budget'!B9", rows("insert_rows", 1, 1), "Rates")).toBe(
+        "Budget!A10+A9+'Budget'!B10",
+      );
+      // Rows 3 to 5 deleted: after them back by 3, a range across them shrinks, one inside them is #REF!.
+      expect(restructure("SUM(A1:A10)+A4+Budget!A4+B8+SUM(C3:C5)", rows("delete_rows", 3, 3))).toBe(
+        "SUM(A1:A7)+#REF!+Budget!#REF!+B5+SUM(#REF!)",
+      );
+      expect(restructure("SUM(A4:A9)", rows("delete_rows", 3, 3))).toBe("SUM(A3:A6)");
+      // Text, names and functions are left alone, spaces too; a moved reference is written as Excel writes it.
+      expect(restructure('IF( a5 > 1, "A5", Tax )', rows("insert_rows", 1, 1))).toBe('IF( A6 > 1, "A5", Tax )');
+    });
+
+    test("follows columns inserted and deleted, and sheets renamed and deleted", async ({ engine }) => {
+      const columns = (kind: "insert_columns" | "delete_columns", at: number, count: number) =>
+        ({ kind, sheet: "Budget", at, count }) as const;
+      expect(engine.restructure("SUM(A1:D1)+$C$2+C:E+3:3", "Budget", columns("insert_columns", 2, 1))).toBe(
+        "SUM(A1:E1)+$D$2+D:F+3:3",
+      );
+      expect(engine.restructure("SUM(A1:F1)+C1+E:E", "Budget", columns("delete_columns", 2, 2))).toBe(
+        "SUM(A1:D1)+#REF!+C:C",
+      );
+      const renamed = { kind: "rename_sheet", sheet: "budget", to: "Q1 Budget" } as const;
+      expect(engine.restructure("Budget!A1+A1+SUM(Budget!B1:B3)+Rates!C1", "Rates", renamed)).toBe(
+        "'Q1 Budget'!A1+A1+SUM('Q1 Budget'!B1:B3)+Rates!C1",
+      );
+      const deleted = { kind: "delete_sheet", sheet: "Budget" } as const;
+      expect(engine.restructure("Budget!A1+SUM('Budget'!B1:B3)+A1", "Rates", deleted)).toBe("#REF!+SUM(#REF!)+A1");
+      // What a change leaves as it was keeps its text exactly.
+      expect(engine.restructure("a1 +  $B$2", "Rates", columns("insert_columns", 1, 1))).toBe("a1 +  $B$2");
+    });
+
     test("moves relative references, keeps absolute ones, and breaks those moved off the sheet", async ({ engine }) => {
       expect(engine.move("SUM(A1:$B2)+Rates!C$3*'Q1 Budget'!$D4+A:A", 2, 1)).toBe(
         "SUM(B3:$B4)+Rates!D$3*'Q1 Budget'!$D6+B:B",
