@@ -989,6 +989,26 @@ describe("versions and cell edits", () => {
     ).toMatchObject({ exitCode: 1 });
   });
 
+  it("rows and columns insert and delete, as the next version, and say what they did", async () => {
+    const id = await upload("moves.csv", original);
+    expect(await cellar(["rows", "insert", id, "Sheet1", "2"], { home })).toMatchObject({
+      code: 0,
+      stdout: `Inserted 1 row before row 2 of Sheet1 in moves.csv (${id}): version 2.\n`,
+    });
+    expect(await cellar(["columns", "insert", id, "Sheet1", "b", "2", "-q"], { home })).toMatchObject({
+      code: 0,
+      stdout: `${id}\n`,
+    });
+    expect((await cellar(["rows", "delete", id, "Sheet1", "3"], { home })).code).toBe(0);
+    expect((await cellar(["cells", id, "A1:D3"], { home })).stdout).toBe("item,,,amount\n,,,\nfood,,,300\n");
+    // What does not add up is a usage error, what the server refuses its error.
+    expect((await cellar(["rows", "move", id, "Sheet1", "2"], { home })).code).toBe(2);
+    expect((await cellar(["columns", "insert", id, "Sheet1", "2"], { home })).code).toBe(2);
+    const unknown = await cellar(["rows", "delete", id, "Nope", "2"], { home });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("(validation_error)");
+  });
+
   it("lists the new commands in the help", async () => {
     const help = (await cellar(["--help"], { home })).stdout;
     for (const usage of [
@@ -997,6 +1017,9 @@ describe("versions and cell edits", () => {
       "set <id> <range> <values...>",
       "append <id>",
       "restore <ids...>",
+      "rows <insert|delete> <id> <sheet> <row> [count]",
+      "columns <insert|delete> <id> <sheet> <column> [count]",
+      "find <id> <text>",
     ]) {
       expect(help).toContain(`  ${usage}  `);
     }

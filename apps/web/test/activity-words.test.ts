@@ -20,5 +20,24 @@ group("what the activity says of a change of content", () => {
     );
     expect(describe(entry("content_replaced", { version: 2, size: 10 }))).toBe("replaced its content (version 2)");
     expect(describe(entry("version_restored", { version: 8, from: 1 }))).toBe("restored version 1 (version 8)");
+    expect(
+      describe(
+        entry("structure_changed", {
+          version: 9,
+          operations: [{ insert: "rows", sheet: "Data", before: 5, count: 2 }],
+        }),
+      ),
+    ).toBe("inserted 2 rows before row 5 of Data (version 9)");
+    expect(
+      describe(
+        entry("structure_changed", {
+          version: 10,
+          operations: [{ delete: "columns", sheet: "Data", from: "C", count: 1 }],
+        }),
+      ),
+    ).toBe("deleted a column from column C of Data (version 10)");
+    expect(describe(entry("structure_changed", { version: 11, operations: [{}, {}] }))).toBe(
+      "made 2 changes of structure (version 11)",
+    );
   });
 });

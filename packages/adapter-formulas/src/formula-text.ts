@@ -246,7 +246,12 @@ function boundOf(image: string): WrittenBound | null {
   }
   const column = COLUMN.exec(image);
   if (column !== null) {
-    return { column: columnNumber(column[2] as string), row: null, columnAbsolute: column[1] === "$", rowAbsolute: false };
+    return {
+      column: columnNumber(column[2] as string),
+      row: null,
+      columnAbsolute: column[1] === "$",
+      rowAbsolute: false,
+    };
   }
   const row = ROW.exec(image);
   if (row !== null) return { column: null, row: Number(row[2]), columnAbsolute: false, rowAbsolute: row[1] === "$" };

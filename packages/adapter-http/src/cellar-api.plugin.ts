@@ -20,6 +20,7 @@ import { registerSessionRoutes } from "./sessions/session.routes.js";
 import { errorSchema } from "./shared/error.schemas.js";
 import { registerSheetRoutes } from "./sheets/sheet.routes.js";
 import { cellWindowSchema, foundCellSchema, sheetSchema } from "./sheets/sheet.schemas.js";
+import { registerStructureRoutes } from "./structure/structure.routes.js";
 import { registerUserRoutes } from "./users/user.routes.js";
 import { userSchema, userSummarySchema } from "./users/user.schemas.js";
 import { registerContentRoute } from "./versions/content.routes.js";
@@ -127,6 +128,7 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   app.register(async (content) => registerContentRoute(content, { cellar }));
   registerSheetRoutes(app, { cellar, publicBase });
   registerCellEditRoutes(app, { cellar });
+  registerStructureRoutes(app, { cellar });
   registerUserRoutes(app, { cellar });
   registerSessionRoutes(app, { cellar });
   const streams = new EventStreams();

@@ -129,6 +129,23 @@ describe("GET /v1/files/:id/events", () => {
         range: "Sheet1!B2",
       },
     });
+    // A change of structure tells its operations, for open grids to move their rows and columns.
+    const restructured = await t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/structure`,
+      headers: { ...ada.headers, "if-match": "*" },
+      payload: { operations: [{ insert: "rows", sheet: "Sheet1", before: 2, count: 1 }] },
+    });
+    expect(await stream.next()).toEqual({
+      event: "content",
+      id: "5",
+      data: {
+        version: 3,
+        sha256: restructured.json<{ file: { sha256: string } }>().file.sha256,
+        author: { id: ada.user.id, email: "ada@example.com", name: ada.user.name },
+        structure: [{ insert: "rows", sheet: "Sheet1", before: 2, count: 1 }],
+      },
+    });
   });
 
   it("sends a comment event for each comment made, resolved or deleted: the comment as it is, null once gone", async () => {

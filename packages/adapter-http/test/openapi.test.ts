@@ -75,6 +75,7 @@ describe("GET /openapi.json", () => {
         "PUT /files/{id}/content",
         "PATCH /files/{id}/values",
         "POST /files/{id}/rows",
+        "POST /files/{id}/structure",
         "GET /files/{id}/events",
         "GET /events",
         "GET /users/me",

@@ -3,6 +3,7 @@ import {
   type SpreadsheetReader,
   SpreadsheetUnreadableError,
   type SpreadsheetWriter,
+  type StructureChange,
 } from "@cellar/core";
 
 export {
@@ -108,6 +109,27 @@ export function createSpreadsheetWriter(): SpreadsheetWriter {
           const loaded = await writing;
           return loaded.added === undefined ? null : loaded.added();
         },
+      };
+    },
+    restructure({ kind, index, size, openFile, operations }) {
+      return {
+        content: (async function* () {
+          if (kind !== "csv") {
+            throw new SpreadsheetUnreadableError(
+              "Cellar changes the rows and columns of a CSV; a workbook's structure cannot be changed yet.",
+            );
+          }
+          const changes = operations.filter((operation): operation is StructureChange =>
+            ["insert_rows", "delete_rows", "insert_columns", "delete_columns"].includes(operation.kind),
+          );
+          if (changes.length !== operations.length) {
+            throw new SpreadsheetUnreadableError("a CSV has one sheet: its rows and columns change, not its sheets.");
+          }
+          const parsers = await load();
+          yield* parsers.restructureCsv({ index, size, openFile, changes });
+        })(),
+        // Rows and columns moved: the new content is read through again.
+        index: () => null,
       };
     },
   };

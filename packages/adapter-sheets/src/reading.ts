@@ -1,6 +1,7 @@
 /** The reader's parsers, loaded on a server's first spreadsheet request (index.ts). */
 export { csvToWorkbook, workbookSheetToCsv } from "./convert/conversions.js";
 export { analyseCsv, csvFind, csvWindow } from "./csv/csv-reader.js";
+export { restructureCsv } from "./csv/csv-restructure.js";
 export { writeCsv } from "./csv/csv-writer.js";
 export { readKeptFormulas } from "./xlsx/stored-rows.js";
 export { analyseXlsx, xlsxWindow } from "./xlsx/xlsx-reader.js";

@@ -144,6 +144,21 @@ export type EditedValues = operations["editValues"]["responses"][200]["content"]
 
 /** Rows to append, to the first sheet unless `sheet` names another. */
 export type RowsAppend = operations["appendRows"]["requestBody"]["content"]["application/json"];
+/**
+ * A change of structure, sheets by name (decisions §9): `{ insert: "rows", sheet, before, count }`,
+ * `{ insert: "columns", sheet, before: "C", count }`, `{ delete: "rows", sheet, from, count }`,
+ * `{ delete: "columns", sheet, from: "C", count }`, `{ add_sheet, index? }`,
+ * `{ rename_sheet, to }`, `{ move_sheet, to }`, `{ delete_sheet }`.
+ */
+export type StructureOperation =
+  | { readonly insert: "rows"; readonly sheet: string; readonly before: number; readonly count: number }
+  | { readonly insert: "columns"; readonly sheet: string; readonly before: string; readonly count: number }
+  | { readonly delete: "rows"; readonly sheet: string; readonly from: number; readonly count: number }
+  | { readonly delete: "columns"; readonly sheet: string; readonly from: string; readonly count: number }
+  | { readonly add_sheet: string; readonly index?: number }
+  | { readonly rename_sheet: string; readonly to: string }
+  | { readonly move_sheet: string; readonly to: number }
+  | { readonly delete_sheet: string };
 
 /** What appending answers: the file at its new version, and where the rows went. */
 export type AppendedRows = operations["appendRows"]["responses"][200]["content"]["application/json"];
@@ -218,6 +233,16 @@ export interface CellarClient {
   editValues(fileId: string, edit: ValuesEdit, condition?: Partial<ContentCondition>): Promise<EditedValues>;
   /** Adds rows after the last row with a value of a sheet, as one new version: appends never conflict. */
   appendRows(fileId: string, rows: RowsAppend, condition?: Partial<ContentCondition>): Promise<AppendedRows>;
+  /**
+   * Inserts or deletes rows and columns, or adds, renames, moves or deletes sheets: the
+   * operations in order, as one new version, all or nothing, based on the content
+   * `ifMatch` names (`*`: whatever it is now).
+   */
+  structure(
+    fileId: string,
+    operations: readonly StructureOperation[],
+    condition: ContentCondition,
+  ): Promise<CellarFile>;
   /**
    * A file's changes as they happen (`GET /files/{id}/events`): `file` first (or, given
    * `lastEventId`, each event after it), `presence` right after, then `content`,
@@ -401,6 +426,15 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
           body: rows,
         }),
       ),
+    structure: async (fileId, operations, condition) =>
+      (
+        await unwrap(
+          api().POST("/files/{id}/structure", {
+            params: { path: { id: fileId }, ...ifMatchHeader(condition) },
+            body: { operations: [...operations] as Record<string, unknown>[] },
+          }),
+        )
+      ).file,
     watchFile: (fileId, streamOptions) =>
       eventStream(`/files/${encodeURIComponent(fileId)}/events`, streamOptions) as AsyncIterable<FileStreamEvent>,
     watchAccount: (streamOptions) => eventStream("/events", streamOptions) as AsyncIterable<AccountStreamEvent>,

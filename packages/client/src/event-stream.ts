@@ -23,6 +23,8 @@ export interface ContentChange {
   readonly range?: string | readonly string[];
   /** For a cell edit or an append of a workbook: how many formula cells it computed again. */
   readonly recomputed?: number;
+  /** For a change of structure: its operations, in order, as `POST /files/{id}/structure` took them. */
+  readonly structure?: readonly Record<string, unknown>[];
 }
 
 /** What a `permissions` event says: a person given a role, their role changed, or taken off (`role` null). */

@@ -22,6 +22,7 @@ export {
   type RowsAppend,
   type SharedPermission,
   type ShareOptions,
+  type StructureOperation,
   type ValuesEdit,
   type ValuesOptions,
   type VersionListOptions,

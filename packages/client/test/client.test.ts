@@ -245,6 +245,24 @@ describe("the client against a real server", () => {
     });
   });
 
+  it("changes a CSV's structure as one version, based on the content it names", async () => {
+    const client = await signedIn("gil@example.com");
+    const file = await client.upload({ fileName: "moves.csv", content: new TextEncoder().encode("a,b\n1,2\n") });
+    const changed = await client.structure(
+      file.id,
+      [
+        { insert: "columns", sheet: "Sheet1", before: "B", count: 1 },
+        { delete: "rows", sheet: "Sheet1", from: 1, count: 1 },
+      ],
+      { ifMatch: file.sha256 },
+    );
+    expect(changed.version).toBe(2);
+    expect((await client.values(file.id, "A1:C1")).values).toEqual([["1", null, "2"]]);
+    await expect(
+      client.structure(file.id, [{ insert: "rows", sheet: "Sheet1", before: 1, count: 1 }], { ifMatch: file.sha256 }),
+    ).rejects.toMatchObject({ status: 412, code: "precondition_failed" });
+  });
+
   it("finds the cells whose text as shown holds some text, page after page, as one sequence", async () => {
     const client = await signedIn("fay@example.com");
     const rows = ["name,city"];

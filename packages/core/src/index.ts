@@ -286,16 +286,6 @@ export {
   quoteSheetName,
 } from "./sheets/a1-range.js";
 export { FIND_LIMITS, type FoundCell } from "./sheets/finding.js";
-export {
-  movedArea,
-  type NamedArea,
-  STRUCTURE_MAX_COLUMNS,
-  STRUCTURE_MAX_ROWS,
-  type StructureChange,
-  sameSheet,
-  spanAfterDelete,
-  spanAfterInsert,
-} from "./structure/structure-change.js";
 export { isoToSerial, type SerialKind, serialToIso } from "./sheets/serial-dates.js";
 export {
   type CellWindow,
@@ -341,6 +331,23 @@ export {
   type StorageEngine,
   StorageUnreachableError,
 } from "./storage/storage-engine.port.js";
+export {
+  movedArea,
+  type NamedArea,
+  STRUCTURE_MAX_COLUMNS,
+  STRUCTURE_MAX_ROWS,
+  type StructureChange,
+  sameSheet,
+  spanAfterDelete,
+  spanAfterInsert,
+} from "./structure/structure-change.js";
+export {
+  MAX_STRUCTURE_OPERATIONS,
+  operationJson,
+  readStructureOperations,
+  type StructureOperation,
+  sheetNameProblem,
+} from "./structure/structure-operations.js";
 // Users.
 export type { UserRecord, UserSummary } from "./users/user.entity.js";
 export type { UserService } from "./users/user.service.js";

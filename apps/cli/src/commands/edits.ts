@@ -1,10 +1,10 @@
 import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
-import type { CellInput } from "@cellar/client";
+import type { CellInput, StructureOperation } from "@cellar/client";
 import type { CommandSpec } from "../command-line.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
-import { basedOn } from "./files.js";
+import { basedOn, positiveInteger, printChanged } from "./files.js";
 
 /** `--json-values`: a VALUE read as JSON, which must be a string, a number, a boolean or null. */
 function jsonValue(text: string): CellInput {
@@ -117,4 +117,40 @@ export const editCommands: readonly CommandSpec[] = [
       );
     },
   },
+  ...(["rows", "columns"] as const).map(
+    (what): CommandSpec => ({
+      name: what,
+      args: ["<insert|delete>", "<id>", "<sheet>", what === "rows" ? "<row>" : "<column>", "[count]"],
+      description:
+        what === "rows"
+          ? "insert rows before <row>, or delete rows from it (count: 1 by default), as the next version: the rows after move, and what refers to them follows"
+          : "insert columns before <column> (C, AB), or delete columns from it (count: 1 by default), as the next version: the columns after move, and what refers to them follows",
+      options: [{ name: "force", description: "change it even over a change made meanwhile" }],
+      async run(context, { args: [action = "", id = "", sheet = "", at = "", count = "1"], options }) {
+        if (action !== "insert" && action !== "delete") {
+          throw new CliError(`cellar ${what} takes insert or delete, not ${JSON.stringify(action)}.`, EXIT.usage);
+        }
+        const howMany = positiveInteger("count", count);
+        let position: number | string;
+        if (what === "rows") position = positiveInteger("row", at);
+        else if (/^[A-Za-z]{1,3}$/.test(at)) position = at.toUpperCase();
+        else throw new CliError(`${JSON.stringify(at)} is not a column's letters (C, AB).`, EXIT.usage);
+        const operation = (
+          action === "insert"
+            ? { insert: what, sheet, before: position, count: howMany }
+            : { delete: what, sheet, from: position, count: howMany }
+        ) as StructureOperation;
+        const session = await context.signedIn();
+        const ifMatch = await basedOn(session, id, options.force === true);
+        const file = await session.client.structure(id, [operation], { ifMatch });
+        const noun = howMany === 1 ? what.slice(0, -1) : what;
+        const where = what === "rows" ? `row ${position}` : `column ${position}`;
+        printChanged(
+          context,
+          file,
+          `${action === "insert" ? `Inserted ${howMany} ${noun} before` : `Deleted ${howMany} ${noun} from`} ${where} of ${sheet} in ${file.name} (${file.id}): version ${file.version}.`,
+        );
+      },
+    }),
+  ),
 ];

@@ -24,7 +24,7 @@ export const activityEntrySchema = {
       type: "object",
       additionalProperties: true,
       description:
-        "What the action says besides who and when: `uploaded` and `renamed` `{ name }` (the name it now has), `visibility_changed` `{ visibility }`, `shared` and `role_changed` `{ email, role }` (the role the person now holds), `unshared` `{ email }` (the actor is that person when they left); `version_restored` `{ version, from }` (the new version, and the one whose content it has); `commented` `{ comment_id, action, parent_id, range }` (`action`: `created`, `edited`, `resolved`, `reopened` or `deleted`; never the text); `trashed` and `restored` `{}`.",
+        "What the action says besides who and when: `uploaded` and `renamed` `{ name }` (the name it now has), `visibility_changed` `{ visibility }`, `shared` and `role_changed` `{ email, role }` (the role the person now holds), `unshared` `{ email }` (the actor is that person when they left); `version_restored` `{ version, from }` (the new version, and the one whose content it has); `commented` `{ comment_id, action, parent_id, range }` (`action`: `created`, `edited`, `resolved`, `reopened` or `deleted`; never the text); `structure_changed` `{ version, sha256, operations }` (the operations as `POST /structure` took them); `trashed` and `restored` `{}`.",
       examples: [{ email: "grace@example.com", role: "editor" }],
     },
   },

@@ -172,6 +172,7 @@ function fileEventSent(event: FileEvent): SentEvent {
           author: event.author,
           ...(ranges === undefined ? {} : { range: ranges.length === 1 ? ranges[0] : ranges }),
           ...(event.recomputed === undefined ? {} : { recomputed: event.recomputed }),
+          ...(event.structure === undefined ? {} : { structure: event.structure }),
         },
       };
     }

@@ -374,7 +374,7 @@ function quoted(text: string): string {
 }
 
 /** Encodes text as the CSV's encoding has it; text it cannot hold is a validation error. */
-function encoderFor(encoding: NonNullable<ReadableSheetIndex["csv"]>["encoding"]): (text: string) => Uint8Array {
+export function encoderFor(encoding: NonNullable<ReadableSheetIndex["csv"]>["encoding"]): (text: string) => Uint8Array {
   switch (encoding) {
     case "utf-8":
       return (text) => Buffer.from(text, "utf8");

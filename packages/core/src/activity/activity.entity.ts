@@ -36,6 +36,8 @@ export interface ActivityDetails {
   content_replaced: JsonObject;
   cells_edited: JsonObject;
   rows_appended: JsonObject;
+  /** Rows, columns or sheets changed: `{ version, sha256, operations }`. */
+  structure_changed: JsonObject;
   version_restored: JsonObject;
   /** A comment made, edited, its thread resolved or reopened, or deleted: which, never its text. */
   commented: CommentedDetails;
@@ -56,6 +58,7 @@ export const ACTIVITY_ACTIONS = [
   "rows_appended",
   "version_restored",
   "commented",
+  "structure_changed",
 ] as const satisfies readonly (keyof ActivityDetails)[];
 
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];

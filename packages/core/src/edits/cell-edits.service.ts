@@ -1,4 +1,4 @@
-import { newActivityEntry } from "../activity/activity.entity.js";
+import { type JsonObject, newActivityEntry } from "../activity/activity.entity.js";
 import type { BlobStore } from "../files/blob-store.port.js";
 import { ContentHashes, dropBlob, extendCheckedBytes, storeCheckedBytes } from "../files/checked-bytes.js";
 import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
@@ -15,6 +15,13 @@ import { formatA1Range, MAX_COLUMNS, MAX_ROW } from "../sheets/a1-range.js";
 import { readOrUnreadable, type SheetContents, sheetOf, unreadable } from "../sheets/sheet-contents.js";
 import type { CellValue, ReadableSheetIndex, SheetSummary } from "../sheets/sheet-index.js";
 import type { CellRectangle } from "../sheets/spreadsheet-reader.port.js";
+import { STRUCTURE_MAX_COLUMNS } from "../structure/structure-change.js";
+import {
+  operationJson,
+  readStructureOperations,
+  type StructureOperation,
+  WORKBOOK_STRUCTURE_LIMITS,
+} from "../structure/structure-operations.js";
 import type { ContentPrecondition } from "../versions/versions.service.js";
 import {
   cellCount,
@@ -24,7 +31,7 @@ import {
   type RequestedWrite,
   type ValueGrid,
 } from "./cell-writes.js";
-import type { SheetWrites, SpreadsheetWriter } from "./spreadsheet-writer.port.js";
+import type { SheetWrites, SpreadsheetWriter, WrittenContent } from "./spreadsheet-writer.port.js";
 import { type CellInput, TYPED_FORMAT_CODES, typedEntry } from "./typed-input.js";
 
 /** The rows a workbook's sheet may reach (a CSV has no such bound but `MAX_ROW`). */
@@ -148,14 +155,32 @@ export function createCellEditsService(deps: CellEditsDeps) {
     details: Record<string, string | number | string[]>;
   }): Promise<FileRecord> {
     const { file } = input;
-    const write = () =>
-      writerOrRefuse().write({
-        kind: file.kind as "csv" | "xlsx",
-        index: input.index,
-        size: file.size,
-        openFile: contents.contentOpener(file),
-        sheets: input.sheets,
-      });
+    return commitContent({
+      ...input,
+      write: () =>
+        writerOrRefuse().write({
+          kind: file.kind as "csv" | "xlsx",
+          index: input.index,
+          size: file.size,
+          openFile: contents.contentOpener(file),
+          sheets: input.sheets,
+        }),
+    });
+  }
+
+  /**
+   * Stores what `write` makes of the file's current content and commits it as the next
+   * version when that content is still current; throws `ContentMoved` when another change
+   * came first.
+   */
+  async function commitContent(input: {
+    callerId: string;
+    file: FileRecord;
+    write: () => WrittenContent;
+    action: "cells_edited" | "rows_appended" | "structure_changed";
+    details: JsonObject;
+  }): Promise<FileRecord> {
+    const { file, write } = input;
     const blobKey = newId(random, "blob");
     const checked = { key: blobKey, kind: file.kind, maxBytes: deps.maxUploadBytes, hashes };
     let written = write();
@@ -505,6 +530,58 @@ export function createCellEditsService(deps: CellEditsDeps) {
           updatedCells,
           recomputedCells: recomputed ?? 0,
         };
+      });
+    },
+
+    /**
+     * Changes a file's structure (decisions §9): the request's `operations` in order, as
+     * one new version, all or nothing, based on the content `If-Match` names.
+     */
+    async changeStructure(input: {
+      callerId: string;
+      fileId: string;
+      precondition: ContentPrecondition;
+      body: unknown;
+    }): Promise<{ file: FileMetadata; operations: StructureOperation[] }> {
+      if (input.precondition === undefined) {
+        throw new CellarError(
+          ErrorCode.precondition_required,
+          'A change of structure needs If-Match: "<sha256>" of the content it is based on, or "*".',
+        );
+      }
+      const body = input.body;
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        throw invalidField("operations", "is required: a list of 1 or more operations");
+      }
+      const extra = Object.keys(body).find((key) => key !== "operations");
+      if (extra !== undefined) throw invalidField(extra, "is not a field of a change of structure");
+      return untilCommitted(input.callerId, input.fileId, input.precondition, async (authorized, index) => {
+        const { file } = authorized;
+        const operations = readStructureOperations(
+          (body as { operations?: unknown }).operations,
+          index.sheets,
+          file.kind === "csv"
+            ? { csv: true, maxRows: MAX_ROW, maxColumns: STRUCTURE_MAX_COLUMNS }
+            : WORKBOOK_STRUCTURE_LIMITS,
+        );
+        const writer = writerOrRefuse();
+        if (writer.restructure === undefined) throw unreadable("this server changes no spreadsheet's structure.");
+        const restructure = writer.restructure.bind(writer);
+        const committed = await commitContent({
+          callerId: input.callerId,
+          file,
+          write: () =>
+            restructure({
+              kind: file.kind as "csv" | "xlsx",
+              index,
+              size: file.size,
+              openFile: contents.contentOpener(file),
+              operations,
+            }),
+          action: "structure_changed",
+          details: { operations: operations.map(operationJson) },
+        });
+        return { file: toMetadata(committed, authorized.role), operations };
       });
     },
 

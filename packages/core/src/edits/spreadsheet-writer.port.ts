@@ -2,6 +2,7 @@ import type { FileKind } from "../files/file.entity.js";
 import type { FormulaValue } from "../formulas/formula-values.js";
 import type { CellValue, ReadableSheetIndex } from "../sheets/sheet-index.js";
 import type { CellRectangle, OpenBytes } from "../sheets/spreadsheet-reader.port.js";
+import type { StructureOperation } from "../structure/structure-operations.js";
 
 /** Values for one rectangle of a sheet, rows and columns counted from 1; exactly its shape. */
 export interface CellWrite {
@@ -94,5 +95,20 @@ export interface SpreadsheetWriter {
     size: number;
     openFile: OpenBytes;
     sheets: readonly SheetWrites[];
+  }): WrittenContent;
+  /**
+   * The file with its structure changed (decisions §9), the operations applied in order:
+   * rows and columns inserted or deleted, sheets added, renamed, moved or deleted. In a
+   * CSV, every field no operation touches keeps its bytes, and the encoding, delimiter,
+   * byte-order mark and line ends stay the file's; an operation the file cannot take is
+   * refused (`validation_error`, or `SpreadsheetUnreadableError` for what the writer
+   * cannot do) before anything is written. Absent: no file's structure changes here.
+   */
+  restructure?(input: {
+    kind: Exclude<FileKind, "sheet">;
+    index: ReadableSheetIndex;
+    size: number;
+    openFile: OpenBytes;
+    operations: readonly StructureOperation[];
   }): WrittenContent;
 }

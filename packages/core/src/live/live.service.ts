@@ -1,3 +1,4 @@
+import type { JsonValue } from "../activity/activity.entity.js";
 import type {
   ActivityRepository,
   CommittedActivity,
@@ -42,6 +43,8 @@ export type FileEvent =
       readonly ranges?: readonly string[];
       /** For a cell edit or an append of a workbook: how many formula cells it computed again (decisions §8). */
       readonly recomputed?: number;
+      /** For a change of structure: its operations, in order, as `POST /files/:id/structure` took them (decisions §9). */
+      readonly structure?: readonly JsonValue[];
     }
   /** A person given a role, their role changed, or taken off the file. */
   | {
@@ -517,6 +520,7 @@ const SHARED_EVENT_ACTIONS: ReadonlySet<string> = new Set([
   "content_replaced",
   "cells_edited",
   "rows_appended",
+  "structure_changed",
   "version_restored",
   "shared",
   "role_changed",
@@ -528,6 +532,7 @@ const CONTENT_ACTIONS: ReadonlySet<string> = new Set([
   "content_replaced",
   "cells_edited",
   "rows_appended",
+  "structure_changed",
   "version_restored",
 ]);
 
@@ -549,6 +554,7 @@ function eventOf(entry: NumberedActivity, access: AuthorizedFile): FileEvent | n
     case "content_replaced":
     case "cells_edited":
     case "rows_appended":
+    case "structure_changed":
     case "version_restored": {
       const details = entry.details;
       const ranges = Array.isArray(details.ranges)
@@ -564,6 +570,7 @@ function eventOf(entry: NumberedActivity, access: AuthorizedFile): FileEvent | n
         author: entry.actor,
         ...(ranges === undefined ? {} : { ranges }),
         ...(typeof details.recomputed === "number" ? { recomputed: details.recomputed } : {}),
+        ...(Array.isArray(details.operations) ? { structure: details.operations } : {}),
       };
     }
     case "commented":

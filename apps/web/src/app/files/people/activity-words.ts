@@ -22,6 +22,27 @@ function rangesOf(details: Entry["details"]): string {
   return `${ranges.slice(0, 2).join(", ")} and ${ranges.length - 2} more`;
 }
 
+/** One change of structure as the API wrote it: "inserted 2 rows before row 5 of Sheet1". */
+function structureWords(operation: unknown): string {
+  if (typeof operation !== "object" || operation === null) return "changed its structure";
+  const fields = operation as Record<string, unknown>;
+  const plural = (n: unknown, one: string) => (n === 1 ? `a ${one}` : `${String(n)} ${one}s`);
+  const of = typeof fields.sheet === "string" ? ` of ${fields.sheet}` : "";
+  if (fields.insert === "rows")
+    return `inserted ${plural(fields.count, "row")} before row ${String(fields.before)}${of}`;
+  if (fields.insert === "columns")
+    return `inserted ${plural(fields.count, "column")} before column ${String(fields.before)}${of}`;
+  if (fields.delete === "rows") return `deleted ${plural(fields.count, "row")} from row ${String(fields.from)}${of}`;
+  if (fields.delete === "columns")
+    return `deleted ${plural(fields.count, "column")} from column ${String(fields.from)}${of}`;
+  if (typeof fields.add_sheet === "string") return `added the sheet ${fields.add_sheet}`;
+  if (typeof fields.rename_sheet === "string")
+    return `renamed the sheet ${fields.rename_sheet} to ${String(fields.to)}`;
+  if (typeof fields.move_sheet === "string") return `moved the sheet ${fields.move_sheet}`;
+  if (typeof fields.delete_sheet === "string") return `deleted the sheet ${fields.delete_sheet}`;
+  return "changed its structure";
+}
+
 /** " (version 4)", when the entry says which version it made. */
 const asVersion = (details: Entry["details"]) => {
   const version = count(details, "version");
@@ -68,5 +89,11 @@ export function describe(entry: Entry): string {
     }
     case "commented":
       return "commented";
+    case "structure_changed": {
+      const operations = Array.isArray(details.operations) ? details.operations : [];
+      const words =
+        operations.length === 1 ? structureWords(operations[0]) : `made ${operations.length} changes of structure`;
+      return `${words}${asVersion(details)}`;
+    }
   }
 }

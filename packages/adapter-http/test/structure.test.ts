@@ -1,0 +1,140 @@
+import ExcelJS from "exceljs";
+import { describe, expect, it } from "vitest";
+import { buildTestApp, expectError } from "./support/test-app.js";
+
+type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
+
+async function aCsv(t: TestApp, content: string | Buffer, filename = "people.csv") {
+  const ada = await t.signIn("ada@example.com");
+  const uploaded = await t.upload(ada.headers, [{ name: "file", filename, content }]);
+  expect(uploaded.statusCode).toBe(201);
+  const file = uploaded.json<{ id: string; sha256: string }>();
+  const change = (operations: unknown, ifMatch: string | null = "*", headers = ada.headers) =>
+    t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/structure`,
+      headers: { ...headers, ...(ifMatch === null ? {} : { "if-match": ifMatch }) },
+      payload: { operations },
+    });
+  const bytes = async () =>
+    (await t.inject({ method: "GET", url: `/v1/files/${file.id}/download`, headers: ada.headers })).rawPayload;
+  const values = async (range: string) =>
+    (
+      await t.inject({
+        method: "GET",
+        url: `/v1/files/${file.id}/values?range=${encodeURIComponent(range)}`,
+        headers: ada.headers,
+      })
+    ).json<{ values: unknown[][] }>().values;
+  return { ada, file, change, bytes, values };
+}
+
+describe("POST /files/:id/structure on a CSV", () => {
+  it("inserts and deletes rows and columns in order, as one version, every other field's bytes kept", async () => {
+    const t = await buildTestApp();
+    const csv = 'name;city;note\r\nAda;London;"a; b"\r\nGrace;"New\r\nYork";x\r\nLinus;Helsinki;y\r\n';
+    const { change, bytes, values, file } = await aCsv(t, csv);
+    const answer = await change([
+      { insert: "rows", sheet: "Sheet1", before: 2, count: 1 },
+      { delete: "columns", sheet: "Sheet1", from: "B", count: 1 },
+      { insert: "columns", sheet: "Sheet1", before: "A", count: 2 },
+      { delete: "rows", sheet: "Sheet1", from: 4, count: 1 },
+    ]);
+    expect(answer.statusCode).toBe(200);
+    const changed = answer.json<{ file: { version: number; sha256: string } }>().file;
+    expect(changed.version).toBe(2);
+    expect(answer.headers.etag).toBe(`"${changed.sha256}"`);
+    // The delimiter, the quotes and the CRLF line ends are the file's; the empty row has its line end.
+    expect(Buffer.from(await bytes()).toString("utf8")).toBe(';;name;note\r\n\r\n;;Ada;"a; b"\r\n;;Linus;y\r\n');
+    expect(await values("A1:D4")).toEqual([
+      [null, null, "name", "note"],
+      [null, null, null, null],
+      [null, null, "Ada", "a; b"],
+      [null, null, "Linus", "y"],
+    ]);
+    // The activity says what changed, as the request said it.
+    const activity = await t.inject({
+      method: "GET",
+      url: `/v1/files/${file.id}/activity`,
+      headers: (await t.signIn("ada@example.com")).headers,
+    });
+    const entry = activity
+      .json<{ action: string; details: Record<string, unknown> }[]>()
+      .find((each) => each.action === "structure_changed");
+    expect(entry?.details.operations).toEqual([
+      { insert: "rows", sheet: "Sheet1", before: 2, count: 1 },
+      { delete: "columns", sheet: "Sheet1", from: "B", count: 1 },
+      { insert: "columns", sheet: "Sheet1", before: "A", count: 2 },
+      { delete: "rows", sheet: "Sheet1", from: 4, count: 1 },
+    ]);
+  });
+
+  it("keeps a UTF-16 CSV's encoding and byte-order mark, and a last record without its line end", async () => {
+    const t = await buildTestApp();
+    const text = "a\tb\nc\td";
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);
+    const { change, bytes } = await aCsv(t, utf16, "tabs.csv");
+    expect((await change([{ insert: "columns", sheet: "Sheet1", before: "B", count: 1 }])).statusCode).toBe(200);
+    expect(Buffer.from(await bytes())).toEqual(
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a\t\tb\nc\t\td", "utf16le")]),
+    );
+  });
+
+  it("refuses, naming the operation, what a CSV cannot take, and writes nothing", async () => {
+    const t = await buildTestApp();
+    const { change, file, bytes } = await aCsv(t, "a,b\n1,2\n");
+    const before = Buffer.from(await bytes());
+    const refused = async (operations: unknown, field: string) => {
+      const body = expectError(await change(operations), 400, "validation_error");
+      expect((body.error.details?.[0] as { field?: string } | undefined)?.field).toBe(field);
+    };
+    await refused([{ insert: "rows", sheet: "Sheet1", before: 1, count: 1 }, { add_sheet: "More" }], "operations[1]");
+    await refused([{ insert: "rows", sheet: "Nope", before: 1, count: 1 }], "operations[0]");
+    await refused([{ insert: "rows", sheet: "Sheet1", before: 0, count: 1 }], "operations[0]");
+    await refused([{ delete: "columns", sheet: "Sheet1", from: "1", count: 1 }], "operations[0]");
+    await refused([{ insert: "columns", sheet: "Sheet1", before: "A", count: 16_384 }], "operations[0]");
+    await refused([{ insert: "rows", sheet: "Sheet1", before: 1, count: 1, extra: true }], "operations[0]");
+    await refused([], "operations");
+    expect(Buffer.from(await bytes())).toEqual(before);
+    // A change of structure names the content it is based on.
+    expectError(
+      await change([{ insert: "rows", sheet: "Sheet1", before: 1, count: 1 }], null),
+      428,
+      "precondition_required",
+    );
+    expectError(
+      await change([{ insert: "rows", sheet: "Sheet1", before: 1, count: 1 }], `"${"0".repeat(64)}"`),
+      412,
+      "precondition_failed",
+    );
+    expect(
+      (await change([{ delete: "rows", sheet: "Sheet1", from: 1, count: 1 }], `"${file.sha256}"`)).statusCode,
+    ).toBe(200);
+    expect(Buffer.from(await bytes()).toString()).toBe("1,2\n");
+  });
+
+  it("is for editors: a viewer gets 403, and a workbook's structure is refused as not yet possible (422)", async () => {
+    const t = await buildTestApp();
+    const { change, file, ada } = await aCsv(t, "a,b\n1,2\n");
+    const grace = await t.signIn("grace@example.com");
+    expect((await t.share(ada.headers, file.id, { email: "grace@example.com", role: "viewer" })).statusCode).toBe(201);
+    expectError(
+      await change([{ insert: "rows", sheet: "Sheet1", before: 1, count: 1 }], "*", grace.headers),
+      403,
+      "forbidden",
+    );
+    const workbook = new ExcelJS.Workbook();
+    workbook.addWorksheet("Data").addRow([1, 2]);
+    const book = await t.upload(ada.headers, [
+      { name: "file", filename: "book.xlsx", content: Buffer.from(await workbook.xlsx.writeBuffer()) },
+    ]);
+    const bookId = book.json<{ id: string }>().id;
+    const answer = await t.inject({
+      method: "POST",
+      url: `/v1/files/${bookId}/structure`,
+      headers: { ...ada.headers, "if-match": "*" },
+      payload: { operations: [{ insert: "rows", sheet: "Data", before: 1, count: 1 }] },
+    });
+    expectError(answer, 422, "unreadable_spreadsheet");
+  });
+});
