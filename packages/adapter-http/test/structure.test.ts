@@ -113,6 +113,38 @@ describe("POST /files/:id/structure on a CSV", () => {
     expect(Buffer.from(await bytes()).toString()).toBe("1,2\n");
   });
 
+  it("moves comment threads with their cells, and makes one whose cells are deleted about the whole file", async () => {
+    const t = await buildTestApp();
+    const { change, file, ada } = await aCsv(t, "a,b,c\n1,2,3\n4,5,6\n");
+    const comment = async (range: string) =>
+      (
+        await t.inject({
+          method: "POST",
+          url: `/v1/files/${file.id}/comments`,
+          headers: ada.headers,
+          payload: { text: `About ${range}`, range },
+        })
+      ).json<{ id: string }>().id;
+    const onC3 = await comment("C3");
+    const onRow2 = await comment("A2:C2");
+    const onColumnB = await comment("B:B");
+    expect(
+      (
+        await change([
+          { insert: "rows", sheet: "Sheet1", before: 1, count: 1 },
+          { delete: "rows", sheet: "Sheet1", from: 3, count: 1 },
+          { insert: "columns", sheet: "Sheet1", before: "A", count: 1 },
+        ])
+      ).statusCode,
+    ).toBe(200);
+    const comments = await t.inject({ method: "GET", url: `/v1/files/${file.id}/comments`, headers: ada.headers });
+    const rangeOf = (id: string) =>
+      comments.json<{ id: string; range: string | null }[]>().find((each) => each.id === id)?.range;
+    expect(rangeOf(onC3)).toBe("Sheet1!D3");
+    expect(rangeOf(onRow2)).toBeNull();
+    expect(rangeOf(onColumnB)).toBe("Sheet1!C:C");
+  });
+
   it("is for editors: a viewer gets 403, and a workbook's structure is refused as not yet possible (422)", async () => {
     const t = await buildTestApp();
     const { change, file, ada } = await aCsv(t, "a,b\n1,2\n");

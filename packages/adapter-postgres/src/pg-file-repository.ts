@@ -290,7 +290,7 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
       );
       return rows[0] === undefined ? null : toRecord(rows[0]);
     },
-    async replaceContent({ id, expectedSha256, content, fromVersion, at, authorId, activity }) {
+    async replaceContent({ id, expectedSha256, content, fromVersion, at, authorId, activity, moveCommentRanges }) {
       return inTransaction(pool, async (client) => {
         const current = async (): Promise<ReplaceContentResult> => {
           const { rows } = await client.query<FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE id = $1`, [id]);
@@ -340,6 +340,23 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
             row.event_seq,
           ],
         );
+        if (moveCommentRanges !== undefined) {
+          // The file's row is locked by this transaction: a comment being written waits for it.
+          const { rows: ranges } = await client.query<{ id: string; cell_range: string }>(
+            "SELECT id, cell_range FROM comments WHERE file_id = $1 AND cell_range IS NOT NULL FOR UPDATE",
+            [id],
+          );
+          const moved = ranges
+            .map((comment) => ({ id: comment.id, from: comment.cell_range, to: moveCommentRanges(comment.cell_range) }))
+            .filter((comment) => comment.to !== comment.from);
+          if (moved.length > 0) {
+            await client.query(
+              `UPDATE comments SET cell_range = moved.range
+               FROM unnest($1::text[], $2::text[]) AS moved (id, range) WHERE comments.id = moved.id`,
+              [moved.map((comment) => comment.id), moved.map((comment) => comment.to)],
+            );
+          }
+        }
         return { outcome: "replaced", file };
       });
     },

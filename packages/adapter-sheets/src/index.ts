@@ -1,5 +1,6 @@
 import {
   type FormulaEngine,
+  isStructureChange,
   type SpreadsheetReader,
   SpreadsheetUnreadableError,
   type SpreadsheetWriter,
@@ -119,8 +120,9 @@ export function createSpreadsheetWriter(): SpreadsheetWriter {
               "Cellar changes the rows and columns of a CSV; a workbook's structure cannot be changed yet.",
             );
           }
-          const changes = operations.filter((operation): operation is StructureChange =>
-            ["insert_rows", "delete_rows", "insert_columns", "delete_columns"].includes(operation.kind),
+          const changes = operations.filter(
+            (operation): operation is StructureChange =>
+              isStructureChange(operation) && !operation.kind.endsWith("_sheet"),
           );
           if (changes.length !== operations.length) {
             throw new SpreadsheetUnreadableError("a CSV has one sheet: its rows and columns change, not its sheets.");

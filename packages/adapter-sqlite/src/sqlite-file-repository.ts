@@ -180,6 +180,12 @@ export function createSqliteFileRepository(
     RETURNING ${FILE_COLUMNS}`)
     .raw();
 
+  const commentRanges = db
+    .prepare<[string], [string, string]>(
+      "SELECT id, cell_range FROM comments WHERE file_id = ? AND cell_range IS NOT NULL",
+    )
+    .raw();
+  const moveCommentRange = db.prepare<[string | null, string]>("UPDATE comments SET cell_range = ? WHERE id = ?");
   const findSheetIndex = db.prepare<[string], string>("SELECT body FROM sheet_indexes WHERE file_id = ?").pluck();
   // Only for a file that exists: the SELECT finds no row otherwise.
   const saveSheetIndex = db.prepare<[{ fileId: string; body: string }]>(
@@ -328,6 +334,12 @@ export function createSqliteFileRepository(
         author_id: input.authorId,
       });
       writeActivity(input.activity);
+      if (input.moveCommentRanges !== undefined) {
+        for (const [commentId, range] of commentRanges.all(file.id)) {
+          const moved = input.moveCommentRanges(range);
+          if (moved !== range) moveCommentRange.run(moved, commentId);
+        }
+      }
       return { outcome: "replaced", file };
     },
   );

@@ -332,7 +332,9 @@ export {
   StorageUnreachableError,
 } from "./storage/storage-engine.port.js";
 export {
+  isStructureChange,
   movedArea,
+  movedRange,
   type NamedArea,
   STRUCTURE_MAX_COLUMNS,
   STRUCTURE_MAX_ROWS,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { movedArea, type NamedArea, spanAfterDelete, spanAfterInsert } from "../src/index.js";
+import { movedArea, movedRange, type NamedArea, spanAfterDelete, spanAfterInsert } from "../src/index.js";
 
 const area = (
   sheet: string,
@@ -54,5 +54,19 @@ describe("a rectangle after a change of structure", () => {
     expect(movedArea(area("Data", 1, 2, 1, 2), { kind: "delete_sheet", sheet: "Other" })).toEqual(
       area("Data", 1, 2, 1, 2),
     );
+  });
+});
+
+describe("a comment thread's range after changes of structure", () => {
+  it("follows its cells through each change in turn, keeps open ends open, and is null once its cells are gone", () => {
+    const changes = [
+      { kind: "insert_rows", sheet: "Data", at: 1, count: 2 },
+      { kind: "rename_sheet", sheet: "Data", to: "Q1 Data" },
+    ] as const;
+    expect(movedRange("B2", changes, "Data")).toBe("'Q1 Data'!B4");
+    expect(movedRange("Data!A:C", changes, "Data")).toBe("'Q1 Data'!A:C");
+    expect(movedRange("Other!B2", changes, "Data")).toBe("Other!B2");
+    expect(movedRange("B2:B3", [{ kind: "delete_rows", sheet: "Data", at: 2, count: 2 }], "Data")).toBeNull();
+    expect(movedRange("B2", [{ kind: "delete_sheet", sheet: "Data" }], "Data")).toBeNull();
   });
 });

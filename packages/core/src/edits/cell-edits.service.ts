@@ -15,7 +15,12 @@ import { formatA1Range, MAX_COLUMNS, MAX_ROW } from "../sheets/a1-range.js";
 import { readOrUnreadable, type SheetContents, sheetOf, unreadable } from "../sheets/sheet-contents.js";
 import type { CellValue, ReadableSheetIndex, SheetSummary } from "../sheets/sheet-index.js";
 import type { CellRectangle } from "../sheets/spreadsheet-reader.port.js";
-import { STRUCTURE_MAX_COLUMNS } from "../structure/structure-change.js";
+import {
+  isStructureChange,
+  movedRange,
+  STRUCTURE_MAX_COLUMNS,
+  type StructureChange,
+} from "../structure/structure-change.js";
 import {
   operationJson,
   readStructureOperations,
@@ -179,6 +184,8 @@ export function createCellEditsService(deps: CellEditsDeps) {
     write: () => WrittenContent;
     action: "cells_edited" | "rows_appended" | "structure_changed";
     details: JsonObject;
+    /** For a change of structure: each comment thread's range after it, in the same step. */
+    moveCommentRanges?: (range: string) => string | null;
   }): Promise<FileRecord> {
     const { file, write } = input;
     const blobKey = newId(random, "blob");
@@ -203,6 +210,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
       content: { blobKey, ...stored },
       at,
       authorId: input.callerId,
+      ...(input.moveCommentRanges === undefined ? {} : { moveCommentRanges: input.moveCommentRanges }),
       activity: [
         newActivityEntry(random, {
           fileId: file.id,
@@ -564,6 +572,10 @@ export function createCellEditsService(deps: CellEditsDeps) {
             ? { csv: true, maxRows: MAX_ROW, maxColumns: STRUCTURE_MAX_COLUMNS }
             : WORKBOOK_STRUCTURE_LIMITS,
         );
+        // Comment threads' cells move as the content's do (decisions §9); a range without a
+        // sheet is the first sheet's as the file is now.
+        const changes = operations.filter((operation): operation is StructureChange => isStructureChange(operation));
+        const firstSheet = index.sheets[0]?.name ?? "";
         const writer = writerOrRefuse();
         if (writer.restructure === undefined) throw unreadable("this server changes no spreadsheet's structure.");
         const restructure = writer.restructure.bind(writer);
@@ -580,6 +592,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
             }),
           action: "structure_changed",
           details: { operations: operations.map(operationJson) },
+          moveCommentRanges: (range) => movedRange(range, changes, firstSheet),
         });
         return { file: toMetadata(committed, authorized.role), operations };
       });

@@ -86,7 +86,10 @@ export interface PurgedFile {
  *   through several instances, exactly one replaces it. With `fromVersion` (a restore:
  *   the content is that version's, its blob shared), it replaces only while that version
  *   exists, and holds it against `VersionRepository.removeExpired` until it commits, so
- *   that retention never deletes a blob a new version has just come to share;
+ *   that retention never deletes a blob a new version has just come to share. With
+ *   `moveCommentRanges` (a change of structure), each comment of the file that holds a
+ *   range takes the one it gives for it, in the same step (a thread's cells moved with
+ *   the content's);
  * - `findWithRole` returns the record with `id` and the role a permission gives `userId`
  *   on it (null when none does), read together in one step (one query with a join, in a
  *   database): every read of a file by a caller comes here, so it must cost about what
@@ -138,6 +141,8 @@ export interface FileRepository {
     at: Date;
     authorId: string;
     activity: readonly ActivityEntry[];
+    /** A comment's range after the change: the same, another, or null (about the whole file). */
+    moveCommentRanges?: (range: string) => string | null;
   }): Promise<ReplaceContentResult>;
   removeDueForPurge(query: { now: Date; limit: number }): Promise<PurgedFile[]>;
   /** Which of these blob keys some record (in any state) or version refers to. */

@@ -82,7 +82,16 @@ export function createMemoryFileRepository(
       records.set(id, updated);
       return copy(updated);
     },
-    async replaceContent({ id, expectedSha256, content, fromVersion, at, authorId, activity: entries }) {
+    async replaceContent({
+      id,
+      expectedSha256,
+      content,
+      fromVersion,
+      at,
+      authorId,
+      activity: entries,
+      moveCommentRanges,
+    }) {
       const record = records.get(id);
       if (record === undefined || record.state !== "active") return { outcome: "not_active" };
       if (fromVersion !== undefined && !versions.has(versionKey(id, fromVersion))) return { outcome: "version_gone" };
@@ -101,6 +110,13 @@ export function createMemoryFileRepository(
         authorId,
         keep: false,
       });
+      if (moveCommentRanges !== undefined) {
+        for (const [key, comment] of tables.comments) {
+          if (comment.fileId !== id || comment.range === null) continue;
+          const moved = moveCommentRanges(comment.range);
+          if (moved !== comment.range) tables.comments.set(key, { ...comment, range: moved });
+        }
+      }
       return { outcome: "replaced", file: copy(replaced) };
     },
     async removeDueForPurge({ now, limit }) {

@@ -1,3 +1,5 @@
+import { formatA1Range, parseA1Range } from "../sheets/a1-range.js";
+
 /**
  * What changing a file's structure does to what refers to its cells (decisions §9): one
  * change at a time, as Excel applies it. Formulas follow through the formula engine
@@ -26,6 +28,20 @@ export type StructureChange =
     }
   | { readonly kind: "rename_sheet"; readonly sheet: string; readonly to: string }
   | { readonly kind: "delete_sheet"; readonly sheet: string };
+
+/** Whether an operation changes what refers to cells (rows, columns, a sheet's name or the sheet), as `StructureChange` has it. */
+export function isStructureChange(operation: { readonly kind: string }): operation is StructureChange {
+  return STRUCTURE_CHANGE_KINDS.has(operation.kind);
+}
+
+const STRUCTURE_CHANGE_KINDS: ReadonlySet<string> = new Set([
+  "insert_rows",
+  "delete_rows",
+  "insert_columns",
+  "delete_columns",
+  "rename_sheet",
+  "delete_sheet",
+]);
 
 /** A rectangle of a named sheet, both ends included, counted from 1. */
 export interface NamedArea {
@@ -94,4 +110,35 @@ export function movedArea(area: NamedArea, change: StructureChange): NamedArea |
   return rows
     ? { ...area, firstRow: span[0], lastRow: span[1] }
     : { ...area, firstColumn: span[0], lastColumn: span[1] };
+}
+
+/**
+ * What a comment thread's range (an A1 range as `/values` takes it; without a sheet, the
+ * first sheet's) becomes after `changes`: moved, grown or shrunk with its cells, with its
+ * sheet's new name; null when its cells or its sheet are gone (the thread is then about
+ * the whole file: nothing is lost). An open end (`A:C`, `3:5`) stays open.
+ */
+export function movedRange(range: string, changes: readonly StructureChange[], firstSheet: string): string | null {
+  let parsed: ReturnType<typeof parseA1Range>;
+  try {
+    parsed = parseA1Range(range, "range");
+  } catch {
+    return range;
+  }
+  let area: NamedArea | null = {
+    sheet: parsed.sheet ?? firstSheet,
+    firstRow: parsed.firstRow,
+    lastRow: parsed.lastRow ?? STRUCTURE_MAX_ROWS,
+    firstColumn: parsed.firstColumn,
+    lastColumn: parsed.lastColumn ?? STRUCTURE_MAX_COLUMNS,
+  };
+  for (const change of changes) {
+    area = movedArea(area, change);
+    if (area === null) return null;
+  }
+  return formatA1Range({
+    ...area,
+    lastRow: parsed.lastRow === null && area.lastRow >= STRUCTURE_MAX_ROWS ? null : area.lastRow,
+    lastColumn: parsed.lastColumn === null && area.lastColumn >= STRUCTURE_MAX_COLUMNS ? null : area.lastColumn,
+  });
 }

@@ -350,6 +350,50 @@ export function commentRepositoryContract(t: ContractTestApi, subject: ContractS
       expect(await repos.comments.findById({ fileId: file.id, id: orphan.id })).toBeNull();
     });
 
+    test("a content replaced with moveCommentRanges moves each thread's range in the same step, and no other file's", async (repos) => {
+      const { author, file } = await aCommentedFile(repos);
+      const other = await storedFile(repos, author.id);
+      const moved = aComment(file.id, author.id, { range: "B3" });
+      const gone = aComment(file.id, author.id, { range: "A2:C2", createdAt: at(1), updatedAt: at(1) });
+      const whole = aComment(file.id, author.id, { range: null, createdAt: at(2), updatedAt: at(2) });
+      const reply = aComment(file.id, author.id, { parentId: moved.id, createdAt: at(3), updatedAt: at(3) });
+      const elsewhere = aComment(other.id, author.id, { range: "B3" });
+      for (const comment of [moved, gone, whole, reply, elsewhere]) await writeComment(repos, comment);
+      const seen: string[] = [];
+      const replaced = await repos.files.replaceContent({
+        id: file.id,
+        expectedSha256: file.sha256,
+        content: { blobKey: "blob_moved", size: 1, sha256: "f".repeat(64) },
+        at: at(4),
+        authorId: author.id,
+        activity: [],
+        moveCommentRanges: (range) => {
+          seen.push(range);
+          return range === "B3" ? "B4" : null;
+        },
+      });
+      expect(replaced.outcome).toBe("replaced");
+      expect(seen.sort()).toEqual(["A2:C2", "B3"]);
+      const rangeOf = async (fileId: string, id: string) => (await repos.comments.findById({ fileId, id }))?.range;
+      expect(await rangeOf(file.id, moved.id)).toBe("B4");
+      expect(await rangeOf(file.id, reply.id)).toBe("B4");
+      expect(await rangeOf(file.id, gone.id)).toBeNull();
+      expect(await rangeOf(file.id, whole.id)).toBeNull();
+      expect(await rangeOf(other.id, elsewhere.id)).toBe("B3");
+      // Not replaced (another content expected): no range moves.
+      const stale = await repos.files.replaceContent({
+        id: file.id,
+        expectedSha256: file.sha256,
+        content: { blobKey: "blob_stale", size: 1, sha256: "e".repeat(64) },
+        at: at(5),
+        authorId: author.id,
+        activity: [],
+        moveCommentRanges: () => "Z9",
+      });
+      expect(stale.outcome).toBe("precondition_failed");
+      expect(await rangeOf(file.id, moved.id)).toBe("B4");
+    });
+
     test("the purge removes a file's comments with it, and no other file's", async (repos) => {
       const author = await storedUser(repos);
       const due = await storedFile(repos, author.id, { state: "trashed", trashedAt: T0, purgeAt: at(1000) });
