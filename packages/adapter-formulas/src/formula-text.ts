@@ -171,6 +171,22 @@ export function functionName(image: string): string {
  */
 export function moveReferences(formula: string, rows: number, columns: number): string {
   if (rows === 0 && columns === 0) return formula;
+  return withReferencesReplaced(formula, (parts, prefix) => {
+    const moved = parts.map((part) => moveBound(part, rows, columns));
+    return moved.some((text) => text === null) ? "#REF!" : (prefix ?? "") + moved.join(":");
+  });
+}
+
+/**
+ * The formula with each reference's text (its sheet prefix included) replaced by what
+ * `replace` gives for it, or left as written where it gives null; everything else kept
+ * exactly as written, spaces included. `replace` is given the bounds as written (`B$3`,
+ * `C`), the sheet prefix as written (`'Q1 Budget'!`) or null, and the sheet it names or null.
+ */
+function withReferencesReplaced(
+  formula: string,
+  replace: (parts: string[], prefix: string | null, sheet: string | null) => string | null,
+): string {
   const tokens = tokensOf(formula);
   if (typeof tokens === "string") return formula;
   let out = "";
@@ -181,49 +197,28 @@ export function moveReferences(formula: string, rows: number, columns: number): 
       at++;
       continue;
     }
-    const moved: string[] = [];
-    let broken = false;
-    for (const part of reference.parts) {
-      const text = moveBound((tokens[part] as LexedToken).image, rows, columns);
-      if (text === null) broken = true;
-      moved.push(text ?? "");
-    }
+    const first = tokens[at] as LexedToken;
     const last = tokens[reference.parts[reference.parts.length - 1] as number] as LexedToken;
-    const sheetToken = tokens[at] as LexedToken;
-    const sheetPrefix = reference.reference.sheet === null ? "" : sheetToken.image;
-    out += formula.slice(copied, sheetToken.startOffset);
-    out += broken ? "#REF!" : sheetPrefix + moved.join(":");
-    copied = last.startOffset + last.image.length;
+    const sheet = reference.reference.sheet;
+    const parts = reference.parts.map((part) => (tokens[part] as LexedToken).image);
+    const replaced = replace(parts, sheet === null ? null : first.image, sheet);
     at = reference.end;
+    if (replaced === null) continue;
+    out += formula.slice(copied, first.startOffset) + replaced;
+    copied = last.startOffset + last.image.length;
   }
   return out + formula.slice(copied);
 }
 
 /** One bound of a reference (`B$3`, `$C`, `7`) moved; null when it leaves the sheet. */
 function moveBound(image: string, rows: number, columns: number): string | null {
-  const cell = CELL.exec(image);
-  if (cell !== null) {
-    const [, columnDollar, letters, rowDollar, digits] = cell as unknown as [string, string, string, string, string];
-    const column = columnDollar === "$" ? columnNumber(letters) : columnNumber(letters) + columns;
-    const row = rowDollar === "$" ? Number(digits) : Number(digits) + rows;
-    if (column < 1 || column > LAST_COLUMN || row < 1 || row > LAST_ROW) return null;
-    return `${columnDollar}${columnLetters(column)}${rowDollar}${row}`;
-  }
-  const column = COLUMN.exec(image);
-  if (column !== null) {
-    const [, dollar, letters] = column as unknown as [string, string, string];
-    const moved = dollar === "$" ? columnNumber(letters) : columnNumber(letters) + columns;
-    if (moved < 1 || moved > LAST_COLUMN) return null;
-    return `${dollar}${columnLetters(moved)}`;
-  }
-  const row = ROW.exec(image);
-  if (row !== null) {
-    const [, dollar, digits] = row as unknown as [string, string, string];
-    const moved = dollar === "$" ? Number(digits) : Number(digits) + rows;
-    if (moved < 1 || moved > LAST_ROW) return null;
-    return `${dollar}${moved}`;
-  }
-  return image;
+  const bound = boundOf(image);
+  if (bound === null) return image;
+  const column = bound.column === null || bound.columnAbsolute ? bound.column : bound.column + columns;
+  const row = bound.row === null || bound.rowAbsolute ? bound.row : bound.row + rows;
+  if (column !== null && (column < 1 || column > LAST_COLUMN)) return null;
+  if (row !== null && (row < 1 || row > LAST_ROW)) return null;
+  return boundText({ ...bound, column, row });
 }
 
 /** A bound of a reference as written: its column and row (null where it has none) and which are absolute. */
@@ -271,49 +266,25 @@ function boundText(bound: WrittenBound): string {
  * be). Everything else is kept exactly as written.
  */
 export function restructureReferences(formula: string, own: string, change: StructureChange): string {
-  const tokens = tokensOf(formula);
-  if (typeof tokens === "string") return formula;
-  let out = "";
-  let copied = 0;
-  for (let at = 0; at < tokens.length; ) {
-    const reference = referenceAt(tokens, at);
-    if (reference === null) {
-      at++;
-      continue;
-    }
-    const first = tokens[at] as LexedToken;
-    const last = tokens[reference.parts[reference.parts.length - 1] as number] as LexedToken;
-    const explicit = reference.reference.sheet;
-    const replaced = restructuredReference(
-      tokens,
-      reference.parts,
-      explicit === null ? null : first.image,
-      explicit ?? own,
-      change,
-    );
-    at = reference.end;
-    if (replaced === null) continue;
-    out += formula.slice(copied, first.startOffset) + replaced;
-    copied = last.startOffset + last.image.length;
-  }
-  return out + formula.slice(copied);
+  return withReferencesReplaced(formula, (parts, prefix, sheet) =>
+    restructuredReference(parts, prefix, sheet ?? own, change),
+  );
 }
 
 /** A reference's new text after `change`, its sheet prefix (as written, or null) included; null when it stays as written. */
 function restructuredReference(
-  tokens: readonly LexedToken[],
-  parts: readonly number[],
+  parts: readonly string[],
   prefix: string | null,
   sheet: string,
   change: StructureChange,
 ): string | null {
   if (change.kind === "rename_sheet") {
     if (prefix === null || !sameSheet(sheet, change.sheet)) return null;
-    return `${quoteSheetName(change.to)}!${parts.map((part) => (tokens[part] as LexedToken).image).join(":")}`;
+    return `${quoteSheetName(change.to)}!${parts.join(":")}`;
   }
   if (!sameSheet(sheet, change.sheet)) return null;
   if (change.kind === "delete_sheet") return prefix === null ? null : "#REF!";
-  const bounds = parts.map((part) => boundOf((tokens[part] as LexedToken).image));
+  const bounds = parts.map(boundOf);
   if (bounds.some((bound) => bound === null)) return null;
   const written = bounds as WrittenBound[];
   const rows = change.kind === "insert_rows" || change.kind === "delete_rows";

@@ -83,3 +83,22 @@ export function looksLikeFormula(text: string): boolean {
 export function mayLookLikeFormula(unit: number): boolean {
   return FORMULA_STARTS.has(unit);
 }
+
+/**
+ * Units of a record as the file holds them, from `from` to `to`: the bytes themselves for
+ * a one-byte encoding, each 16-bit unit in the file's byte order for UTF-16 (`wide`).
+ */
+export function fileBytes(units: ArrayLike<number>, from: number, to: number, wide: "le" | "be" | null): Uint8Array {
+  if (wide === null) {
+    return units instanceof Uint8Array
+      ? units.subarray(from, to)
+      : Uint8Array.from({ length: to - from }, (_, k) => units[from + k] as number);
+  }
+  const bytes = new Uint8Array((to - from) * 2);
+  for (let k = 0; k < to - from; k++) {
+    const unit = units[from + k] as number;
+    bytes[2 * k] = wide === "le" ? unit & 0xff : unit >> 8;
+    bytes[2 * k + 1] = wide === "le" ? unit >> 8 : unit & 0xff;
+  }
+  return bytes;
+}

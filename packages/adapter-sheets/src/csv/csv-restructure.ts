@@ -1,5 +1,6 @@
 import { invalidField, type OpenBytes, type ReadableSheetIndex, type StructureChange } from "@cellar/core";
 import { CSV_LIMITS } from "../limits.js";
+import { fileBytes } from "./csv-fields.js";
 import { limitsFor, scanning, wideness } from "./csv-reader.js";
 import { type CsvRecord, CsvRecordScanner } from "./csv-records.js";
 import { encoderFor } from "./csv-writer.js";
@@ -41,20 +42,7 @@ export async function* restructureCsv(input: {
   let lineEnd: Uint8Array | null = null;
   const newLine = () => lineEnd ?? encode("\r\n");
 
-  const toFileBytes = (units: ArrayLike<number>, from: number, to: number): Uint8Array => {
-    if (wide === null) {
-      return units instanceof Uint8Array
-        ? units.slice(from, to)
-        : Uint8Array.from({ length: to - from }, (_, k) => units[from + k] as number);
-    }
-    const bytes = new Uint8Array((to - from) * 2);
-    for (let k = 0; k < to - from; k++) {
-      const unit = units[from + k] as number;
-      bytes[2 * k] = wide === "le" ? unit & 0xff : unit >> 8;
-      bytes[2 * k + 1] = wide === "le" ? unit >> 8 : unit & 0xff;
-    }
-    return bytes;
-  };
+  const toFileBytes = (units: ArrayLike<number>, from: number, to: number) => fileBytes(units, from, to, wide);
 
   const steps: RecordChange[] = input.changes.map((change): RecordChange => {
     switch (change.kind) {

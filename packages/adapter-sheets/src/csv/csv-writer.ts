@@ -10,7 +10,7 @@ import iconv from "iconv-lite";
 import { GUESSED_ROWS } from "../column-guess.js";
 import { CSV_LIMITS } from "../limits.js";
 import { decoderFor } from "./csv-dialect.js";
-import { fieldBytes, fieldIsEmpty, firstUnit, looksLikeFormula, mayLookLikeFormula } from "./csv-fields.js";
+import { fieldBytes, fieldIsEmpty, fileBytes, firstUnit, looksLikeFormula, mayLookLikeFormula } from "./csv-fields.js";
 import { limitsFor, scanning, wideness } from "./csv-reader.js";
 import { type CsvRecord, CsvRecordScanner } from "./csv-records.js";
 
@@ -118,20 +118,7 @@ export function writeCsv(input: {
   const bomBytes = csv.bom ? (csv.encoding === "utf-8" ? 3 : 2) : 0;
   const start = checkpoints.offsets[checkpoint] ?? bomBytes;
 
-  const toFileBytes = (units: ArrayLike<number>, from: number, to: number): Uint8Array => {
-    if (wide === null) {
-      return units instanceof Uint8Array
-        ? units.subarray(from, to)
-        : Uint8Array.from({ length: to - from }, (_, k) => units[from + k] as number);
-    }
-    const bytes = new Uint8Array((to - from) * 2);
-    for (let k = 0; k < to - from; k++) {
-      const unit = units[from + k] as number;
-      bytes[2 * k] = wide === "le" ? unit & 0xff : unit >> 8;
-      bytes[2 * k + 1] = wide === "le" ? unit >> 8 : unit & 0xff;
-    }
-    return bytes;
-  };
+  const toFileBytes = (units: ArrayLike<number>, from: number, to: number) => fileBytes(units, from, to, wide);
 
   // What the new index needs, gathered as the records go by.
   const regionOffsets: number[] = [];

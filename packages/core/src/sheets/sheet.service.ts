@@ -15,7 +15,7 @@ import {
   unreadable,
 } from "./sheet-contents.js";
 import type { CellType, CellValue, FrozenPanes, ReadableSheetIndex, SheetSummary } from "./sheet-index.js";
-import { CELL_RENDERS, type CellRectangle, type CellRender } from "./spreadsheet-reader.port.js";
+import { CELL_RENDERS, type CellGrid, type CellRectangle, type CellRender } from "./spreadsheet-reader.port.js";
 
 /** The most cells one window may hold (after clipping to the sheet). */
 export const MAX_WINDOW_CELLS = 50_000;
@@ -83,6 +83,28 @@ export function createSheetService(deps: SheetServiceDeps) {
     return authorizeFileAction(action, await files.findWithRole({ id: fileId, userId: callerId }), callerId).file;
   }
 
+  /** A rectangle of a sheet of the file, as the reader gives it. */
+  function readWindow(
+    file: FileRecord,
+    index: ReadableSheetIndex,
+    sheet: number,
+    rectangle: CellRectangle,
+    render: CellRender,
+  ): Promise<CellGrid> {
+    return readOrUnreadable(() =>
+      readerOrRefuse().window({
+        kind: file.kind as "csv" | "xlsx",
+        index,
+        sheet,
+        rectangle,
+        render,
+        size: file.size,
+        openFile: contentOpener(file),
+        openRows: opener(sheetRowsBlobKey(file.blobKey)),
+      }),
+    );
+  }
+
   return {
     /**
      * The version of the reader's indexes, or null without a reader: what an answer of
@@ -141,18 +163,7 @@ export function createSheetService(deps: SheetServiceDeps) {
           `covers ${cells} cells of the sheet; at most ${MAX_WINDOW_CELLS} are answered at once`,
         );
       }
-      const grid = await readOrUnreadable(() =>
-        readerOrRefuse().window({
-          kind: file.kind as "csv" | "xlsx",
-          index,
-          sheet: sheet.index,
-          rectangle,
-          render,
-          size: file.size,
-          openFile: contentOpener(file),
-          openRows: opener(sheetRowsBlobKey(file.blobKey)),
-        }),
-      );
+      const grid = await readWindow(file, index, sheet.index, rectangle, render);
       return {
         file,
         window: {
@@ -183,18 +194,7 @@ export function createSheetService(deps: SheetServiceDeps) {
       const sheets = input.sheet === undefined ? index.sheets : [sheetOf(index, input.sheet, "sheet")];
       const reader = readerOrRefuse();
       const read = (render: CellRender) => (sheet: { index: number }, rectangle: CellRectangle) =>
-        readOrUnreadable(() =>
-          reader.window({
-            kind: file.kind as "csv" | "xlsx",
-            index,
-            sheet: sheet.index,
-            rectangle,
-            render,
-            size: file.size,
-            openFile: contentOpener(file),
-            openRows: opener(sheetRowsBlobKey(file.blobKey)),
-          }),
-        );
+        readWindow(file, index, sheet.index, rectangle, render);
       const found = (sheet: { index: number }) =>
         reader.find?.({
           kind: file.kind as "csv" | "xlsx",
