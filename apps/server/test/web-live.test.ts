@@ -198,6 +198,16 @@ describe("the web app, live", { timeout: TEST_MS }, () => {
 
     await cell(a, 4, 2).filter({ hasText: /^70$/ }).waitFor();
     await expect.poll(() => cell(a, 4, 2).getAttribute("class"), UNTIL).toContain("commented");
+    // Ben inserts a row above: Ana's grid moves the row down, and the comment's mark with it.
+    const inserted = await api(`/files/${file.id}/structure`, ben.jwt, {
+      method: "POST",
+      headers: { "content-type": "application/json", "if-match": "*" },
+      body: JSON.stringify({ operations: [{ insert: "rows", sheet: "Sheet1", before: 4, count: 1 }] }),
+    });
+    expect(inserted.status, await inserted.clone().text()).toBe(200);
+    await cell(a, 5, 2).filter({ hasText: /^70$/ }).waitFor();
+    await expect.poll(() => cell(a, 5, 2).getAttribute("class"), UNTIL).toContain("commented");
+    await expect.poll(() => cell(a, 4, 2).getAttribute("class"), UNTIL).not.toContain("commented");
     await a.getByRole("heading", { name: "Fruit after the restart", level: 1 }).waitFor();
     await list.getByRole("link", { name: "Fruit after the restart", exact: true }).waitFor();
     expect(await stayed(a)).toBe(true);

@@ -92,8 +92,9 @@ export type CellEditsService = ReturnType<typeof createCellEditsService>;
 class ContentMoved extends Error {}
 
 /**
- * Changing a spreadsheet's cells: writing ranges (`editValues`) and appending rows
- * (`appendRows`). Each request is one new version, made by the `SpreadsheetWriter` from the
+ * Changing a spreadsheet's cells: writing ranges (`editValues`), appending rows
+ * (`appendRows`), and moving them (`changeStructure`: what the operations are and do is
+ * `structure/`). Each request is one new version, made by the `SpreadsheetWriter` from the
  * current content and committed only if that content is still current. An edit based on
  * the whole file (`If-Match`) fails when it is not; one based on its cells (`expect`) is
  * made again on the new content and applies while its cells still hold what it expects,

@@ -120,6 +120,8 @@ export function Preview(props: { id: string }) {
           change.range === undefined ? null : typeof change.range === "string" ? [change.range] : change.range;
         contentChanged(change.version, ranges, change.recomputed ?? 0);
         readFile();
+        // Rows, columns or sheets moved: comment threads moved with their cells.
+        if (change.structure !== undefined) void comments.load();
         break;
       }
       case "permissions":
