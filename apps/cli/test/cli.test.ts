@@ -1001,6 +1001,10 @@ describe("versions and cell edits", () => {
     });
     expect((await cellar(["rows", "delete", id, "Sheet1", "3"], { home })).code).toBe(0);
     expect((await cellar(["cells", id, "A1:D3"], { home })).stdout).toBe("item,,,amount\n,,,\nfood,,,300\n");
+    const activity = (await cellar(["activity", id], { home })).stdout;
+    expect(activity).toContain("insert 1 row before 2 of Sheet1, version 2");
+    expect(activity).toContain("insert 2 columns before B of Sheet1, version 3");
+    expect(activity).toContain("delete 1 row from 3 of Sheet1, version 4");
     // What does not add up is a usage error, what the server refuses its error.
     expect((await cellar(["rows", "move", id, "Sheet1", "2"], { home })).code).toBe(2);
     expect((await cellar(["columns", "insert", id, "Sheet1", "2"], { home })).code).toBe(2);

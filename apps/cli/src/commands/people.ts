@@ -64,7 +64,24 @@ const DETAILS: Partial<
   rows_appended: ({ version, range, rows }) =>
     `${String(rows)} ${rows === 1 ? "row" : "rows"} at ${String(range)}, version ${String(version)}`,
   version_restored: ({ version, from }) => `version ${String(from)} as version ${String(version)}`,
+  structure_changed: ({ version, operations }) =>
+    `${(Array.isArray(operations) ? operations : []).map(operationWords).join("; ")}, version ${String(version)}`,
 };
+
+/** A change of structure as the API wrote it, in a few words: `insert 2 rows before 5 of Sheet1`. */
+function operationWords(operation: unknown): string {
+  const fields = (typeof operation === "object" && operation !== null ? operation : {}) as Record<string, unknown>;
+  const of = typeof fields.sheet === "string" ? ` of ${fields.sheet}` : "";
+  const what = (kind: unknown, count: unknown) =>
+    `${String(count)} ${kind === "rows" ? "row" : "column"}${count === 1 ? "" : "s"}`;
+  if (fields.insert !== undefined)
+    return `insert ${what(fields.insert, fields.count)} before ${String(fields.before)}${of}`;
+  if (fields.delete !== undefined)
+    return `delete ${what(fields.delete, fields.count)} from ${String(fields.from)}${of}`;
+  return Object.entries(fields)
+    .map(([key, value]) => `${key} ${String(value)}`)
+    .join(" ");
+}
 
 function detailsOf(entry: ActivityEntry): string {
   const known = DETAILS[entry.action];
