@@ -55,7 +55,7 @@ export function readStructureOperations(
     throw invalidField("operations", `holds at most ${MAX_STRUCTURE_OPERATIONS} operations`);
   }
   // What the sheets are after each operation: names and extents.
-  const now = sheets.map((sheet) => ({ ...sheet }));
+  const now: { name: string; rowCount: number; columnCount: number }[] = sheets.map((sheet) => ({ ...sheet }));
   const operations: StructureOperation[] = [];
   for (const [position, raw] of input.entries()) {
     const field = `operations[${position}]`;
@@ -103,7 +103,7 @@ export function readStructureOperations(
       const positionKey = inserting ? "before" : "from";
       known(inserting ? "insert" : "delete", "sheet", positionKey, "count");
       const sheet = sheetNamed("sheet");
-      const target = now[sheet] as StructuredSheet & { rowCount: number; columnCount: number };
+      const target = now[sheet] as (typeof now)[number];
       const rows = what === "rows";
       const max = rows ? limits.maxRows : limits.maxColumns;
       let at: number;
@@ -143,7 +143,7 @@ export function readStructureOperations(
       known("rename_sheet", "to");
       const sheet = sheetNamed("rename_sheet");
       const to = newName("to", sheet);
-      const target = now[sheet] as StructuredSheet;
+      const target = now[sheet] as (typeof now)[number];
       operations.push({ kind: "rename_sheet", sheet: target.name, to });
       now[sheet] = { ...target, name: to };
       continue;
@@ -153,7 +153,7 @@ export function readStructureOperations(
       known("move_sheet", "to");
       const sheet = sheetNamed("move_sheet");
       const to = whole("to", 0, now.length - 1);
-      const [moved] = now.splice(sheet, 1) as [StructuredSheet];
+      const [moved] = now.splice(sheet, 1) as [(typeof now)[number]];
       now.splice(to, 0, moved);
       operations.push({ kind: "move_sheet", sheet: moved.name, to });
       continue;
@@ -163,7 +163,7 @@ export function readStructureOperations(
       known("delete_sheet");
       const sheet = sheetNamed("delete_sheet");
       if (now.length === 1) throw refuse("a workbook keeps at least one sheet");
-      const [gone] = now.splice(sheet, 1) as [StructuredSheet];
+      const [gone] = now.splice(sheet, 1) as [(typeof now)[number]];
       operations.push({ kind: "delete_sheet", sheet: gone.name });
       continue;
     }
