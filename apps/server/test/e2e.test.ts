@@ -4,8 +4,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signInLinkIn } from "./support/mail-text.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";
-import { signInLinkIn, startSmtpSink } from "./support/smtp-sink.js";
+import { startSmtpSink } from "./support/smtp-sink.js";
 
 /**
  * The whole flow over real HTTP against the real server process, with mail going out
@@ -44,7 +45,7 @@ describe("the standalone server, end to end", () => {
     const requested = await api("/v1/sessions", json({ email }));
     expect(requested.status).toBe(202);
     expect(await requested.json()).toEqual({ status: "sent" });
-    const link = signInLinkIn((await smtp.nextMailTo(email, since)).raw);
+    const link = await signInLinkIn((await smtp.nextMailTo(email, since)).raw);
     expect(link.origin).toBe(server.url);
 
     // Opening the link shows a page and spends nothing.

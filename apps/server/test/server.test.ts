@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../src/logger.js";
 import { type RunningServer, startServer } from "../src/server.js";
 import { openEmbeddedStorage } from "./support/embedded-storage.js";
+import { signInLinkIn } from "./support/mail-text.js";
 
 const DAY = 86_400_000;
 const dirs: string[] = [];
@@ -37,18 +38,16 @@ const json = (payload: unknown) => ({
   payload: JSON.stringify(payload),
 });
 
-/** The newest mail in the dev outbox, with quoted-printable undone. */
+/** The newest mail in the dev outbox, as it was written. */
 function newestOutboxMail(dataDir: string): string {
   const outbox = join(dataDir, "outbox");
   const newest = readdirSync(outbox).sort().at(-1) ?? "";
-  return readFileSync(join(outbox, newest), "utf8")
-    .replace(/=\r?\n/g, "")
-    .replace(/=3D/g, "=");
+  return readFileSync(join(outbox, newest), "utf8");
 }
 
 async function signIn(server: RunningServer, email: string) {
   await server.app.inject({ method: "POST", url: "/v1/sessions", ...json({ email }) });
-  const token = /sign-in\?token=([\w-]+)/.exec(newestOutboxMail(server.settings.dataDir))?.[1];
+  const token = (await signInLinkIn(newestOutboxMail(server.settings.dataDir))).searchParams.get("token");
   const verified = await server.app.inject({ method: "POST", url: "/v1/sessions/verify", ...json({ token }) });
   expect(verified.statusCode).toBe(200);
   const jwt = verified.json<{ jwt: string }>().jwt;

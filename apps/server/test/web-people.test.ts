@@ -1,12 +1,7 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { mailText } from "./support/mail-text.js";
 import { type Session, TEST_MS, UNTIL, useWebApp } from "./support/web-app.js";
-
-/** The raw text of a mail, with quoted-printable soft breaks and escapes undone. */
-const decoded = (raw: string) =>
-  raw
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 
 /** The web app with people on files: sharing by role, Shared with me, what a role allows, leaving, activity. */
 describe("the web app, with people", { timeout: TEST_MS }, () => {
@@ -74,9 +69,10 @@ describe("the web app, with people", { timeout: TEST_MS }, () => {
     await page.waitForFunction("document.activeElement?.getAttribute('aria-label') === 'Actions for budget.csv'");
 
     // The mail: plain text, the file's link, no token.
-    const mail = decoded((await web.smtp.nextMailTo(grace, since)).raw);
-    expect(mail).toMatch(/content-type: text\/plain/i);
-    expect(mail).not.toMatch(/text\/html/i);
+    const raw = (await web.smtp.nextMailTo(grace, since)).raw;
+    expect(raw).toMatch(/content-type: text\/plain/i);
+    expect(raw).not.toMatch(/text\/html/i);
+    const mail = await mailText(raw);
     expect(mail).toContain(`${web.server.url}/files/${file.id}`);
     expect(mail).toContain("Here are the figures for Q3.");
     expect(mail).not.toMatch(/token/i);

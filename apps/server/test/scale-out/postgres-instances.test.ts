@@ -49,7 +49,7 @@ describe("server processes sharing one PostgreSQL database", () => {
 
     // 50 concurrent verifies of one link, spread over the three instances: one wins.
     expect((await postJson(`${a.url}/v1/sessions`, { email: "grace@example.com" })).status).toBe(202);
-    const token = outboxTokenFor(dataDirOf(a), "grace@example.com");
+    const token = await outboxTokenFor(dataDirOf(a), "grace@example.com");
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) => postJson(`${[a, b, c][i % 3]?.url}/v1/sessions/verify`, { token })),
     );

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { openDatabase } from "@cellar/adapter-sqlite";
+import { signInLinkIn } from "./mail-text.js";
 
 /** A file as the API returns it (the fields these tests look at). */
 export interface FileJson {
@@ -35,27 +36,21 @@ export async function eventually(what: string, check: () => boolean | Promise<bo
 const postJson = (url: string, body: unknown) =>
   fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
-/** The text of an `.eml` file with quoted-printable soft breaks and escapes undone. */
-function decoded(raw: string): string {
-  return raw
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-}
-
 /**
  * The newest sign-in token mailed to `email` in the dev outbox (`DATA_DIR/outbox`,
  * used when SMTP_URL is unset), or undefined when there is none.
  */
-export function outboxTokenFor(dataDir: string, email: string): string | undefined {
+export async function outboxTokenFor(dataDir: string, email: string): Promise<string | undefined> {
   const outbox = join(dataDir, "outbox");
   if (!existsSync(outbox)) return undefined;
-  const mails = readdirSync(outbox)
+  const to = new RegExp(`^To: ${email.replace(/[.]/g, "\\.")}\\r?$`, "m");
+  const mail = readdirSync(outbox)
     .filter((name) => name.endsWith(".eml"))
     .sort()
     .reverse()
-    .map((name) => decoded(readFileSync(join(outbox, name), "utf8")));
-  const mail = mails.find((text) => new RegExp(`^To: ${email.replace(/[.]/g, "\\.")}\\r?$`, "m").test(text));
-  return mail === undefined ? undefined : /sign-in\?token=([\w-]+)/.exec(mail)?.[1];
+    .map((name) => readFileSync(join(outbox, name), "utf8"))
+    .find((raw) => to.test(raw));
+  return mail === undefined ? undefined : ((await signInLinkIn(mail)).searchParams.get("token") ?? undefined);
 }
 
 /**
@@ -69,7 +64,7 @@ export async function signIn(
 ): Promise<{ jwt: string; userId: string }> {
   const requested = await postJson(`${input.requestAt}/v1/sessions`, { email });
   if (requested.status !== 202) throw new Error(`POST /v1/sessions: ${requested.status} ${await requested.text()}`);
-  const token = outboxTokenFor(input.dataDir, email);
+  const token = await outboxTokenFor(input.dataDir, email);
   if (token === undefined) throw new Error(`No sign-in mail to ${email} in the outbox.`);
   const verified = await postJson(`${input.verifyAt ?? input.requestAt}/v1/sessions/verify`, { token });
   if (verified.status !== 200) throw new Error(`POST /v1/sessions/verify: ${verified.status} ${await verified.text()}`);

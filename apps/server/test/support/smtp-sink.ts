@@ -42,13 +42,3 @@ export async function startSmtpSink() {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-
-/** The sign-in link in a raw message, undoing quoted-printable soft breaks and escapes. */
-export function signInLinkIn(raw: string): URL {
-  const decoded = raw
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  const match = /https?:\/\/\S+\/sign-in\?token=[A-Za-z0-9_-]+/.exec(decoded);
-  if (match === null) throw new Error(`No sign-in link in:\n${raw}`);
-  return new URL(match[0]);
-}

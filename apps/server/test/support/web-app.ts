@@ -8,7 +8,8 @@ import { type Browser, type BrowserContext, type BrowserContextOptions, chromium
 import { build } from "vite";
 import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
 import { type RunningServer, startServer } from "../../src/server.js";
-import { signInLinkIn, startSmtpSink } from "./smtp-sink.js";
+import { signInLinkIn } from "./mail-text.js";
+import { startSmtpSink } from "./smtp-sink.js";
 
 /** Screenshots of each screen, for people to look at: ignored by git, kept after the run. */
 export const SCREENSHOTS = fileURLToPath(new URL("../../../../test-artifacts/web/", import.meta.url));
@@ -175,7 +176,7 @@ export function useWebApp() {
     const email = newEmail(who);
     const since = smtp.mails.length;
     expect((await postJson(at, "/sessions", { email })).status).toBe(202);
-    const token = signInLinkIn((await smtp.nextMailTo(email, since)).raw).searchParams.get("token");
+    const token = (await signInLinkIn((await smtp.nextMailTo(email, since)).raw)).searchParams.get("token");
     const verified = await postJson(at, "/sessions/verify", { token });
     expect(verified.status).toBe(200);
     return { email, jwt: ((await verified.json()) as { jwt: string }).jwt, at };
@@ -257,7 +258,7 @@ export function useWebApp() {
     await on.getByLabel("Email address").fill(email);
     await on.getByRole("button", { name: "Send me a link" }).click();
     await on.getByRole("heading", { name: "Check your mail" }).waitFor();
-    return signInLinkIn((await smtp.nextMailTo(email, since)).raw);
+    return await signInLinkIn((await smtp.nextMailTo(email, since)).raw);
   }
 
   return {
