@@ -145,7 +145,7 @@ describe("POST /files/:id/structure on a CSV", () => {
     expect(rangeOf(onColumnB)).toBe("Sheet1!C:C");
   });
 
-  it("is for editors: a viewer gets 403, and a workbook's structure is refused as not yet possible (422)", async () => {
+  it("is for editors: a viewer gets 403; a server without a formula engine refuses a workbook's structure (422)", async () => {
     const t = await buildTestApp();
     const { change, file, ada } = await aCsv(t, "a,b\n1,2\n");
     const grace = await t.signIn("grace@example.com");
@@ -168,5 +168,100 @@ describe("POST /files/:id/structure on a CSV", () => {
       payload: { operations: [{ insert: "rows", sheet: "Data", before: 1, count: 1 }] },
     });
     expectError(answer, 422, "unreadable_spreadsheet");
+  });
+});
+
+/** A budget and a summary that reads it, as exceljs writes them. */
+async function aBudget(t: TestApp) {
+  const book = new ExcelJS.Workbook();
+  const budget = book.addWorksheet("Budget");
+  budget.addRows([
+    ["Item", "Amount"],
+    ["Rent", 1200],
+    ["Food", 300],
+    ["Travel", 150],
+  ]);
+  budget.getCell("B5").value = { formula: "SUM(B2:B4)", result: 1650 };
+  budget.mergeCells("A7:B7");
+  book.definedNames.add("Budget!$B$5", "Total");
+  const summary = book.addWorksheet("Summary");
+  summary.getCell("A1").value = { formula: "Budget!B5", result: 1650 };
+  summary.getCell("A2").value = { formula: "Total/2", result: 825 };
+  const ada = await t.signIn("ada@example.com");
+  const uploaded = await t.upload(ada.headers, [
+    { name: "file", filename: "budget.xlsx", content: Buffer.from(await book.xlsx.writeBuffer()) },
+  ]);
+  expect(uploaded.statusCode).toBe(201);
+  const file = uploaded.json<{ id: string; sha256: string }>();
+  const values = async (range: string, render = "raw") =>
+    (
+      await t.inject({
+        method: "GET",
+        url: `/v1/files/${file.id}/values?range=${encodeURIComponent(range)}&render=${render}`,
+        headers: ada.headers,
+      })
+    ).json<{ values: unknown[][] }>().values;
+  return { ada, file, values };
+}
+
+describe("POST /files/:id/structure on a workbook", () => {
+  it("moves cells, formulas on every sheet and names as one version, and computes the results again", async () => {
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
+    const { ada, file, values } = await aBudget(t);
+    const answer = await t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/structure`,
+      headers: { ...ada.headers, "if-match": `"${file.sha256}"` },
+      payload: {
+        operations: [
+          { insert: "rows", sheet: "Budget", before: 3, count: 1 },
+          { rename_sheet: "Budget", to: "Q1 Budget" },
+          { add_sheet: "Notes", index: 0 },
+        ],
+      },
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json<{ file: { version: number } }>().file.version).toBe(2);
+    const sheets = await t.inject({ method: "GET", url: `/v1/files/${file.id}/sheets`, headers: ada.headers });
+    expect(sheets.json<{ name: string }[]>().map((sheet) => sheet.name)).toEqual(["Notes", "Q1 Budget", "Summary"]);
+    expect(await values("'Q1 Budget'!A2:B6")).toEqual([
+      ["Rent", 1200],
+      [null, null],
+      ["Food", 300],
+      ["Travel", 150],
+      [null, 1650],
+    ]);
+    expect(await values("Summary!A1:A2", "formula")).toEqual([["='Q1 Budget'!B6"], ["=Total/2"]]);
+
+    // A row with an amount, inserted into the sum's range: the totals follow it.
+    const edit = await t.inject({
+      method: "PATCH",
+      url: `/v1/files/${file.id}/values`,
+      headers: { ...ada.headers, "if-match": "*" },
+      payload: { range: "'Q1 Budget'!A3:B3", values: [["Books", 50]] },
+    });
+    expect(edit.statusCode).toBe(200);
+    expect(await values("Summary!A1:A2")).toEqual([[1700], [850]]);
+  });
+
+  it("refuses a bad operation naming it, and writes nothing", async () => {
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
+    const { ada, file, values } = await aBudget(t);
+    const answer = await t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/structure`,
+      headers: { ...ada.headers, "if-match": "*" },
+      payload: {
+        operations: [
+          { delete: "rows", sheet: "Budget", from: 2, count: 1 },
+          { rename_sheet: "Summary", to: "budget" },
+        ],
+      },
+    });
+    expectError(answer, 400, "validation_error");
+    expect(answer.json<{ error: { details: { field: string }[] } }>().error.details[0]?.field).toBe("operations[1]");
+    const now = await t.inject({ method: "GET", url: `/v1/files/${file.id}`, headers: ada.headers });
+    expect(now.json<{ sha256: string; version: number }>()).toMatchObject({ sha256: file.sha256, version: 1 });
+    expect(await values("Budget!A2:B2")).toEqual([["Rent", 1200]]);
   });
 });

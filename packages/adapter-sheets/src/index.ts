@@ -89,7 +89,7 @@ export function createSpreadsheetReader(
   };
 }
 
-/** Cellar's spreadsheet writer: cells written into CSV and XLSX files. */
+/** Cellar's spreadsheet writer: cells written into CSV and XLSX files, and their structure changed. */
 export function createSpreadsheetWriter(): SpreadsheetWriter {
   return {
     write({ kind, index, size, openFile, sheets }) {
@@ -112,13 +112,18 @@ export function createSpreadsheetWriter(): SpreadsheetWriter {
         },
       };
     },
-    restructure({ kind, index, size, openFile, operations }) {
+    restructure({ kind, index, size, openFile, operations, formulas }) {
       return {
         content: (async function* () {
-          if (kind !== "csv") {
-            throw new SpreadsheetUnreadableError(
-              "Cellar changes the rows and columns of a CSV; a workbook's structure cannot be changed yet.",
-            );
+          if (kind === "xlsx") {
+            if (formulas === undefined) {
+              throw new SpreadsheetUnreadableError(
+                "this server has no formula engine, and a workbook's formulas must follow its cells.",
+              );
+            }
+            const parsers = await load();
+            yield* parsers.restructureXlsx({ size, openFile, operations, engine: formulas }).content;
+            return;
           }
           const changes = operations.filter(
             (operation): operation is StructureChange =>

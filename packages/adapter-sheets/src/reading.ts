@@ -5,4 +5,5 @@ export { restructureCsv } from "./csv/csv-restructure.js";
 export { writeCsv } from "./csv/csv-writer.js";
 export { readKeptFormulas } from "./xlsx/stored-rows.js";
 export { analyseXlsx, xlsxWindow } from "./xlsx/xlsx-reader.js";
+export { restructureXlsx } from "./xlsx/xlsx-restructure.js";
 export { writeXlsx } from "./xlsx/xlsx-writer.js";

@@ -349,6 +349,7 @@ export {
   readStructureOperations,
   type StructureOperation,
   sheetNameProblem,
+  WORKBOOK_STRUCTURE_LIMITS,
 } from "./structure/structure-operations.js";
 // Users.
 export type { UserRecord, UserSummary } from "./users/user.entity.js";

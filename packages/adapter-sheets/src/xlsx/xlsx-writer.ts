@@ -10,7 +10,7 @@ import { openZipArchive, type StoredPart, type ZipArchive, ZLIB_CHUNK_BYTES } fr
 /** Small parts read whole to be changed (the workbook, its relationships, the content types): at most this many bytes. */
 const MAX_SMALL_PART_BYTES = 16 * 1024 ** 2;
 
-async function textOf(zip: ZipArchive, name: string): Promise<string> {
+export async function textOf(zip: ZipArchive, name: string): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of await zip.open(name)) {
@@ -39,14 +39,14 @@ export function markedForRecalculation(xml: string): string {
 }
 
 /** Relationships without those of `type` (ending with it). */
-function withoutRelationships(xml: string, type: string): string {
+export function withoutRelationships(xml: string, type: string): string {
   return xml.replace(/<([\w.-]+:)?Relationship\b[^>]*?\/>/g, (tag) =>
     new RegExp(`Type\\s*=\\s*["'][^"']*/${type}["']`).test(tag) ? "" : tag,
   );
 }
 
 /** Content types without the override for `part`. */
-function withoutOverride(xml: string, part: string): string {
+export function withoutOverride(xml: string, part: string): string {
   return xml.replace(/<([\w.-]+:)?Override\b[^>]*?\/>/g, (tag) =>
     new RegExp(`PartName\\s*=\\s*["']/?${part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}["']`, "i").test(tag) ? "" : tag,
   );
@@ -132,7 +132,7 @@ export function writeXlsx(input: {
 }
 
 /** A part's new bytes deflated in one piece: a small part. */
-function deflatedWhole(bytes: Buffer): StoredPart {
+export function deflatedWhole(bytes: Buffer): StoredPart {
   return {
     method: 8,
     crc32: crc32(bytes),
@@ -147,7 +147,7 @@ function deflatedWhole(bytes: Buffer): StoredPart {
  * A part's new bytes deflated as they stream, their CRC-32 and size counted on the way:
  * known once `bytes` has been read to its end.
  */
-function deflating(source: AsyncIterable<Uint8Array>): StoredPart {
+export function deflating(source: AsyncIterable<Uint8Array>): StoredPart {
   const part = { method: 8, crc32: 0, size: 0, bytes: undefined as unknown as AsyncIterable<Uint8Array> };
   async function* counted(): AsyncGenerator<Uint8Array> {
     for await (const chunk of source) {
@@ -168,7 +168,7 @@ function deflating(source: AsyncIterable<Uint8Array>): StoredPart {
  * part's `crc32` and `size` are read once its bytes have ended (`deflating` counts them
  * as they go).
  */
-class ArchiveOutput {
+export class ArchiveOutput {
   private readonly zip: Zip;
   private readonly out: Uint8Array[] = [];
   private failure: Error | null = null;

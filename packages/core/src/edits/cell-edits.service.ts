@@ -580,6 +580,9 @@ export function createCellEditsService(deps: CellEditsDeps) {
         const writer = writerOrRefuse();
         if (writer.restructure === undefined) throw unreadable("this server changes no spreadsheet's structure.");
         const restructure = writer.restructure.bind(writer);
+        // A workbook's formulas follow their cells through the engine.
+        const formulas =
+          file.kind === "xlsx" && deps.formulaEngine !== undefined ? await deps.formulaEngine() : undefined;
         const committed = await commitContent({
           callerId: input.callerId,
           file,
@@ -590,6 +593,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
               size: file.size,
               openFile: contents.contentOpener(file),
               operations,
+              ...(formulas === undefined ? {} : { formulas }),
             }),
           action: "structure_changed",
           details: { operations: operations.map(operationJson) },

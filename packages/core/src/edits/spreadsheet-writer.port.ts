@@ -1,4 +1,5 @@
 import type { FileKind } from "../files/file.entity.js";
+import type { FormulaEngine } from "../formulas/formula-engine.port.js";
 import type { FormulaValue } from "../formulas/formula-values.js";
 import type { CellValue, ReadableSheetIndex } from "../sheets/sheet-index.js";
 import type { CellRectangle, OpenBytes } from "../sheets/spreadsheet-reader.port.js";
@@ -110,5 +111,11 @@ export interface SpreadsheetWriter {
     size: number;
     openFile: OpenBytes;
     operations: readonly StructureOperation[];
+    /**
+     * How formulas read after each change, and a shared formula in each of its cells: a
+     * workbook's formulas follow their cells through it. Absent (no engine), a workbook's
+     * structure is refused (`SpreadsheetUnreadableError`).
+     */
+    formulas?: Pick<FormulaEngine, "restructure" | "move">;
   }): WrittenContent;
 }

@@ -1,0 +1,497 @@
+import { StringDecoder } from "node:string_decoder";
+import { columnLetters, columnNumber, invalidField, SpreadsheetUnreadableError } from "@cellar/core";
+import { MAX_XML_RUN } from "../limits.js";
+import type { StructurePlan } from "./structure-plan.js";
+
+/** What comes before a sheet's rows, or after them, read whole to be changed: at most this many characters. */
+const MAX_HEAD_OR_TAIL = 64 * 1024 ** 2;
+
+/** Text of an XML element: XML's five entities and character references undone. */
+export function xmlDecoded(text: string): string {
+  if (!text.includes("&")) return text;
+  return text.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_, entity: string) => {
+    if (entity.startsWith("#x")) return String.fromCodePoint(Number.parseInt(entity.slice(2), 16));
+    if (entity.startsWith("#")) return String.fromCodePoint(Number(entity.slice(1)));
+    return { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" }[entity] as string;
+  });
+}
+
+/** Text as an element's content: markup escaped (a workbook's `_xHHHH_` escapes pass through as they are). */
+export function xmlEscaped(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** An attribute's value as written in the tag, or undefined. */
+function attribute(tag: string, name: string): string | undefined {
+  const match = new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)')`).exec(tag);
+  return match === null ? undefined : (match[2] ?? match[3]);
+}
+
+/** The tag with the attribute set to `value` (added before the tag's end when absent), or removed for undefined. */
+export function withAttribute(tag: string, name: string, value: string | undefined): string {
+  const pattern = new RegExp(`\\s${name}\\s*=\\s*("[^"]*"|'[^']*')`);
+  if (value === undefined) return tag.replace(pattern, "");
+  if (pattern.test(tag)) return tag.replace(pattern, ` ${name}="${value}"`);
+  return tag.replace(/\s*(\/?)>$/, ` ${name}="${value}"$1>`);
+}
+
+const CELL = /^\$?([A-Za-z]{1,3})\$?(\d+)$/;
+
+/** A cell reference (`B12`): its row and column, or null. */
+function cellOf(text: string): { row: number; column: number } | null {
+  const match = CELL.exec(text);
+  return match === null ? null : { row: Number(match[2]), column: columnNumber(match[1] as string) };
+}
+
+/**
+ * How one worksheet's references move: its cells, its rectangles (`B2:D4`, a list of them
+ * as `sqref` has it) and its formulas, by the plan.
+ */
+export class SheetMoves {
+  constructor(
+    private readonly plan: StructurePlan,
+    /** The worksheet's place among the workbook's worksheets before. */
+    readonly sheet: number,
+  ) {}
+
+  get movesCells(): boolean {
+    return this.plan.movesCells(this.sheet);
+  }
+
+  get movesColumns(): boolean {
+    return this.plan.changesAlong(this.sheet, "columns");
+  }
+
+  row(row: number): number | null {
+    return this.plan.position(this.sheet, "rows", row);
+  }
+
+  column(column: number): number | null {
+    return this.plan.position(this.sheet, "columns", column);
+  }
+
+  formula(text: string): string {
+    return this.plan.formula(text, this.sheet);
+  }
+
+  moved(text: string, rows: number, columns: number): string {
+    return this.plan.moved(text, rows, columns);
+  }
+
+  /** A rectangle (`B2:D4`, `B2`) after the changes, or null when its cells are gone; text it cannot read stays. */
+  range(text: string): string | null {
+    const [from, to = from] = text.split(":");
+    const start = cellOf(from ?? "");
+    const end = cellOf(to ?? "");
+    if (start === null || end === null) return text;
+    const area = this.plan.area(this.sheet, {
+      firstRow: Math.min(start.row, end.row),
+      lastRow: Math.max(start.row, end.row),
+      firstColumn: Math.min(start.column, end.column),
+      lastColumn: Math.max(start.column, end.column),
+    });
+    if (area === null) return null;
+    const first = `${columnLetters(area.firstColumn)}${area.firstRow}`;
+    return area.firstRow === area.lastRow && area.firstColumn === area.lastColumn
+      ? first
+      : `${first}:${columnLetters(area.lastColumn)}${area.lastRow}`;
+  }
+
+  /** A space-separated list of rectangles after the changes; those gone are left out (an empty text when all are). */
+  ranges(text: string): string {
+    return text
+      .split(/\s+/)
+      .filter((part) => part !== "")
+      .map((part) => this.range(part))
+      .filter((part): part is string => part !== null)
+      .join(" ");
+  }
+}
+
+/**
+ * One worksheet part with its structure changed, streamed: every row and cell numbered
+ * where the changes put it (deleted ones left out), every formula read as it reads after
+ * them (a shared formula is written out in each of its cells: its cells may no longer lie
+ * in one rectangle), and what refers to cells before and after the rows (the dimension,
+ * frozen panes, selections, column widths, merged cells, conditional formats, validations,
+ * hyperlinks, the filter) moved with them. Formulas lose their stored results, which the
+ * workbook computes again (the workbook part is marked for it).
+ */
+export async function* restructuredSheet(
+  source: AsyncIterable<Uint8Array>,
+  moves: SheetMoves,
+  part: string,
+): AsyncGenerator<Uint8Array> {
+  const unreadable = (message: string) => new SpreadsheetUnreadableError(`${part} ${message}`);
+  const decoder = new StringDecoder("utf8");
+  let text = "";
+  let stage: "head" | "rows" | "tail" = "head";
+  let prefix = "";
+  let lastRow = 0;
+  /** Shared formulas by `si`: their text and the cell that gives it, as they were. */
+  const shared = new Map<string, { formula: string; row: number; column: number }>();
+
+  const rowTag = () => `<${prefix}row`;
+  const closeRows = () => `</${prefix}sheetData>`;
+
+  function* step(final: boolean): Generator<string> {
+    for (;;) {
+      if (stage === "head") {
+        const open = /<([\w.-]+:)?sheetData(?=[\s/>])[^>]*>/.exec(text);
+        if (open === null) {
+          if (text.length > MAX_HEAD_OR_TAIL) throw unreadable("has more before its rows than Cellar changes.");
+          if (final) throw unreadable("has no rows part (sheetData).");
+          return;
+        }
+        prefix = open[1] ?? "";
+        const end = open.index + open[0].length;
+        yield restructuredHead(text.slice(0, open.index), moves, prefix);
+        if (open[0].endsWith("/>")) {
+          yield open[0];
+          stage = "tail";
+          text = text.slice(end);
+          continue;
+        }
+        yield open[0];
+        text = text.slice(end);
+        stage = "rows";
+        continue;
+      }
+      if (stage === "rows") {
+        let at = 0;
+        const out: string[] = [];
+        for (;;) {
+          const close = text.indexOf(closeRows(), at);
+          const start = findTag(text, rowTag(), at);
+          if (close !== -1 && (start === -1 || close < start)) {
+            out.push(text.slice(at, close));
+            text = text.slice(close);
+            stage = "tail";
+            break;
+          }
+          if (start === -1) {
+            text = text.slice(at);
+            if (text.length > 16 * MAX_XML_RUN && !final) throw unreadable("has a row longer than Cellar reads.");
+            if (final) throw unreadable("ends before its rows do.");
+            yield out.join("");
+            return;
+          }
+          const tagEnd = text.indexOf(">", start);
+          const selfClosing = tagEnd !== -1 && text[tagEnd - 1] === "/";
+          const end = selfClosing ? tagEnd + 1 : text.indexOf(`</${prefix}row>`, start);
+          if (tagEnd === -1 || end === -1) {
+            text = text.slice(at);
+            if (final) throw unreadable("ends before its rows do.");
+            if (text.length > 16 * MAX_XML_RUN) throw unreadable("has a row longer than Cellar reads.");
+            yield out.join("");
+            return;
+          }
+          const rowEnd = selfClosing ? end : end + `</${prefix}row>`.length;
+          out.push(text.slice(at, start));
+          out.push(restructuredRow(text.slice(start, rowEnd), text.slice(start, tagEnd + 1), selfClosing));
+          at = rowEnd;
+        }
+        yield out.join("");
+        continue;
+      }
+      if (!final) {
+        if (text.length > MAX_HEAD_OR_TAIL) throw unreadable("has more after its rows than Cellar changes.");
+        return;
+      }
+      yield restructuredTail(text, moves, prefix);
+      text = "";
+      return;
+    }
+  }
+
+  /** One row: renumbered, its cells renumbered and their formulas read anew; an empty text when the row is deleted. */
+  function restructuredRow(xml: string, startTag: string, selfClosing: boolean): string {
+    const given = attribute(startTag, "r");
+    const number = given === undefined ? lastRow + 1 : Number(given);
+    if (!Number.isInteger(number) || number <= lastRow) throw unreadable(`has rows out of order (row ${given}).`);
+    lastRow = number;
+    const row = moves.row(number);
+    const hasFormula = xml.includes(`<${prefix}f`);
+    if (row === null) {
+      // Gone; a shared formula it gives may still be used by cells below it.
+      if (hasFormula) for (const cell of cellsOf(xml, startTag, number)) formulaOf(cell.xml, number, cell.column);
+      return "";
+    }
+    if (!hasFormula && !moves.movesColumns && given !== undefined) {
+      // Most rows: only their number, and their cells', change (or nothing does).
+      if (row === number) return xml;
+      return xml.replace(cellReferences(prefix), (_, before: string) => `${before}${row}`);
+    }
+    let open = withAttribute(startTag, "r", String(row));
+    if (moves.movesCells) open = withAttribute(open, "spans", undefined);
+    if (selfClosing) return open;
+    const inner: string[] = [];
+    let rest = "";
+    for (const cell of cellsOf(xml, startTag, number)) {
+      if (cell.xml === "") {
+        rest = cell.other;
+        continue;
+      }
+      const column = moves.column(cell.column);
+      const formula = hasFormula ? formulaOf(cell.xml, number, cell.column) : null;
+      if (column === null) continue;
+      inner.push(restructuredCell(cell.xml, `${columnLetters(column)}${row}`, formula));
+    }
+    return `${open}${inner.join("")}${rest}</${prefix}row>`;
+  }
+
+  /** The cells of a row, in order, with their columns; what follows them (an extension list) as a last item. */
+  function* cellsOf(
+    xml: string,
+    startTag: string,
+    row: number,
+  ): Generator<{ xml: string; column: number; other: string }> {
+    const body = xml.slice(startTag.length, xml.length - `</${prefix}row>`.length);
+    let at = 0;
+    let column = 0;
+    for (;;) {
+      const start = findTag(body, `<${prefix}c`, at);
+      if (start === -1) break;
+      const tagEnd = body.indexOf(">", start);
+      if (tagEnd === -1) throw unreadable(`has a broken cell in row ${row}.`);
+      let end = tagEnd + 1;
+      if (body[tagEnd - 1] !== "/") {
+        const close = body.indexOf(`</${prefix}c>`, tagEnd);
+        if (close === -1) throw unreadable(`has a cell without its end in row ${row}.`);
+        end = close + `</${prefix}c>`.length;
+      }
+      const reference = attribute(body.slice(start, tagEnd + 1), "r");
+      const found = reference === undefined ? column + 1 : cellOf(reference)?.column;
+      if (found === undefined || found <= column) throw unreadable(`has cells out of order in row ${row}.`);
+      column = found;
+      yield { xml: body.slice(start, end), column, other: "" };
+      at = end;
+    }
+    const other = body.slice(at).trim();
+    if (other !== "") yield { xml: "", column: 0, other };
+  }
+
+  /**
+   * A cell's formula as it reads where the cell was (a shared formula's other cells get
+   * its text moved from the cell that gives it), with its `<f>` tag; null for none.
+   */
+  function formulaOf(cell: string, row: number, column: number): { text: string; tag: string } | null {
+    const start = findTag(cell, `<${prefix}f`, 0);
+    if (start === -1) return null;
+    const tagEnd = cell.indexOf(">", start);
+    if (tagEnd === -1) throw unreadable(`has a broken formula in row ${row}.`);
+    const tag = cell.slice(start, tagEnd + 1);
+    const close = tag.endsWith("/>") ? -1 : cell.indexOf(`</${prefix}f>`, tagEnd);
+    const text = close === -1 ? "" : xmlDecoded(cell.slice(tagEnd + 1, close));
+    if (attribute(tag, "t") !== "shared") return { text, tag };
+    const si = attribute(tag, "si") ?? "";
+    if (text !== "") {
+      if (shared.size >= 100_000 && !shared.has(si)) throw unreadable("has more shared formulas than Cellar changes.");
+      shared.set(si, { formula: text, row, column });
+      return { text, tag };
+    }
+    const source = shared.get(si);
+    if (source === undefined) throw unreadable(`uses shared formula ${si} before any cell gives it (row ${row}).`);
+    return { text: moves.moved(source.formula, row - source.row, column - source.column), tag };
+  }
+
+  /** A cell at its new place; a formula's cell with the formula as it now reads and no stored result. */
+  function restructuredCell(xml: string, reference: string, formula: { text: string; tag: string } | null): string {
+    const tagEnd = xml.indexOf(">");
+    let open = withAttribute(xml.slice(0, tagEnd + 1), "r", reference);
+    if (formula === null) return `${open}${xml.slice(tagEnd + 1)}`;
+    open = withAttribute(open, "t", undefined);
+    let tag = formula.tag.replace(/\s*\/>$/, ">");
+    const kind = attribute(tag, "t");
+    if (kind === "shared") {
+      tag = withAttribute(withAttribute(withAttribute(tag, "t", undefined), "ref", undefined), "si", undefined);
+    } else if (kind === "array") {
+      const ref = attribute(tag, "ref");
+      const moved = ref === undefined ? null : moves.range(ref);
+      tag =
+        moved === null
+          ? withAttribute(withAttribute(tag, "t", undefined), "ref", undefined)
+          : withAttribute(tag, "ref", moved);
+    } else if (kind === "dataTable") {
+      // A what-if table's cells are its own; they stay as they were, but for where they are.
+      return `${open}${xml.slice(tagEnd + 1)}`.replace(/<([\w.-]+:)?v>[^<]*<\/([\w.-]+:)?v>/, "");
+    }
+    const text = moves.formula(formula.text);
+    return `${open}${tag}${xmlEscaped(text)}</${prefix}f></${prefix}c>`;
+  }
+
+  for await (const chunk of source) {
+    text += decoder.write(chunk as Buffer);
+    if (text.length < 256 * 1024) continue;
+    for (const piece of step(false)) if (piece !== "") yield Buffer.from(piece, "utf8");
+  }
+  text += decoder.end();
+  for (const piece of step(true)) if (piece !== "") yield Buffer.from(piece, "utf8");
+}
+
+const cellReferencesByPrefix = new Map<string, RegExp>();
+/** A row's cells' references (`<c r="B12"`): the tag up to the letters, and the letters. */
+function cellReferences(prefix: string): RegExp {
+  let pattern = cellReferencesByPrefix.get(prefix);
+  if (pattern === undefined) {
+    pattern = new RegExp(
+      `(<(?:${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})?(?:row|c)\\b[^>]*?\\sr\\s*=\\s*["']\\$?([A-Za-z]{0,3})\\$?)\\d+`,
+      "g",
+    );
+    if (cellReferencesByPrefix.size < 16) cellReferencesByPrefix.set(prefix, pattern);
+  }
+  return pattern;
+}
+
+/** The next start tag `<name` followed by a space, `>` or `/`, from `from`. */
+function findTag(text: string, needle: string, from: number): number {
+  for (let at = text.indexOf(needle, from); at !== -1; at = text.indexOf(needle, at + 1)) {
+    const next = text[at + needle.length];
+    if (
+      next === undefined ||
+      next === " " ||
+      next === ">" ||
+      next === "/" ||
+      next === "\t" ||
+      next === "\n" ||
+      next === "\r"
+    ) {
+      return at;
+    }
+  }
+  return -1;
+}
+
+/**
+ * What comes before the rows: the dimension, frozen panes and selections, and column
+ * widths, moved with the cells.
+ */
+function restructuredHead(head: string, moves: SheetMoves, prefix: string): string {
+  if (!moves.movesCells) return head;
+  const p = prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  let xml = head.replace(new RegExp(`<${p}dimension\\b[^>]*>`), (tag) => {
+    const ref = attribute(tag, "ref");
+    return ref === undefined ? tag : withAttribute(tag, "ref", moves.range(ref) ?? "A1");
+  });
+  xml = xml.replace(new RegExp(`<${p}pane\\b[^>]*>`), (tag) => movedPane(tag, moves));
+  xml = xml.replace(new RegExp(`<${p}selection\\b[^>]*>`, "g"), (tag) => {
+    const active = attribute(tag, "activeCell");
+    const activeCell = active === undefined ? undefined : (moves.range(active) ?? "A1");
+    const sqref = attribute(tag, "sqref");
+    const ranges = sqref === undefined ? undefined : moves.ranges(sqref) || activeCell || "A1";
+    return withAttribute(withAttribute(tag, "activeCell", activeCell), "sqref", ranges);
+  });
+  xml = xml.replace(new RegExp(`<${p}col\\b[^>]*>`, "g"), (tag) => movedColumns(tag, moves));
+  return xml.replace(new RegExp(`<${p}cols>\\s*</${p}cols>`), "");
+}
+
+/**
+ * Frozen panes: the rows (or columns) frozen grow with rows inserted among them and shrink
+ * with those deleted, as in Excel; the first cell shown below them moves with its cells.
+ */
+function movedPane(tag: string, moves: SheetMoves): string {
+  const state = attribute(tag, "state");
+  if (state !== "frozen" && state !== "frozenSplit") {
+    const topLeft = attribute(tag, "topLeftCell");
+    return topLeft === undefined ? tag : withAttribute(tag, "topLeftCell", moves.range(topLeft) ?? "A1");
+  }
+  /** How many of the first `count` rows (or columns) are left, with those inserted among them. */
+  const frozen = (count: number, position: (at: number) => number | null) => {
+    if (count <= 0) return 0;
+    // The first unfrozen row moves as its cells do; those before it stay frozen.
+    const next = position(count + 1);
+    if (next !== null) return next - 1;
+    let last = count;
+    while (last > 0 && position(last) === null) last--;
+    return last === 0 ? 0 : (position(last) as number);
+  };
+  const ySplit = frozen(Number(attribute(tag, "ySplit") ?? 0), (at) => moves.row(at));
+  const xSplit = frozen(Number(attribute(tag, "xSplit") ?? 0), (at) => moves.column(at));
+  if (ySplit === 0 && xSplit === 0) return "";
+  let moved = withAttribute(tag, "ySplit", ySplit === 0 ? undefined : String(ySplit));
+  moved = withAttribute(moved, "xSplit", xSplit === 0 ? undefined : String(xSplit));
+  return withAttribute(moved, "topLeftCell", `${columnLetters(xSplit + 1)}${ySplit + 1}`);
+}
+
+/** A `<col min max …/>` span of widths after the columns' changes; an empty text when all its columns are gone. */
+function movedColumns(tag: string, moves: SheetMoves): string {
+  const min = Number(attribute(tag, "min"));
+  const max = Number(attribute(tag, "max"));
+  if (!Number.isInteger(min) || !Number.isInteger(max) || min < 1 || max < min) return tag;
+  const moved = moves.range(`${columnLetters(min)}1:${columnLetters(Math.min(max, 16_384))}1`);
+  if (moved === null) return "";
+  const [first, last = first] = moved.split(":");
+  const from = cellOf(first ?? "")?.column ?? min;
+  const to = cellOf(last ?? "")?.column ?? from;
+  return withAttribute(withAttribute(tag, "min", String(from)), "max", String(to));
+}
+
+/**
+ * What comes after the rows: merged cells, conditional formats and validations (their
+ * rectangles and their formulas), hyperlinks, the filter, protected ranges and ignored
+ * errors, moved with the cells; those whose cells are all gone are left out.
+ */
+function restructuredTail(tail: string, moves: SheetMoves, prefix: string): string {
+  const p = prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  // Formulas of conditional formats and validations, in this sheet's terms (any prefix: the
+  // extension lists' `xm:f` too).
+  let xml = tail.replace(
+    /<((?:[\w.-]+:)?)(formula|formula1|formula2|f)>([^<]*)<\/\1\2>/g,
+    (_, tagPrefix: string, name: string, text: string) =>
+      `<${tagPrefix}${name}>${xmlEscaped(moves.formula(xmlDecoded(text)))}</${tagPrefix}${name}>`,
+  );
+  if (!moves.movesCells) return xml;
+  xml = xml.replace(/<((?:[\w.-]+:)?)sqref>([^<]*)<\/\1sqref>/g, (_whole, tagPrefix: string, text: string) => {
+    const moved = moves.ranges(text);
+    return moved === ""
+      ? `<${tagPrefix}sqref>${text}</${tagPrefix}sqref>`
+      : `<${tagPrefix}sqref>${moved}</${tagPrefix}sqref>`;
+  });
+  // Elements with children: gone whole when none of their cells is left.
+  for (const name of ["conditionalFormatting", "dataValidation", "autoFilter"]) {
+    xml = xml.replace(
+      new RegExp(`<${p}${name}\\b([^>]*?)(/>|>[\\s\\S]*?</${p}${name}>)`, "g"),
+      (element: string, attributes: string) => {
+        const key = name === "autoFilter" ? "ref" : "sqref";
+        const value = attribute(` ${attributes}`, key);
+        if (value === undefined) return element;
+        const moved = key === "ref" ? moves.range(value) : moves.ranges(value);
+        if (moved === null || moved === "") return "";
+        return element.replace(/^<[^>]*>/, (tag) => withAttribute(tag, key, moved));
+      },
+    );
+  }
+  for (const name of ["mergeCell", "hyperlink", "protectedRange", "ignoredError"]) {
+    xml = xml.replace(new RegExp(`<${p}${name}\\b[^>]*>`, "g"), (tag) => {
+      const key = name === "mergeCell" || name === "hyperlink" ? "ref" : "sqref";
+      const value = attribute(tag, key);
+      if (value === undefined) return tag;
+      const moved = key === "ref" ? moves.range(value) : moves.ranges(value);
+      // A merge left with one cell merges nothing.
+      if (moved === null || moved === "" || (name === "mergeCell" && !moved.includes(":"))) return "";
+      return withAttribute(tag, key, moved);
+    });
+  }
+  // Lists left empty go; counts say what is left.
+  for (const [list, item] of [
+    ["mergeCells", "mergeCell"],
+    ["dataValidations", "dataValidation"],
+    ["hyperlinks", "hyperlink"],
+    ["protectedRanges", "protectedRange"],
+    ["ignoredErrors", "ignoredError"],
+  ] as const) {
+    xml = xml.replace(new RegExp(`<${p}${list}\\b([^>]*)>([\\s\\S]*?)</${p}${list}>`), (element, _, body: string) => {
+      const count = (body.match(new RegExp(`<${p}${item}\\b`, "g")) ?? []).length;
+      if (count === 0) return "";
+      return element.replace(/^<[^>]*>/, (tag) =>
+        attribute(tag, "count") === undefined ? tag : withAttribute(tag, "count", String(count)),
+      );
+    });
+  }
+  return xml;
+}
+
+/** Refuses a workbook left with no visible sheet (decisions §9). */
+export function refuseNoVisibleSheet(): never {
+  throw invalidField("operations", "would leave the workbook without a visible sheet; it keeps at least one");
+}
