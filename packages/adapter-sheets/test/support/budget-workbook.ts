@@ -21,7 +21,13 @@ export async function budgetWorkbook(): Promise<Uint8Array> {
     budget.getCell(`A${at + 2}`).value = item;
     budget.getCell(`B${at + 2}`).value = amount;
   }
-  budget.getCell("C2").value = { formula: "B2*2", shareType: "shared", ref: "C2:C5", result: 2400 };
+  // exceljs writes a shared formula from these fields, which its types leave out.
+  budget.getCell("C2").value = {
+    formula: "B2*2",
+    shareType: "shared",
+    ref: "C2:C5",
+    result: 2400,
+  } as ExcelJS.CellFormulaValue;
   for (const row of [3, 4, 5]) budget.getCell(`C${row}`).value = { sharedFormula: "C2", result: 0 };
   budget.getCell("B6").value = { formula: "SUM(B2:B5)", result: 1700 };
   budget.getCell("A8").value = "Checked by the treasurer";
