@@ -8,9 +8,9 @@ import { useScratch } from "../support/scratch.js";
 
 const scratch = useScratch("spreadsheets");
 
-const workbook = readFileSync(
-  new URL("../../../../packages/adapter-sheets/test/fixtures/libreoffice-book.xlsx", import.meta.url),
-);
+const fixture = (name: string) =>
+  readFileSync(new URL(`../../../../packages/adapter-sheets/test/fixtures/${name}`, import.meta.url));
+const workbook = fixture("libreoffice-book.xlsx");
 
 describe("spreadsheets on PostgreSQL and S3, two server processes", () => {
   it("a workbook uploaded through one is read, windowed and converted through the other; its purge leaves nothing", async () => {
@@ -70,5 +70,48 @@ describe("spreadsheets on PostgreSQL and S3, two server processes", () => {
       await client.end();
     }
     expect(await objectsIn(store, bucket)).toEqual([]);
+  }, 60_000);
+
+  it("a workbook's structure changed through one is read through the other; of two changes of one version, one lands", async () => {
+    const database = await createTestDatabase(inject("postgresUrl"), "structure");
+    scratch.onCleanup(() => database.drop());
+    const store = inject("s3");
+    const bucket = await createTestBucket(store, "structure");
+    const env = { DATABASE_URL: database.url, ...s3Env(store, `s3://${bucket}/cellar`) };
+    const dataDir = scratch.dataDir();
+    const [one, other] = await Promise.all([
+      scratch.startProcess({ DATA_DIR: dataDir, ...env }),
+      scratch.startProcess({ DATA_DIR: scratch.dataDir(), ...env }),
+    ]);
+    const ada = await signIn({ requestAt: one.url, dataDir }, "ada@example.com");
+    const headers = { authorization: `Bearer ${ada.jwt}`, "content-type": "application/json" };
+    const answer = await upload(one.url, ada.jwt, "budget.xlsx", fixture("libreoffice-budget.xlsx"));
+    expect(answer.status).toBe(201);
+    const file = JSON.parse(answer.text) as FileJson;
+
+    const change = (server: typeof one, operations: unknown[]) =>
+      fetch(`${server.url}/v1/files/${file.id}/structure`, {
+        method: "POST",
+        headers: { ...headers, "if-match": `"${file.sha256}"` },
+        body: JSON.stringify({ operations }),
+      });
+    const [first, second] = await Promise.all([
+      change(one, [{ insert: "rows", sheet: "Budget", before: 3, count: 2 }]),
+      change(other, [{ delete: "rows", sheet: "Budget", from: 2, count: 1 }]),
+    ]);
+    const statuses = [first.status, second.status].sort();
+    expect(statuses).toEqual([200, 412]);
+    const inserted = first.status === 200;
+
+    // Read through the other process: the summary's formulas follow, and are computed again.
+    const read = (server: typeof one, range: string, render: string) =>
+      fetch(`${server.url}/v1/files/${file.id}/values?range=${encodeURIComponent(range)}&render=${render}`, {
+        headers,
+      }).then(async (response) => ((await response.json()) as { values: unknown[][] }).values);
+    const reader = inserted ? other : one;
+    expect(await read(reader, "Summary!A1:A2", "formula")).toEqual(
+      inserted ? [["=Budget!B8"], ["=SUM(Budget!B2:B7)"]] : [["=Budget!B5"], ["=SUM(Budget!B2:B4)"]],
+    );
+    expect(await read(reader, "Summary!A1:A2", "raw")).toEqual(inserted ? [[1700], [1700]] : [[500], [500]]);
   }, 60_000);
 });
