@@ -189,7 +189,45 @@ describe.each([
   },
 );
 
-describe("a workbook's sheets", { timeout: 60_000 }, () => {
+describe("a workbook's sheets and tables", { timeout: 60_000 }, () => {
+  /** A table of sales (`A1:B4`, its header in row 1) and a total of its prices by structured reference. */
+  async function salesWorkbook(): Promise<Uint8Array> {
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet("Sales");
+    sheet.addTable({
+      name: "Sales",
+      ref: "A1",
+      columns: [{ name: "Item" }, { name: "Price" }],
+      rows: [
+        ["Pen", 2],
+        ["Ink", 5],
+        ["Pad", 3],
+      ],
+    });
+    sheet.getCell("D1").value = { formula: "SUM(Sales[Price])", result: 10 };
+    return new Uint8Array(await book.xlsx.writeBuffer());
+  }
+
+  it("moves a table's range with rows inserted in it, and refuses a change of its columns or its header", async () => {
+    const after = await restructured(await salesWorkbook(), [{ insert: "rows", sheet: "Sales", before: 3, count: 2 }]);
+    expect((await partsOf(after)).get("xl/tables/table1.xml")).toMatch(/<table [^>]*ref="A1:B6"/);
+    expect((await valuesOf(after, 0))[0]?.[3]).toBe(10);
+    for (const operation of [
+      { insert: "columns", sheet: "Sales", before: "B", count: 1 },
+      { delete: "columns", sheet: "Sales", from: "B", count: 1 },
+      { delete: "rows", sheet: "Sales", from: 1, count: 1 },
+    ]) {
+      await expect(restructured(await salesWorkbook(), [operation])).rejects.toSatisfy(
+        (error: CellarError) => error.code === "validation_error" && /table Sales/.test(error.message),
+      );
+    }
+    // Columns after the table, and rows below it, move freely.
+    const beside = await restructured(await salesWorkbook(), [
+      { insert: "columns", sheet: "Sales", before: "C", count: 1 },
+    ]);
+    expect((await partsOf(beside)).get("xl/tables/table1.xml")).toMatch(/<table [^>]*ref="A1:B4"/);
+  });
+
   it("refuses to leave a workbook without a visible sheet, before a byte is written", async () => {
     const book = await loaded(await budgetWorkbook());
     (book.getWorksheet("Summary") as ExcelJS.Worksheet).state = "hidden";

@@ -1,4 +1,11 @@
-import type { FormulaEngine, OpenBytes, StructureOperation, WrittenContent } from "@cellar/core";
+import {
+  columnNumber,
+  type FormulaEngine,
+  invalidField,
+  type OpenBytes,
+  type StructureOperation,
+  type WrittenContent,
+} from "@cellar/core";
 import {
   refuseNoVisibleSheet,
   restructuredSheet,
@@ -279,12 +286,35 @@ function movedAnchors(xml: string, type: string, moves: SheetMoves): string {
     });
   }
   if (type === "/table") {
-    return xml.replace(/<([\w.-]+:)?(table|autoFilter|sortState|sortCondition)\b[^>]*>/g, (tag) => {
-      const ref = /\sref\s*=\s*["']([^"']*)["']/.exec(tag)?.[1];
-      if (ref === undefined) return tag;
-      // A table whose cells are all gone keeps one row where they were: Excel would drop it, with its name.
-      return withAttribute(tag, "ref", moves.range(ref) ?? ref);
-    });
+    const name = /<([\w.-]+:)?table\b[^>]*\sdisplayName\s*=\s*["']([^"']*)["']/.exec(xml)?.[2] ?? "a table";
+    return xml.replace(
+      /<([\w.-]+:)?(table|autoFilter|sortState|sortCondition)\b[^>]*>/g,
+      (tag, _p, element: string) => {
+        const ref = /\sref\s*=\s*["']([^"']*)["']/.exec(tag)?.[1];
+        if (ref === undefined) return tag;
+        const moved = moves.range(ref);
+        if (element === "table") {
+          // A table's columns are listed by name, and its first row holds them: a change that
+          // adds or removes its columns, or takes its header row, would leave it broken.
+          const [from, to = from] = ref.split(":");
+          const width = (range: string) => {
+            const [first, last = first] = range.split(":");
+            return (
+              columnNumber(/^\$?([A-Za-z]+)/.exec(last ?? "")?.[1] ?? "A") -
+              columnNumber(/^\$?([A-Za-z]+)/.exec(first ?? "")?.[1] ?? "A")
+            );
+          };
+          const headerRow = Number(/\d+/.exec(from ?? "")?.[0] ?? 0);
+          if (moved === null || moves.row(headerRow) === null || width(moved) !== width(`${from}:${to}`)) {
+            throw invalidField(
+              "operations",
+              `would change the columns or the header row of table ${name}; Cellar changes a table's rows only`,
+            );
+          }
+        }
+        return withAttribute(tag, "ref", moved ?? ref);
+      },
+    );
   }
   if (type === "/drawing") {
     return xml.replace(
