@@ -1013,6 +1013,32 @@ describe("versions and cell edits", () => {
     expect(unknown.stderr).toContain("(validation_error)");
   });
 
+  it("sheet add, rename, mv and rm change a workbook's sheets, formulas following, and say what they did", async () => {
+    const workbook = new ExcelJS.Workbook();
+    workbook.addWorksheet("Budget").addRow(["Rent", 1200]);
+    workbook.addWorksheet("Summary").getCell("A1").value = { formula: "Budget!B1*2", result: 2400 };
+    const id = await upload("sheets.xlsx", new Uint8Array(await workbook.xlsx.writeBuffer()));
+    expect(await cellar(["sheet", "add", id, "Notes", "1"], { home })).toMatchObject({
+      code: 0,
+      stdout: `Added sheet Notes at position 1 to sheets.xlsx (${id}): version 2.\n`,
+    });
+    expect((await cellar(["sheet", "rename", id, "Budget", "Q1 Budget"], { home })).code).toBe(0);
+    expect((await cellar(["sheet", "mv", id, "Summary", "2"], { home })).code).toBe(0);
+    expect((await cellar(["sheet", "rm", id, "Notes", "-q"], { home })).stdout).toBe(`${id}\n`);
+    expect((await cellar(["sheets", id], { home })).stdout).toMatch(/Summary[\s\S]*Q1 Budget/);
+    expect((await cellar(["cells", id, "Summary!A1", "--formulas"], { home })).stdout).toBe("='Q1 Budget'!B1*2\n");
+    const activity = (await cellar(["activity", id], { home })).stdout;
+    expect(activity).toContain("add sheet Notes at 1, version 2");
+    expect(activity).toContain("rename sheet Budget to Q1 Budget, version 3");
+    expect(activity).toContain("move sheet Summary to 2, version 4");
+    expect(activity).toContain("delete sheet Notes, version 5");
+    expect((await cellar(["sheet", "copy", id, "Summary"], { home })).code).toBe(2);
+    expect((await cellar(["sheet", "mv", id, "Summary", "0"], { home })).code).toBe(2);
+    const last = await cellar(["sheet", "rm", id, "Summary"], { home });
+    expect((await cellar(["sheet", "rm", id, "Q1 Budget"], { home })).code).toBe(1);
+    expect(last.code).toBe(0);
+  });
+
   it("lists the new commands in the help", async () => {
     const help = (await cellar(["--help"], { home })).stdout;
     for (const usage of [
@@ -1023,6 +1049,7 @@ describe("versions and cell edits", () => {
       "restore <ids...>",
       "rows <insert|delete> <id> <sheet> <row> [count]",
       "columns <insert|delete> <id> <sheet> <column> [count]",
+      "sheet <add|rename|mv|rm> <id> <sheet> [to]",
       "find <id> <text>",
     ]) {
       expect(help).toContain(`  ${usage}  `);

@@ -153,4 +153,44 @@ export const editCommands: readonly CommandSpec[] = [
       },
     }),
   ),
+  {
+    name: "sheet",
+    args: ["<add|rename|mv|rm>", "<id>", "<sheet>", "[to]"],
+    description:
+      "change a workbook's sheets as the next version: add <sheet> [at position, from 1], rename <sheet> <new name>, mv <sheet> <position from 1>, rm <sheet>; formulas and names follow",
+    options: [{ name: "force", description: "change it even over a change made meanwhile" }],
+    async run(context, { args: [action = "", id = "", sheet = "", to], options }) {
+      const position = (what: string) => positiveInteger(what, to ?? "") - 1;
+      let operation: StructureOperation;
+      let said: (file: string) => string;
+      switch (action) {
+        case "add":
+          operation = to === undefined ? { add_sheet: sheet } : { add_sheet: sheet, index: position("position") };
+          said = (file) => `Added sheet ${sheet}${to === undefined ? "" : ` at position ${to}`} to ${file}`;
+          break;
+        case "rename":
+          if (to === undefined) throw new CliError("cellar sheet rename takes the sheet and its new name.", EXIT.usage);
+          operation = { rename_sheet: sheet, to };
+          said = (file) => `Renamed sheet ${sheet} to ${to} in ${file}`;
+          break;
+        case "mv":
+          if (to === undefined)
+            throw new CliError("cellar sheet mv takes the sheet and its new position, from 1.", EXIT.usage);
+          operation = { move_sheet: sheet, to: position("position") };
+          said = (file) => `Moved sheet ${sheet} to position ${to} in ${file}`;
+          break;
+        case "rm":
+          if (to !== undefined) throw new CliError("cellar sheet rm takes the sheet alone.", EXIT.usage);
+          operation = { delete_sheet: sheet };
+          said = (file) => `Deleted sheet ${sheet} from ${file}`;
+          break;
+        default:
+          throw new CliError(`cellar sheet takes add, rename, mv or rm, not ${JSON.stringify(action)}.`, EXIT.usage);
+      }
+      const session = await context.signedIn();
+      const ifMatch = await basedOn(session, id, options.force === true);
+      const file = await session.client.structure(id, [operation], { ifMatch });
+      printChanged(context, file, `${said(`${file.name} (${file.id})`)}: version ${file.version}.`);
+    },
+  },
 ];

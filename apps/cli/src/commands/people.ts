@@ -78,6 +78,13 @@ function operationWords(operation: unknown): string {
     return `insert ${what(fields.insert, fields.count)} before ${String(fields.before)}${of}`;
   if (fields.delete !== undefined)
     return `delete ${what(fields.delete, fields.count)} from ${String(fields.from)}${of}`;
+  // Sheets' places as the CLI gives them, from 1.
+  if (fields.add_sheet !== undefined)
+    return `add sheet ${String(fields.add_sheet)}${typeof fields.index === "number" ? ` at ${fields.index + 1}` : ""}`;
+  if (fields.rename_sheet !== undefined) return `rename sheet ${String(fields.rename_sheet)} to ${String(fields.to)}`;
+  if (fields.move_sheet !== undefined && typeof fields.to === "number")
+    return `move sheet ${String(fields.move_sheet)} to ${fields.to + 1}`;
+  if (fields.delete_sheet !== undefined) return `delete sheet ${String(fields.delete_sheet)}`;
   return Object.entries(fields)
     .map(([key, value]) => `${key} ${String(value)}`)
     .join(" ");
