@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { editText, inputOf, parseClipboard, rangeText, typedInput, typedText } from "../src/app/preview/cell-input.js";
+import { editText, inputOf, rangeText, typedInput, typedText } from "../src/app/preview/cell-input.js";
 
 describe("what an edit writes", () => {
   it("sends text as typed, for the server to read as a spreadsheet program does, and nothing as an empty cell", () => {
@@ -53,33 +53,5 @@ describe("what an edit writes", () => {
     expect(rangeText(2, 2, 1, 1)).toBe("B2");
     expect(rangeText(2, 2, 2, 3)).toBe("B2:D3");
     expect(rangeText(1, 26, 1, 2)).toBe("Z1:AA1");
-  });
-});
-
-describe("a block pasted from a spreadsheet program", () => {
-  it("reads tab-separated columns and one line a row, with or without a last line end", () => {
-    expect(parseClipboard("1\t2\t3\r\n4\t5\t6\r\n")).toEqual([
-      ["1", "2", "3"],
-      ["4", "5", "6"],
-    ]);
-    expect(parseClipboard("a\tb\nc\td")).toEqual([
-      ["a", "b"],
-      ["c", "d"],
-    ]);
-    expect(parseClipboard("one")).toEqual([["one"]]);
-  });
-
-  it("keeps empty cells, and pads short rows to a rectangle", () => {
-    expect(parseClipboard("1\t\t3\n4\n")).toEqual([
-      ["1", "", "3"],
-      ["4", "", ""],
-    ]);
-  });
-
-  it("reads quoted fields holding tabs, line breaks and quotes, and a quote inside a field as it is", () => {
-    expect(parseClipboard('"a\tb"\t"line one\nline two"\t"say ""hi"""\n')).toEqual([
-      ["a\tb", "line one\nline two", 'say "hi"'],
-    ]);
-    expect(parseClipboard('5" pipe\t"open\n')).toEqual([['5" pipe', '"open']]);
   });
 });
