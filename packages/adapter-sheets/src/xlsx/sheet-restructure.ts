@@ -160,8 +160,9 @@ export async function* restructuredSheet(
       if (stage === "rows") {
         let at = 0;
         const out: string[] = [];
+        // Where the rows end, if in this text: found once, not at every row.
+        const close = text.indexOf(closeRows());
         for (;;) {
-          const close = text.indexOf(closeRows(), at);
           const start = findTag(text, rowTag(), at);
           if (close !== -1 && (start === -1 || close < start)) {
             out.push(text.slice(at, close));
