@@ -244,6 +244,42 @@ describe("POST /files/:id/structure on a workbook", () => {
     expect(await values("Summary!A1:A2")).toEqual([[1700], [850]]);
   });
 
+  it("keeps comment threads on their sheet's cells when sheets are added before it, renamed or deleted", async () => {
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
+    const { ada, file } = await aBudget(t);
+    const comment = async (range: string) =>
+      (
+        await t.inject({
+          method: "POST",
+          url: `/v1/files/${file.id}/comments`,
+          headers: ada.headers,
+          payload: { text: `About ${range}`, range },
+        })
+      ).json<{ id: string }>().id;
+    // Without a sheet, a range is the first sheet's: Budget's, which it stays.
+    const onB3 = await comment("B3");
+    const onSummary = await comment("Summary!A1");
+    const answer = await t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/structure`,
+      headers: { ...ada.headers, "if-match": "*" },
+      payload: {
+        operations: [
+          { add_sheet: "Notes", index: 0 },
+          { insert: "rows", sheet: "Budget", before: 2, count: 1 },
+          { rename_sheet: "Budget", to: "Q1 Budget" },
+          { delete_sheet: "Summary" },
+        ],
+      },
+    });
+    expect(answer.statusCode).toBe(200);
+    const comments = await t.inject({ method: "GET", url: `/v1/files/${file.id}/comments`, headers: ada.headers });
+    const rangeOf = (id: string) =>
+      comments.json<{ id: string; range: string | null }[]>().find((each) => each.id === id)?.range;
+    expect(rangeOf(onB3)).toBe("'Q1 Budget'!B4");
+    expect(rangeOf(onSummary)).toBeNull();
+  });
+
   it("refuses a bad operation naming it, and writes nothing", async () => {
     const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
     const { ada, file, values } = await aBudget(t);
