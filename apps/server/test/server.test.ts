@@ -319,6 +319,69 @@ describe("the standalone server", () => {
     expect(statSync(join(dataDir, "jwt-secret")).mode & 0o777).toBe(0o600);
   });
 
+  it("changes a workbook's structure on SQLite and files: formulas follow, a thread moves, both kept across a restart", async () => {
+    const dataDir = aDataDir();
+    const first = await start({ DATA_DIR: dataDir });
+    const alice = await signIn(first, "alice@example.com");
+    const boundary = "cellar-test";
+    const budget = readFileSync(
+      new URL("../../../packages/adapter-sheets/test/fixtures/libreoffice-budget.xlsx", import.meta.url),
+    );
+    const uploaded = await first.app.inject({
+      method: "POST",
+      url: "/v1/files",
+      headers: { ...alice.headers, "content-type": `multipart/form-data; boundary=${boundary}` },
+      payload: Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="budget.xlsx"\r\n\r\n`),
+        budget,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]),
+    });
+    expect(uploaded.statusCode).toBe(201);
+    const id = uploaded.json<{ id: string }>().id;
+    const thread = await first.app.inject({
+      method: "POST",
+      url: `/v1/files/${id}/comments`,
+      ...json({ text: "Is the total right?", range: "Budget!B6" }),
+      headers: { ...alice.headers, "content-type": "application/json" },
+    });
+    expect(thread.statusCode).toBe(201);
+    const changed = await first.app.inject({
+      method: "POST",
+      url: `/v1/files/${id}/structure`,
+      ...json({ operations: [{ insert: "rows", sheet: "Budget", before: 3, count: 2 }] }),
+      headers: { ...alice.headers, "content-type": "application/json", "if-match": "*" },
+    });
+    expect(changed.statusCode).toBe(200);
+    await first.close(1000);
+    servers.splice(servers.indexOf(first), 1);
+
+    const second = await start({ DATA_DIR: dataDir });
+    const read = (range: string) =>
+      second.app.inject({
+        method: "GET",
+        url: `/v1/files/${id}/values?range=${encodeURIComponent(range)}&render=formula`,
+        headers: alice.headers,
+      });
+    expect((await read("Summary!A1:A2")).json<{ values: unknown[][] }>().values).toEqual([
+      ["=Budget!B8"],
+      ["=SUM(Budget!B2:B7)"],
+    ]);
+    const threads = await second.app.inject({ method: "GET", url: `/v1/files/${id}/comments`, headers: alice.headers });
+    expect(threads.json<{ range: string }[]>().map((each) => each.range)).toEqual(["Budget!B8"]);
+    const versions = await second.app.inject({
+      method: "GET",
+      url: `/v1/files/${id}/versions`,
+      headers: alice.headers,
+    });
+    expect(
+      versions
+        .json<{ version: number }[]>()
+        .map((each) => each.version)
+        .sort(),
+    ).toEqual([1, 2]);
+  });
+
   it("runs the purge job at start-up and then on its interval", async () => {
     const dataDir = aDataDir();
     const setup = await openEmbeddedStorage(dataDir);
