@@ -101,212 +101,11 @@ function closingQuote(body: string, at: number): number {
 // ---------------------------------------------------------------------------------------
 // Paste: text/html
 //
-// A small tokenizer rather than DOMParser: the tests run in Node (vitest's "node"
-// environment, no DOM installed), and the few things a copied table needs (tags and their
-// attributes, text, comments, entities) are simple to read. One code path, tested, in the
-// browser and in the tests alike.
+// Read by the browser's own HTML parser (DOMParser), as it reads a page: end tags left
+// out, character references, comments (Excel's `<!--StartFragment-->` and `<!--[if gte mso
+// 9]>…<![endif]-->`), `<?xml …?>`, `<style>` and `<script>` are its business. The tests
+// run it in happy-dom.
 // ---------------------------------------------------------------------------------------
-
-/** The Latin-1 entities, in the order of their code points from U+00A0. */
-const LATIN1_ENTITIES = (
-  "nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr deg plusmn sup2 sup3 acute " +
-  "micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest Agrave Aacute Acirc Atilde Auml Aring AElig " +
-  "Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times Oslash " +
-  "Ugrave Uacute Ucirc Uuml Yacute THORN szlig agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc " +
-  "euml igrave iacute icirc iuml eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml " +
-  "yacute thorn yuml"
-).split(" ");
-
-/**
- * The named entities a copied table may hold: the Latin-1 ones (older exports write
- * `&auml;`) and the common punctuation; an unknown one is left as written.
- */
-const NAMED_ENTITIES = new Map<string, string>([
-  ...LATIN1_ENTITIES.map((name, index): [string, string] => [name, String.fromCharCode(0xa0 + index)]),
-  ...Object.entries({
-    amp: 38,
-    lt: 60,
-    gt: 62,
-    quot: 34,
-    apos: 39,
-    OElig: 338,
-    oelig: 339,
-    Scaron: 352,
-    scaron: 353,
-    Yuml: 376,
-    fnof: 402,
-    circ: 710,
-    tilde: 732,
-    ensp: 8194,
-    emsp: 8195,
-    thinsp: 8201,
-    zwnj: 8204,
-    zwj: 8205,
-    lrm: 8206,
-    rlm: 8207,
-    ndash: 8211,
-    mdash: 8212,
-    lsquo: 8216,
-    rsquo: 8217,
-    sbquo: 8218,
-    ldquo: 8220,
-    rdquo: 8221,
-    bdquo: 8222,
-    dagger: 8224,
-    Dagger: 8225,
-    bull: 8226,
-    hellip: 8230,
-    permil: 8240,
-    prime: 8242,
-    Prime: 8243,
-    lsaquo: 8249,
-    rsaquo: 8250,
-    euro: 8364,
-    trade: 8482,
-    larr: 8592,
-    uarr: 8593,
-    rarr: 8594,
-    darr: 8595,
-    minus: 8722,
-    infin: 8734,
-    ne: 8800,
-    le: 8804,
-    ge: 8805,
-  }).map(([name, code]): [string, string] => [name, String.fromCharCode(code)]),
-]);
-
-/** What HTML reads `&#128;`–`&#159;` as: Windows-1252's characters there, as Windows programs meant them. */
-const WINDOWS_1252 = [
-  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
-  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
-];
-
-/** A numeric character reference's character, as HTML reads it (U+FFFD for none). */
-function referencedCharacter(code: number): string {
-  if (code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return "\uFFFD";
-  if (code >= 0x80 && code <= 0x9f) return String.fromCharCode(WINDOWS_1252[code - 0x80] as number);
-  return String.fromCodePoint(code);
-}
-
-const ENTITY = /&(?:#([0-9]+)|#[xX]([0-9a-fA-F]+)|([A-Za-z][A-Za-z0-9]*));/g;
-
-/** Text with its character references (`&amp;`, `&nbsp;`, `&#233;`, `&#xE9;`) read. */
-export function decodeEntities(text: string): string {
-  if (!text.includes("&")) return text;
-  return text.replace(
-    ENTITY,
-    (whole, decimal: string | undefined, hex: string | undefined, name: string | undefined) => {
-      if (name !== undefined) return NAMED_ENTITIES.get(name) ?? whole;
-      return referencedCharacter(decimal !== undefined ? Number.parseInt(decimal, 10) : Number.parseInt(hex ?? "", 16));
-    },
-  );
-}
-
-type HtmlToken =
-  | { readonly type: "text"; readonly text: string }
-  | { readonly type: "start"; readonly name: string; readonly attributes: ReadonlyMap<string, string> }
-  | { readonly type: "end"; readonly name: string };
-
-/** Elements whose content is not markup: skipped whole (a `<style>` may hold `<` in its text). */
-const RAW_TEXT = new Set(["script", "style", "title", "textarea", "xmp", "iframe", "noembed", "noframes"]);
-
-const isSpace = (char: string | undefined) =>
-  char === " " || char === "\t" || char === "\n" || char === "\r" || char === "\f";
-const isLetter = (char: string | undefined) => char !== undefined && /[A-Za-z]/.test(char);
-
-/** A start or end tag opening at `open` (its `<`): the token, and where the text after it starts. */
-function readTag(html: string, open: number): { token: HtmlToken; next: number } {
-  const length = html.length;
-  let at = open + 1;
-  const end = html[at] === "/";
-  if (end) at++;
-  let nameEnd = at;
-  while (nameEnd < length && !isSpace(html[nameEnd]) && html[nameEnd] !== "/" && html[nameEnd] !== ">") nameEnd++;
-  const name = html.slice(at, nameEnd).toLowerCase();
-  at = nameEnd;
-  const attributes = new Map<string, string>();
-  for (;;) {
-    while (at < length && (isSpace(html[at]) || html[at] === "/")) at++;
-    if (at >= length) break;
-    if (html[at] === ">") {
-      at++;
-      break;
-    }
-    // An attribute's name runs to a space, `/`, `>` or `=` (its first character may be any).
-    let attributeEnd = at + 1;
-    while (attributeEnd < length && !isSpace(html[attributeEnd]) && !"/>=".includes(html[attributeEnd] as string)) {
-      attributeEnd++;
-    }
-    const attribute = html.slice(at, attributeEnd).toLowerCase();
-    at = attributeEnd;
-    while (at < length && isSpace(html[at])) at++;
-    let value = "";
-    if (html[at] === "=") {
-      at++;
-      while (at < length && isSpace(html[at])) at++;
-      const quote = html[at];
-      if (quote === '"' || quote === "'") {
-        const close = html.indexOf(quote, at + 1);
-        value = html.slice(at + 1, close < 0 ? length : close);
-        at = close < 0 ? length : close + 1;
-      } else {
-        let valueEnd = at;
-        while (valueEnd < length && !isSpace(html[valueEnd]) && html[valueEnd] !== ">") valueEnd++;
-        value = html.slice(at, valueEnd);
-        at = valueEnd;
-      }
-    }
-    // As HTML has it, the first of a repeated attribute counts.
-    if (!attributes.has(attribute)) attributes.set(attribute, decodeEntities(value));
-  }
-  return { token: end ? { type: "end", name } : { type: "start", name, attributes }, next: at };
-}
-
-/**
- * HTML's tokens, as a browser reads them: text (its references read), start tags with
- * their attributes, end tags. Comments (`<!--StartFragment-->`, Excel's `<!--[if gte mso
- * 9]>…<![endif]-->`), doctypes, `<![if …]>` and `<?xml …?>` are passed over; so is the
- * content of `<style>` and `<script>`, and of Excel's `<![if supportMisalignedColumns]>`.
- */
-function* htmlTokens(html: string): Generator<HtmlToken> {
-  let at = 0;
-  while (at < html.length) {
-    const open = html.indexOf("<", at);
-    if (open < 0) {
-      yield { type: "text", text: decodeEntities(html.slice(at)) };
-      return;
-    }
-    if (open > at) yield { type: "text", text: decodeEntities(html.slice(at, open)) };
-    const next = html[open + 1];
-    if (html.startsWith("<!--", open)) {
-      // Searched from the `--` it opens with, so that `<!-->` is a whole (empty) comment, as HTML reads it.
-      const close = html.indexOf("-->", open + 2);
-      at = close < 0 ? html.length : close + 3;
-    } else if (isLetter(next) || (next === "/" && isLetter(html[open + 2]))) {
-      const { token, next: after } = readTag(html, open);
-      yield token;
-      at = after;
-      if (token.type === "start" && RAW_TEXT.has(token.name)) {
-        const closing = new RegExp(`</${token.name}[\\s/>]`, "ig");
-        closing.lastIndex = at;
-        at = closing.exec(html)?.index ?? html.length;
-      }
-    } else if (next === "!" || next === "?" || next === "/") {
-      // What HTML calls a bogus comment: to the next `>`.
-      const close = html.indexOf(">", open + 2);
-      at = close < 0 ? html.length : close + 1;
-      // Excel's hidden row of empty cells that sets its columns' widths, for Office alone:
-      // a browser shows it as a row, which a paste would write as empty cells.
-      if (/^<!\[if\s+supportMisalignedColumns\s*\]>$/i.test(html.slice(open, at))) {
-        const endif = html.slice(at).search(/<!\[endif\s*\]>/i);
-        if (endif >= 0) at += endif;
-      }
-    } else {
-      yield { type: "text", text: "<" };
-      at = open + 1;
-    }
-  }
-}
 
 /** A line break within a cell (`<br>`), and the edge of a block (`<p>`, `<div>`), which breaks a line only between text. */
 const LINE_BREAK = Symbol("line break");
@@ -372,16 +171,70 @@ function cellText(pieces: readonly Piece[]): string {
   return text.trim() === "" ? "" : text;
 }
 
+/** Elements whose content is no text of their cell: scripts, styles and the like. */
+const NOT_TEXT = new Set(["script", "style", "title", "textarea", "xmp", "iframe", "noembed", "noframes"]);
+
+/** A cell's pieces, in order: its text, `<br>`s and blocks' edges; a table inside it adds its own cells' texts. */
+function addPieces(node: Node, pieces: Piece[]): Piece[] {
+  for (const child of node.childNodes) {
+    if (child.nodeType === Node.TEXT_NODE) pieces.push(child.nodeValue ?? "");
+    if (child.nodeType !== Node.ELEMENT_NODE) continue;
+    const name = (child as Element).localName;
+    if (name === "br") {
+      pieces.push(LINE_BREAK);
+    } else if (!NOT_TEXT.has(name)) {
+      const block = BLOCKS.has(name);
+      if (block) pieces.push(BLOCK_EDGE);
+      if (name === "td" || name === "th") pieces.push(" ");
+      addPieces(child, pieces);
+      if (block) pieces.push(BLOCK_EDGE);
+    }
+  }
+  return pieces;
+}
+
+/** Where the HTML parser puts a table's rows (it adds a `<tbody>` where none is written). */
+const ROW_GROUPS = new Set(["thead", "tbody", "tfoot"]);
+
+/**
+ * A table's own rows, in the order written (not `table.rows`, which happy-dom fills with
+ * the rows of a table inside a cell too). Excel's hidden row of empty cells that sets its
+ * columns' widths, for Office alone, is left out: it sits between `<![if
+ * supportMisalignedColumns]>` and `<![endif]>`, which HTML reads as comments, so a browser
+ * shows it as a row, which a paste would write as empty cells.
+ */
+function rowsOf(table: Element): Element[] {
+  const rows: Element[] = [];
+  for (const group of table.children) {
+    if (!ROW_GROUPS.has(group.localName)) continue;
+    let hidden = false;
+    for (const node of group.childNodes) {
+      if (node.nodeType === Node.COMMENT_NODE) {
+        const comment = node.nodeValue ?? "";
+        if (/^\[if\s+supportMisalignedColumns\s*\]$/i.test(comment)) hidden = true;
+        else if (/^\[endif\s*\]$/i.test(comment)) hidden = false;
+      } else if (!hidden && (node as Element).localName === "tr") {
+        rows.push(node as Element);
+      }
+    }
+  }
+  return rows;
+}
+
 /** A cell as read from a copied table, before spans are laid out. */
 interface TableCell {
   readonly text: string;
-  readonly attributes: ReadonlyMap<string, string>;
+  readonly element: Element;
   readonly columns: number;
   readonly rows: number;
 }
 
-/** A span attribute's count: HTML's limits (1–1000 columns, up to 65534 rows), 0 rows meaning to the table's end. */
-function spanOf(text: string | undefined, most: number, zero: number): number {
+/**
+ * A span attribute's count: HTML's limits (1–1000 columns, up to 65534 rows), 0 rows
+ * meaning to the table's end. Read here rather than by `colSpan` and `rowSpan`, which
+ * happy-dom reads otherwise (`rowspan=0` as 1, no limits).
+ */
+function spanOf(text: string | null, most: number, zero: number): number {
   const count = Number.parseInt(text ?? "", 10);
   if (Number.isNaN(count) || count < 0) return 1;
   if (count === 0) return zero;
@@ -389,8 +242,8 @@ function spanOf(text: string | undefined, most: number, zero: number): number {
 }
 
 /** A number an attribute declares (`1234.5`, `1.2E+3`), or undefined. */
-function numberIn(text: string | undefined): number | undefined {
-  if (text === undefined || text.trim() === "") return undefined;
+function numberIn(text: string | null): number | undefined {
+  if (text === null || text.trim() === "") return undefined;
   const value = Number(text);
   return Number.isFinite(value) ? value : undefined;
 }
@@ -404,15 +257,15 @@ type Declared = { readonly kind: "number"; readonly value: number } | { readonly
  * otherwise) and `x:str` (text), Google Sheets' `data-sheets-value` (`{"1":2,"2":text}`,
  * `{"1":3,"3":number}`).
  */
-function declaredValue(attributes: ReadonlyMap<string, string>, libreOffice: boolean): Declared {
-  const libreOfficeValue = numberIn(attributes.get("sdval"));
+function declaredValue(cell: Element, libreOffice: boolean): Declared {
+  const libreOfficeValue = numberIn(cell.getAttribute("sdval"));
   if (libreOfficeValue !== undefined) return { kind: "number", value: libreOfficeValue };
-  const excelValue = numberIn(attributes.get("x:num"));
+  const excelValue = numberIn(cell.getAttribute("x:num"));
   if (excelValue !== undefined) return { kind: "number", value: excelValue };
-  if (attributes.has("x:num")) return undefined;
-  if (attributes.has("x:str")) return { kind: "text" };
-  const sheets = attributes.get("data-sheets-value");
-  if (sheets !== undefined) {
+  if (cell.hasAttribute("x:num")) return undefined;
+  if (cell.hasAttribute("x:str")) return { kind: "text" };
+  const sheets = cell.getAttribute("data-sheets-value");
+  if (sheets !== null) {
     try {
       const value: unknown = JSON.parse(sheets);
       if (typeof value === "object" && value !== null) {
@@ -425,7 +278,7 @@ function declaredValue(attributes: ReadonlyMap<string, string>, libreOffice: boo
     }
     return undefined;
   }
-  return libreOffice && !attributes.has("sdval") ? { kind: "text" } : undefined;
+  return libreOffice && !cell.hasAttribute("sdval") ? { kind: "text" } : undefined;
 }
 
 /** Whether text typed into a cell is read as a number, a date, a time or a boolean (not as text). */
@@ -475,10 +328,10 @@ function typedCell(shown: string, declared: Declared): string {
 }
 
 /** Whether a `<meta name="generator">` names LibreOffice (or its forebears), whose cells without `sdval` are text. */
-function generatorIsLibreOffice(attributes: ReadonlyMap<string, string>): boolean {
+function generatorIsLibreOffice(meta: Element): boolean {
   return (
-    attributes.get("name")?.toLowerCase() === "generator" &&
-    /libreoffice|openoffice|staroffice/i.test(attributes.get("content") ?? "")
+    meta.getAttribute("name")?.toLowerCase() === "generator" &&
+    /libreoffice|openoffice|staroffice/i.test(meta.getAttribute("content") ?? "")
   );
 }
 
@@ -489,84 +342,29 @@ function generatorIsLibreOffice(attributes: ReadonlyMap<string, string>): boolea
  *
  * Read as a browser shows the table: a merged cell's (`colspan`, `rowspan`) other cells
  * are empty, so the block stays rectangular; `<br>` is a line break; white space collapses;
- * entities are read; comments and `<style>` are passed over, so Excel's
- * `<!--StartFragment-->` and Google's `<google-sheets-html-origin>` wrapper are no
- * trouble. Which text a cell types (its shown text or its value): see `typedCell`.
+ * a caption is no cell; a wrapper around the table (Google's `<google-sheets-html-origin>`)
+ * is no trouble. Which text a cell types (its shown text or its value): see `typedCell`.
  */
 export function parseHtmlTable(html: string): string[][] | null {
-  const rows: TableCell[][] = [];
-  let row: TableCell[] | null = null;
-  let cell: { pieces: Piece[]; attributes: ReadonlyMap<string, string> } | null = null;
-  let depth = 0;
-  let found = false;
-  let caption = false;
-  let libreOffice = false;
-
-  const closeCell = () => {
-    if (cell === null) return;
-    const { attributes } = cell;
-    row ??= [];
-    row.push({
-      text: cellText(cell.pieces),
-      attributes,
-      columns: spanOf(attributes.get("colspan"), 1000, 1),
-      rows: spanOf(attributes.get("rowspan"), 65_534, 0),
-    });
-    cell = null;
-  };
-  const closeRow = () => {
-    closeCell();
-    if (row !== null) rows.push(row);
-    row = null;
-  };
-
-  for (const token of htmlTokens(html)) {
-    if (token.type === "start" && token.name === "meta" && generatorIsLibreOffice(token.attributes)) libreOffice = true;
-    if (token.type !== "text" && token.name === "table") {
-      // Only the first table is read; one inside a cell is that cell's text.
-      if (token.type === "start") {
-        if (depth === 0 && found) break;
-        depth++;
-        found = true;
-      } else if (depth > 0) {
-        depth--;
-        if (depth === 0) break;
-      }
-      if (depth >= 1 && (token.type === "end" || depth > 1)) cell?.pieces.push(BLOCK_EDGE);
-      continue;
-    }
-    if (depth === 0) continue;
-    const name = token.type === "text" ? "" : token.name;
-    if (depth === 1 && token.type !== "text") {
-      if (name === "caption") caption = token.type === "start";
-      if (token.type === "start" && (name === "td" || name === "th")) {
-        closeCell();
-        cell = { pieces: [], attributes: token.attributes };
-        row ??= [];
-        continue;
-      }
-      if (name === "td" || name === "th") {
-        closeCell();
-        continue;
-      }
-      if (name === "tr" || name === "tbody" || name === "thead" || name === "tfoot") {
-        closeRow();
-        if (token.type === "start" && name === "tr") row = [];
-        continue;
-      }
-    }
-    if (cell === null || caption) continue;
-    if (token.type === "text") cell.pieces.push(token.text);
-    else if (name === "br") cell.pieces.push(LINE_BREAK);
-    else if (BLOCKS.has(name)) cell.pieces.push(BLOCK_EDGE);
-    else if (token.type === "start" && (name === "td" || name === "th")) cell.pieces.push(" ");
-  }
-  closeRow();
-  if (!found) return null;
-
-  libreOffice ||= rows.some((cells) =>
-    cells.some((each) => each.attributes.has("sdval") || each.attributes.has("sdnum")),
+  const page = new DOMParser().parseFromString(html, "text/html");
+  const table = page.querySelector("table");
+  if (table === null) return null;
+  const rows = rowsOf(table).map((row) =>
+    // Not `row.cells`, which happy-dom fills with a table's inside a cell too.
+    [...row.children]
+      .filter((cell) => cell.localName === "td" || cell.localName === "th")
+      .map(
+        (cell): TableCell => ({
+          text: cellText(addPieces(cell, [])),
+          element: cell,
+          columns: spanOf(cell.getAttribute("colspan"), 1000, 1),
+          rows: spanOf(cell.getAttribute("rowspan"), 65_534, 0),
+        }),
+      ),
   );
+  const libreOffice =
+    [...page.querySelectorAll("meta")].some(generatorIsLibreOffice) ||
+    rows.some((cells) => cells.some(({ element }) => element.hasAttribute("sdval") || element.hasAttribute("sdnum")));
   return layOut(rows, libreOffice);
 }
 
@@ -584,7 +382,7 @@ function layOut(rows: readonly TableCell[][], libreOffice: boolean): string[][] 
         const spanned = grid[at] as (string | undefined)[];
         for (let column = left; column < left + cell.columns; column++) spanned[column] ??= "";
       }
-      line[left] = typedCell(cell.text, declaredValue(cell.attributes, libreOffice));
+      line[left] = typedCell(cell.text, declaredValue(cell.element, libreOffice));
       left += cell.columns;
     }
   });
