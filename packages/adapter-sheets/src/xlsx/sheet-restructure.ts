@@ -1,4 +1,3 @@
-import { StringDecoder } from "node:string_decoder";
 import { columnLetters, columnNumber, invalidField, SpreadsheetUnreadableError } from "@cellar/core";
 import { MAX_XML_RUN } from "../limits.js";
 import type { StructurePlan } from "./structure-plan.js";
@@ -16,20 +15,40 @@ export function xmlDecoded(text: string): string {
   });
 }
 
+/**
+ * A sheet part is read as Latin-1, one character a byte, and written back so: its markup
+ * is ASCII, every other byte passes through as it was, and no UTF-8 is decoded or encoded
+ * but a formula's (the engine reads sheet names in it). Decoding the whole part cost a
+ * tenth of a change of structure.
+ */
+const fromLatin1 = (bytes: string): string => Buffer.from(bytes, "latin1").toString("utf8");
+const toLatin1 = (text: string): string => Buffer.from(text, "utf8").toString("latin1");
+
 /** Text as an element's content: markup escaped (a workbook's `_xHHHH_` escapes pass through as they are). */
 export function xmlEscaped(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
+const attributePatterns = new Map<string, RegExp>();
+/** The pattern of an attribute `name="…"` in a tag: made once per name (a sheet's rows ask for `r` a million times). */
+function attributePattern(name: string): RegExp {
+  let pattern = attributePatterns.get(name);
+  if (pattern === undefined) {
+    pattern = new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)')`);
+    attributePatterns.set(name, pattern);
+  }
+  return pattern;
+}
+
 /** An attribute's value as written in the tag, or undefined. */
 function attribute(tag: string, name: string): string | undefined {
-  const match = new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)')`).exec(tag);
+  const match = attributePattern(name).exec(tag);
   return match === null ? undefined : (match[2] ?? match[3]);
 }
 
 /** The tag with the attribute set to `value` (added before the tag's end when absent), or removed for undefined. */
 export function withAttribute(tag: string, name: string, value: string | undefined): string {
-  const pattern = new RegExp(`\\s${name}\\s*=\\s*("[^"]*"|'[^']*')`);
+  const pattern = attributePattern(name);
   if (value === undefined) return tag.replace(pattern, "");
   if (pattern.test(tag)) return tag.replace(pattern, ` ${name}="${value}"`);
   return tag.replace(/\s*(\/?)>$/, ` ${name}="${value}"$1>`);
@@ -123,11 +142,14 @@ export async function* restructuredSheet(
   part: string,
 ): AsyncGenerator<Uint8Array> {
   const unreadable = (message: string) => new SpreadsheetUnreadableError(`${part} ${message}`);
-  const decoder = new StringDecoder("utf8");
   let text = "";
   let stage: "head" | "rows" | "tail" = "head";
   let prefix = "";
   let lastRow = 0;
+  /** How much of `text` was searched for the rows' end already. */
+  let searched = 0;
+  /** The last row before the stretch `renumbered` is reading. */
+  let firstRowBefore = 0;
   /** Shared formulas by `si`: their text and the cell that gives it, as they were. */
   const shared = new Map<string, { formula: string; row: number; column: number }>();
 
@@ -160,9 +182,29 @@ export async function* restructuredSheet(
       if (stage === "rows") {
         let at = 0;
         const out: string[] = [];
-        // Where the rows end, if in this text: found once, not at every row.
-        const close = text.indexOf(closeRows());
+        // Where the rows end, if in this text: found once, not at every row, and only in what
+        // came since the last look.
+        const close = text.indexOf(closeRows(), Math.max(0, searched - closeRows().length));
+        const rowClose = `</${prefix}row>`;
+        /** Up to where the rows were found to need reading one by one (a deleted one, one without its number). */
+        let slowUntil = -1;
         for (;;) {
+          if (!moves.movesColumns && at >= slowUntil) {
+            // The rows up to the next formula, whole, renumbered in one pass (`renumbered`).
+            const formula = findTag(text, `<${prefix}f`, at);
+            const bound = formula !== -1 ? formula : close !== -1 ? close : text.length;
+            const last = text.lastIndexOf(rowClose, bound);
+            if (last > at) {
+              const end = last + rowClose.length;
+              const stretch = renumbered(text.slice(at, end));
+              if (stretch !== null) {
+                out.push(stretch);
+                at = end;
+                continue;
+              }
+              slowUntil = end;
+            }
+          }
           const start = findTag(text, rowTag(), at);
           if (close !== -1 && (start === -1 || close < start)) {
             out.push(text.slice(at, close));
@@ -172,6 +214,7 @@ export async function* restructuredSheet(
           }
           if (start === -1) {
             text = text.slice(at);
+            searched = text.length;
             if (text.length > 16 * MAX_XML_RUN && !final) throw unreadable("has a row longer than Cellar reads.");
             if (final) throw unreadable("ends before its rows do.");
             yield out.join("");
@@ -182,6 +225,7 @@ export async function* restructuredSheet(
           const end = selfClosing ? tagEnd + 1 : text.indexOf(`</${prefix}row>`, start);
           if (tagEnd === -1 || end === -1) {
             text = text.slice(at);
+            searched = text.length;
             if (final) throw unreadable("ends before its rows do.");
             if (text.length > 16 * MAX_XML_RUN) throw unreadable("has a row longer than Cellar reads.");
             yield out.join("");
@@ -205,12 +249,48 @@ export async function* restructuredSheet(
     }
   }
 
+  /**
+   * Whole rows without formulas, when no column moves: each row's number, and its cells',
+   * replaced where the changes put them, in one pass over the stretch (a call per row made
+   * the rows' tags the cost of an insert). Null when a row in it is deleted, lacks its
+   * number or comes out of order: those are read one by one.
+   */
+  function renumbered(stretch: string): string | null {
+    let rows = 0;
+    let broken = false;
+    const result = stretch.replace(
+      rowNumbers(prefix),
+      (match, before: string, isRow: string | undefined, digits: string) => {
+        const number = Number(digits);
+        if (isRow !== undefined) {
+          rows++;
+          if (number <= lastRow) broken = true;
+          lastRow = number;
+        }
+        const moved = moves.row(number);
+        if (moved === null) {
+          broken = true;
+          return match;
+        }
+        return moved === number ? match : `${before}${moved}`;
+      },
+    );
+    if (broken || rows !== countOf(stretch, `<${prefix}row`)) {
+      // Read again row by row, from the first of them.
+      lastRow = firstRowBefore;
+      return null;
+    }
+    firstRowBefore = lastRow;
+    return result;
+  }
+
   /** One row: renumbered, its cells renumbered and their formulas read anew; an empty text when the row is deleted. */
   function restructuredRow(xml: string, startTag: string, selfClosing: boolean): string {
     const given = attribute(startTag, "r");
     const number = given === undefined ? lastRow + 1 : Number(given);
     if (!Number.isInteger(number) || number <= lastRow) throw unreadable(`has rows out of order (row ${given}).`);
     lastRow = number;
+    firstRowBefore = number;
     const row = moves.row(number);
     const hasFormula = xml.includes(`<${prefix}f`);
     if (row === null) {
@@ -283,7 +363,7 @@ export async function* restructuredSheet(
     if (tagEnd === -1) throw unreadable(`has a broken formula in row ${row}.`);
     const tag = cell.slice(start, tagEnd + 1);
     const close = tag.endsWith("/>") ? -1 : cell.indexOf(`</${prefix}f>`, tagEnd);
-    const text = close === -1 ? "" : xmlDecoded(cell.slice(tagEnd + 1, close));
+    const text = close === -1 ? "" : xmlDecoded(fromLatin1(cell.slice(tagEnd + 1, close)));
     if (attribute(tag, "t") !== "shared") return { text, tag };
     const si = attribute(tag, "si") ?? "";
     if (text !== "") {
@@ -318,16 +398,34 @@ export async function* restructuredSheet(
       return `${open}${xml.slice(tagEnd + 1)}`.replace(/<([\w.-]+:)?v>[^<]*<\/([\w.-]+:)?v>/, "");
     }
     const text = moves.formula(formula.text);
-    return `${open}${tag}${xmlEscaped(text)}</${prefix}f></${prefix}c>`;
+    return `${open}${tag}${toLatin1(xmlEscaped(text))}</${prefix}f></${prefix}c>`;
   }
 
   for await (const chunk of source) {
-    text += decoder.write(chunk as Buffer);
+    text += Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1");
     if (text.length < 256 * 1024) continue;
-    for (const piece of step(false)) if (piece !== "") yield Buffer.from(piece, "utf8");
+    for (const piece of step(false)) if (piece !== "") yield Buffer.from(piece, "latin1");
   }
-  text += decoder.end();
-  for (const piece of step(true)) if (piece !== "") yield Buffer.from(piece, "utf8");
+  for (const piece of step(true)) if (piece !== "") yield Buffer.from(piece, "latin1");
+}
+
+const rowNumbersByPrefix = new Map<string, RegExp>();
+/** Rows' and cells' numbers (`<row r="12"`, `<c r="B12"`): the tag up to the digits, the digits, and whether it is a row. */
+function rowNumbers(prefix: string): RegExp {
+  let pattern = rowNumbersByPrefix.get(prefix);
+  if (pattern === undefined) {
+    const p = prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    pattern = new RegExp(`(<${p}(?:(row)|c)\\b[^>]*?\\sr\\s*=\\s*["']\\$?[A-Za-z]{0,3}\\$?)(\\d+)`, "g");
+    if (rowNumbersByPrefix.size < 16) rowNumbersByPrefix.set(prefix, pattern);
+  }
+  return pattern;
+}
+
+/** How many times `needle` starts a tag in `text` (followed by a space, `>` or `/`). */
+function countOf(text: string, needle: string): number {
+  let count = 0;
+  for (let at = findTag(text, needle, 0); at !== -1; at = findTag(text, needle, at + 1)) count++;
+  return count;
 }
 
 const cellReferencesByPrefix = new Map<string, RegExp>();
@@ -439,7 +537,7 @@ function restructuredTail(tail: string, moves: SheetMoves, prefix: string): stri
   let xml = tail.replace(
     /<((?:[\w.-]+:)?)(formula|formula1|formula2|f)>([^<]*)<\/\1\2>/g,
     (_, tagPrefix: string, name: string, text: string) =>
-      `<${tagPrefix}${name}>${xmlEscaped(moves.formula(xmlDecoded(text)))}</${tagPrefix}${name}>`,
+      `<${tagPrefix}${name}>${toLatin1(xmlEscaped(moves.formula(xmlDecoded(fromLatin1(text)))))}</${tagPrefix}${name}>`,
   );
   if (!moves.movesCells) return xml;
   xml = xml.replace(/<((?:[\w.-]+:)?)sqref>([^<]*)<\/\1sqref>/g, (_whole, tagPrefix: string, text: string) => {
