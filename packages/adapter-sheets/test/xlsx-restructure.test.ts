@@ -8,6 +8,7 @@ import yauzl from "yauzl";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "../src/index.js";
 import { budgetWorkbook } from "./support/budget-workbook.js";
 import { analysedWorkbook, storedBytes } from "./support/stored-bytes.js";
+import { MAIN, parts, zipOf } from "./support/workbooks.js";
 
 const engine = createFormulaEngine();
 const reader = createSpreadsheetReader({ loadEngine: async () => engine });
@@ -226,6 +227,29 @@ describe("a workbook's sheets and tables", { timeout: 60_000 }, () => {
       { insert: "columns", sheet: "Sales", before: "C", count: 1 },
     ]);
     expect((await partsOf(beside)).get("xl/tables/table1.xml")).toMatch(/<table [^>]*ref="A1:B4"/);
+  });
+
+  it("reads a formula's sheet names beyond ASCII, and rows and cells that give no number, as a spreadsheet program does", async () => {
+    const inline = (text: string) => `t="inlineStr"><is><t>${text}</t></is>`;
+    const bytes = new Uint8Array(
+      await zipOf(
+        parts({
+          sheets: ["Données 'été' 📊", "Résumé"],
+          sheetXml: [
+            // Rows and cells without `r`: each the one after the one before.
+            `<worksheet ${MAIN}><sheetData><row><c ${inline("Loyer")}</c><c><v>1200</v></c></row><row><c ${inline("Café")}</c><c><v>30</v></c></row><row><c ${inline("Total")}</c><c><f>SUM(B1:B2)</f></c></row></sheetData></worksheet>`,
+            `<worksheet ${MAIN}><sheetData><row r="1"><c r="A1"><f>'Données ''été'' 📊'!B3&amp;" €"</f></c></row></sheetData></worksheet>`,
+          ],
+        }),
+      ),
+    );
+    const after = await restructured(bytes, [{ insert: "rows", sheet: "Données 'été' 📊", before: 2, count: 1 }]);
+    const book = await loaded(after);
+    expect(formulaAt(book.getWorksheet("Résumé") as ExcelJS.Worksheet, "A1")).toBe(`'Données ''été'' 📊'!B4&" €"`);
+    const first = book.getWorksheet("Données 'été' 📊") as ExcelJS.Worksheet;
+    expect([1, 2, 3, 4].map((row) => first.getCell(`A${row}`).value)).toEqual(["Loyer", null, "Café", "Total"]);
+    expect(formulaAt(first, "B4")).toBe("SUM(B1:B3)");
+    expect(await valuesOf(after, 1)).toEqual([["1230 €"]]);
   });
 
   it("refuses to leave a workbook without a visible sheet, before a byte is written", async () => {
