@@ -157,9 +157,13 @@ describe("workbooks compute (decisions §8)", () => {
         .json<{ action: string; details: Record<string, unknown> }[]>()
         .find((entry) => entry.details.version === version)?.details.recomputed;
     };
-    // The first edit stores the results computed at upload: both formulas.
-    expect(await recomputed(1)).toBe(2);
-    // Then only the volatile one, which reads no written cell.
+    // The first edit writes in the result computed at upload for B1 as it was, and
+    // computes the volatile one; then the volatile one alone, which reads no written cell.
+    expect(await recomputed(1)).toBe(1);
+    const stored = new ExcelJS.Workbook();
+    const bytes = await t.inject({ method: "GET", url: `/v1/files/${file.id}/download`, headers: ada.headers });
+    await stored.xlsx.load(bytes.rawPayload as unknown as ArrayBuffer);
+    expect(stored.getWorksheet("Sheet1")?.getCell("B1").value).toEqual({ formula: "A1*2", result: 2 });
     expect(await recomputed(2)).toBe(1);
   });
 

@@ -136,8 +136,10 @@ describe("a workbook whose formulas hold no results, read by a reader that compu
     const formulas = await kept();
     expect(formulas?.complete).toBe(true);
     expect(formulas?.formulas.map((formula) => formula.formula)).toEqual(["A1*2", "A2*2", "A3*2", "A4*2", "A5*2"]);
-    // exceljs writes no results: each was computed by Cellar, not stored in the workbook.
+    // exceljs writes no results: each was computed by Cellar, not stored in the workbook,
+    // and kept for the next edit to write in.
     expect(formulas?.unstored).toEqual([true, true, true, true, true]);
+    expect(formulas?.results).toEqual([20, 40, 60, 80, 100]);
   });
 
   it("keeps each formula's text beside the rows, with the workbook's defined names, whether or not it holds a result", async () => {

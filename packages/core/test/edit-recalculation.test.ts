@@ -114,4 +114,53 @@ describe("an edit's recalculation", () => {
       }),
     ).rejects.toThrow(/kept beside the workbook/);
   });
+
+  it("writes in the results kept for unstored formulas as they are, computing only what the edit changes", async () => {
+    const engine = summingEngine();
+    let reads = 0;
+    const counted = async (sheet: number, rectangle: CellRectangle) => {
+      reads++;
+      return read(sheet, rectangle);
+    };
+    // The bytes hold no result for any of the three; the upload computed 3, 6 and 7.
+    const unstoredKept = { ...kept, unstored: [true, true, true], results: [3, 6, 7] };
+    const edit = await recalculateEdit({
+      engine,
+      formulas: unstoredKept,
+      index,
+      sheets: write(3, 1, 30),
+      read: counted,
+      field: "values",
+    });
+    // B2 reads A3, so it is computed (3 + 30); B1 and B3 are written as kept.
+    expect(edit.results.get(0)).toEqual([
+      { row: 1, column: 2, value: 3 },
+      { row: 3, column: 2, value: 7 },
+      { row: 2, column: 2, value: 33 },
+    ]);
+    expect(edit.recomputed).toBe(1);
+    // An edit nothing reads computes nothing, and still writes every kept result in.
+    reads = 0;
+    const apart = await recalculateEdit({
+      engine,
+      formulas: unstoredKept,
+      index,
+      sheets: write(3, 3, 1),
+      read: counted,
+      field: "values",
+    });
+    expect(apart.recomputed).toBe(0);
+    expect(reads).toBe(0);
+    expect(apart.results.get(0)?.map((result) => result.value)).toEqual([3, 6, 7]);
+    // Without kept results, every unstored formula is computed, as before.
+    const without = await recalculateEdit({
+      engine,
+      formulas: { ...kept, unstored: [true, true, true] },
+      index,
+      sheets: write(3, 3, 1),
+      read,
+      field: "values",
+    });
+    expect(without.recomputed).toBe(3);
+  });
 });

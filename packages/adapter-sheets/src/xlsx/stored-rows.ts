@@ -1,4 +1,13 @@
-import type { CellType, CellValue, KeptFormulas, OpenBytes, ReadableSheetIndex, WorkbookFormula } from "@cellar/core";
+import {
+  type CellType,
+  type CellValue,
+  type FormulaValue,
+  formulaError,
+  type KeptFormulas,
+  type OpenBytes,
+  type ReadableSheetIndex,
+  type WorkbookFormula,
+} from "@cellar/core";
 import { looksLikeFormula } from "../csv/csv-fields.js";
 import type { CellFormat } from "./number-formats.js";
 
@@ -207,17 +216,28 @@ export async function* storedRows(
  * The rows blob's last part, after every sheet's rows: the workbook's formulas and
  * defined names (`KeptFormulas`), a JSON array a line. First `["complete", true|false]`,
  * then a defined name `["name", name, sheet|null, refersTo]` or a formula `[sheet, row,
- * column, formula, unstored 0|1]` a line.
+ * column, formula, unstored 0|1, result?]` a line (`result`: what Cellar computed for an
+ * unstored one: a number, text, a boolean, null or `{"error": "#REF!"}`).
  */
 export function keptFormulaLines(kept: KeptFormulas): string[] {
   const lines = [`${JSON.stringify(["complete", kept.complete])}\n`];
   for (const name of kept.names) lines.push(`${JSON.stringify(["name", name.name, name.sheet, name.refersTo])}\n`);
   for (const [at, formula] of kept.formulas.entries()) {
-    lines.push(
-      `${JSON.stringify([formula.sheet, formula.row, formula.column, formula.formula, kept.unstored[at] ? 1 : 0])}\n`,
-    );
+    const entry: unknown[] = [formula.sheet, formula.row, formula.column, formula.formula, kept.unstored[at] ? 1 : 0];
+    const result = kept.results?.[at];
+    if (result !== undefined) entry.push(result);
+    lines.push(`${JSON.stringify(entry)}\n`);
   }
   return lines;
+}
+
+/** A kept result as read back, an error as core's own value for it; undefined for what is not one. */
+function formulaValueOf(value: unknown): FormulaValue | undefined {
+  if (value === null || typeof value === "number" || typeof value === "string" || typeof value === "boolean") {
+    return value;
+  }
+  const error = typeof value === "object" ? (value as { error?: unknown }).error : undefined;
+  return typeof error === "string" ? (formulaError(error) ?? undefined) : undefined;
 }
 
 /** The formulas an index's rows blob keeps, or null when it keeps none. */
@@ -226,6 +246,7 @@ export async function readKeptFormulas(index: ReadableSheetIndex, openRows: Open
   if (where === undefined) return null;
   const formulas: WorkbookFormula[] = [];
   const unstored: boolean[] = [];
+  const results: (FormulaValue | undefined)[] = [];
   const names: KeptFormulas["names"][number][] = [];
   let complete = false;
   if (where.end > where.start) {
@@ -237,9 +258,17 @@ export async function readKeptFormulas(index: ReadableSheetIndex, openRows: Open
       else if (entry[0] === "name") {
         names.push({ name: entry[1] as string, sheet: entry[2] as number | null, refersTo: entry[3] as string });
       } else {
-        const [sheet, row, column, formula, notStored] = entry as [number, number, number, string, number];
+        const [sheet, row, column, formula, notStored, result] = entry as [
+          number,
+          number,
+          number,
+          string,
+          number,
+          FormulaValue | undefined,
+        ];
         formulas.push({ sheet, row, column, formula });
         unstored.push(notStored === 1);
+        results.push(entry.length > 5 ? formulaValueOf(result) : undefined);
       }
     };
     for await (const chunk of await openRows({ start: where.start, end: where.end - 1 })) {
@@ -252,5 +281,5 @@ export async function readKeptFormulas(index: ReadableSheetIndex, openRows: Open
       text = text.slice(at);
     }
   }
-  return { formulas, unstored, names, complete };
+  return { formulas, unstored, results, names, complete };
 }

@@ -95,11 +95,14 @@ export class WorkbookFormulas {
     };
   }
 
-  /** What the rows blob keeps of them (`KeptFormulas`). */
-  kept(names: readonly DefinedName[]): KeptFormulas {
+  /** What the rows blob keeps of them (`KeptFormulas`), with the results computed for those the bytes hold none for. */
+  kept(names: readonly DefinedName[], results?: ReadonlyMap<number, FormulaValue>): KeptFormulas {
     return {
       formulas: this.formulas,
       unstored: this.stored.map((stored) => !stored),
+      ...(results === undefined
+        ? {}
+        : { results: this.stored.map((stored, at) => (stored ? undefined : results.get(at))) }),
       names,
       complete: !this.tooMany,
     };

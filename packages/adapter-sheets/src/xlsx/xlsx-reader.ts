@@ -662,7 +662,7 @@ export async function analyseXlsx(
         result: () => results.get(position),
       }),
       abandon: () => false,
-      kept: () => formulas.kept(workbook.definedNames),
+      kept: () => formulas.kept(workbook.definedNames, results),
     })) as WrittenSheets;
     return index(again, formulaSummaries(again.sheets, formulas, graph, uncomputed, notComputed));
   } finally {

@@ -99,6 +99,8 @@ export async function recalculateEdit(input: {
 
   let graph: FormulaGraph;
   let unstored: boolean[];
+  /** By formula: the result computed at upload for an unstored one, to write in as it is unless the edit changes it. */
+  const known: (FormulaValue | undefined)[] = [];
   let firstWritten: number;
   if ("graph" in input.formulas) {
     if (writesOverFormulas(input.formulas.graph, input.sheets)) {
@@ -115,6 +117,7 @@ export async function recalculateEdit(input: {
       if (writtenValues.has(cellKey(formula.sheet, formula.row, formula.column))) continue;
       formulas.push(formula);
       unstored.push(kept.unstored[at] === true);
+      known.push(kept.unstored[at] === true ? kept.results?.[at] : undefined);
     }
     firstWritten = formulas.length;
     for (const formula of writtenFormulas.values()) {
@@ -140,17 +143,24 @@ export async function recalculateEdit(input: {
   if (problems.length > 0) throw invalidFields(problems);
 
   const targets = graph.dependentsOf(writtenCells);
+  // What this edit changes is computed; an unstored result it leaves alone is written as kept.
+  const unchanged = new Map<number, FormulaValue>();
   // Volatile formulas are computed again at every edit, as Excel does, and so is what reads them.
   const volatileCells: [number, number, number][] = [];
   for (const [id, node] of graph.nodes.entries()) {
-    if (unstored[id]) targets.add(id);
+    if (unstored[id]) {
+      const result = known[id];
+      if (result === undefined) targets.add(id);
+      else unchanged.set(id, result);
+    }
     if (node.volatile) {
       targets.add(id);
       volatileCells.push([node.sheet, node.row, node.column]);
     }
   }
   for (const id of graph.dependentsOf(volatileCells)) targets.add(id);
-  if (targets.size === 0) return { results: new Map(), recomputed: 0, incomplete: false, next };
+  for (const id of targets) unchanged.delete(id);
+  if (targets.size === 0) return { results: resultsBySheet(graph, unchanged), recomputed: 0, incomplete: false, next };
 
   const cells = await loadCells(graph, targets, input.read, {
     stored: index.sheets,
@@ -181,19 +191,28 @@ export async function recalculateEdit(input: {
   }
   if (problems.length > 0) throw invalidFields(problems);
 
-  const results = new Map<number, FormulaResult[]>();
-  for (const [id, value] of computation.results) {
-    const node = graph.nodes[id] as FormulaNode;
-    const list = results.get(node.sheet) ?? [];
-    list.push({ row: node.row, column: node.column, value });
-    results.set(node.sheet, list);
-  }
+  const results = resultsBySheet(graph, new Map([...unchanged, ...computation.results]));
   return {
     results,
     recomputed: computation.results.size,
     incomplete: computation.timedOut,
     next: computation.timedOut ? { graph, unstored } : next,
   };
+}
+
+/** Results by formula as the writer takes them: by sheet, each with its cell. */
+function resultsBySheet(
+  graph: FormulaGraph,
+  byFormula: ReadonlyMap<number, FormulaValue>,
+): Map<number, FormulaResult[]> {
+  const results = new Map<number, FormulaResult[]>();
+  for (const [id, value] of byFormula) {
+    const node = graph.nodes[id] as FormulaNode;
+    const list = results.get(node.sheet) ?? [];
+    list.push({ row: node.row, column: node.column, value });
+    results.set(node.sheet, list);
+  }
+  return results;
 }
 
 /** Whether writes put a formula into a cell, or a value over one of `graph`'s formulas: the graph changes. */
