@@ -252,6 +252,36 @@ describe("a workbook's sheets and tables", { timeout: 60_000 }, () => {
     expect(await valuesOf(after, 1)).toEqual([["1230 €"]]);
   });
 
+  it("grows frozen rows and columns with those inserted among them, and shrinks them with those deleted", async () => {
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet("Frozen", { views: [{ state: "frozen", ySplit: 2, xSplit: 1 }] });
+    sheet.addRow(["Title"]);
+    sheet.addRow(["Item", "Jan", "Feb"]);
+    sheet.addRow(["Rent", 1200, 1200]);
+    const bytes = new Uint8Array(await book.xlsx.writeBuffer());
+    const paneAfter = async (operations: unknown[]) =>
+      (await loaded(await restructured(bytes, operations))).getWorksheet("Frozen")?.views[0];
+    expect(await paneAfter([{ insert: "rows", sheet: "Frozen", before: 2, count: 2 }])).toMatchObject({
+      state: "frozen",
+      ySplit: 4,
+      xSplit: 1,
+      topLeftCell: "B5",
+    });
+    expect(await paneAfter([{ insert: "rows", sheet: "Frozen", before: 3, count: 5 }])).toMatchObject({ ySplit: 2 });
+    expect(await paneAfter([{ delete: "rows", sheet: "Frozen", from: 1, count: 1 }])).toMatchObject({ ySplit: 1 });
+    expect(await paneAfter([{ insert: "columns", sheet: "Frozen", before: "A", count: 2 }])).toMatchObject({
+      xSplit: 3,
+      ySplit: 2,
+      topLeftCell: "D3",
+    });
+    // Every frozen row and column deleted: nothing is frozen.
+    const none = await paneAfter([
+      { delete: "rows", sheet: "Frozen", from: 1, count: 2 },
+      { delete: "columns", sheet: "Frozen", from: "A", count: 1 },
+    ]);
+    expect(none?.state).not.toBe("frozen");
+  });
+
   it("refuses to leave a workbook without a visible sheet, before a byte is written", async () => {
     const book = await loaded(await budgetWorkbook());
     (book.getWorksheet("Summary") as ExcelJS.Worksheet).state = "hidden";

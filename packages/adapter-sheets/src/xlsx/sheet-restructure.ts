@@ -494,15 +494,17 @@ function movedPane(tag: string, moves: SheetMoves): string {
     const topLeft = attribute(tag, "topLeftCell");
     return topLeft === undefined ? tag : withAttribute(tag, "topLeftCell", moves.range(topLeft) ?? "A1");
   }
-  /** How many of the first `count` rows (or columns) are left, with those inserted among them. */
+  /**
+   * How many of the first `count` rows (or columns) are frozen after the changes: as many as
+   * reach the last frozen one where it now is (rows inserted above it are frozen with it;
+   * those inserted below the split are not), or the last one left when it is deleted.
+   */
   const frozen = (count: number, position: (at: number) => number | null) => {
-    if (count <= 0) return 0;
-    // The first unfrozen row moves as its cells do; those before it stay frozen.
-    const next = position(count + 1);
-    if (next !== null) return next - 1;
-    let last = count;
-    while (last > 0 && position(last) === null) last--;
-    return last === 0 ? 0 : (position(last) as number);
+    for (let last = count; last > 0; last--) {
+      const moved = position(last);
+      if (moved !== null) return moved;
+    }
+    return 0;
   };
   const ySplit = frozen(Number(attribute(tag, "ySplit") ?? 0), (at) => moves.row(at));
   const xSplit = frozen(Number(attribute(tag, "xSplit") ?? 0), (at) => moves.column(at));
