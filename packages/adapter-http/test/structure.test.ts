@@ -280,6 +280,28 @@ describe("POST /files/:id/structure on a workbook", () => {
     expect(rangeOf(onSummary)).toBeNull();
   });
 
+  it("refuses to leave no visible sheet (400), writing nothing", async () => {
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
+    const ada = await t.signIn("ada@example.com");
+    const book = new ExcelJS.Workbook();
+    book.addWorksheet("Shown").addRow([1]);
+    book.addWorksheet("Hidden", { state: "hidden" }).addRow([2]);
+    const uploaded = await t.upload(ada.headers, [
+      { name: "file", filename: "hidden.xlsx", content: Buffer.from(await book.xlsx.writeBuffer()) },
+    ]);
+    const file = uploaded.json<{ id: string; sha256: string }>();
+    const answer = await t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/structure`,
+      headers: { ...ada.headers, "if-match": "*" },
+      payload: { operations: [{ delete_sheet: "Shown" }] },
+    });
+    expectError(answer, 400, "validation_error");
+    expect(answer.json<{ error: { message: string } }>().error.message).toMatch(/visible sheet/);
+    const now = await t.inject({ method: "GET", url: `/v1/files/${file.id}`, headers: ada.headers });
+    expect(now.json<{ sha256: string }>().sha256).toBe(file.sha256);
+  });
+
   it("refuses a bad operation naming it, and writes nothing", async () => {
     const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
     const { ada, file, values } = await aBudget(t);
