@@ -29,6 +29,25 @@ async function aCsv(t: TestApp, content: string | Buffer, filename = "people.csv
   return { ada, file, change, bytes, values };
 }
 
+/** Comment threads on a file: one started on a range, and the range a thread is on now. */
+function threads(t: TestApp, fileId: string, headers: Record<string, string>) {
+  return {
+    comment: async (range: string) =>
+      (
+        await t.inject({
+          method: "POST",
+          url: `/v1/files/${fileId}/comments`,
+          headers,
+          payload: { text: `About ${range}`, range },
+        })
+      ).json<{ id: string }>().id,
+    rangeOf: async (id: string) =>
+      (await t.inject({ method: "GET", url: `/v1/files/${fileId}/comments`, headers }))
+        .json<{ id: string; range: string | null }[]>()
+        .find((each) => each.id === id)?.range,
+  };
+}
+
 describe("POST /files/:id/structure on a CSV", () => {
   it("inserts and deletes rows and columns in order, as one version, every other field's bytes kept", async () => {
     const t = await buildTestApp();
@@ -116,15 +135,7 @@ describe("POST /files/:id/structure on a CSV", () => {
   it("moves comment threads with their cells, and makes one whose cells are deleted about the whole file", async () => {
     const t = await buildTestApp();
     const { change, file, ada } = await aCsv(t, "a,b,c\n1,2,3\n4,5,6\n");
-    const comment = async (range: string) =>
-      (
-        await t.inject({
-          method: "POST",
-          url: `/v1/files/${file.id}/comments`,
-          headers: ada.headers,
-          payload: { text: `About ${range}`, range },
-        })
-      ).json<{ id: string }>().id;
+    const { comment, rangeOf } = threads(t, file.id, ada.headers);
     const onC3 = await comment("C3");
     const onRow2 = await comment("A2:C2");
     const onColumnB = await comment("B:B");
@@ -137,12 +148,9 @@ describe("POST /files/:id/structure on a CSV", () => {
         ])
       ).statusCode,
     ).toBe(200);
-    const comments = await t.inject({ method: "GET", url: `/v1/files/${file.id}/comments`, headers: ada.headers });
-    const rangeOf = (id: string) =>
-      comments.json<{ id: string; range: string | null }[]>().find((each) => each.id === id)?.range;
-    expect(rangeOf(onC3)).toBe("Sheet1!D3");
-    expect(rangeOf(onRow2)).toBeNull();
-    expect(rangeOf(onColumnB)).toBe("Sheet1!C:C");
+    expect(await rangeOf(onC3)).toBe("Sheet1!D3");
+    expect(await rangeOf(onRow2)).toBeNull();
+    expect(await rangeOf(onColumnB)).toBe("Sheet1!C:C");
   });
 
   it("is for editors: a viewer gets 403; a server without a formula engine refuses a workbook's structure (422)", async () => {
@@ -247,15 +255,7 @@ describe("POST /files/:id/structure on a workbook", () => {
   it("keeps comment threads on their sheet's cells when sheets are added before it, renamed or deleted", async () => {
     const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
     const { ada, file } = await aBudget(t);
-    const comment = async (range: string) =>
-      (
-        await t.inject({
-          method: "POST",
-          url: `/v1/files/${file.id}/comments`,
-          headers: ada.headers,
-          payload: { text: `About ${range}`, range },
-        })
-      ).json<{ id: string }>().id;
+    const { comment, rangeOf } = threads(t, file.id, ada.headers);
     // Without a sheet, a range is the first sheet's: Budget's, which it stays.
     const onB3 = await comment("B3");
     const onSummary = await comment("Summary!A1");
@@ -273,11 +273,8 @@ describe("POST /files/:id/structure on a workbook", () => {
       },
     });
     expect(answer.statusCode).toBe(200);
-    const comments = await t.inject({ method: "GET", url: `/v1/files/${file.id}/comments`, headers: ada.headers });
-    const rangeOf = (id: string) =>
-      comments.json<{ id: string; range: string | null }[]>().find((each) => each.id === id)?.range;
-    expect(rangeOf(onB3)).toBe("'Q1 Budget'!B4");
-    expect(rangeOf(onSummary)).toBeNull();
+    expect(await rangeOf(onB3)).toBe("'Q1 Budget'!B4");
+    expect(await rangeOf(onSummary)).toBeNull();
   });
 
   it("refuses to leave no visible sheet (400), writing nothing", async () => {

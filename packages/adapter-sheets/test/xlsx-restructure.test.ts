@@ -4,10 +4,9 @@ import { createFormulaEngine } from "@cellar/adapter-formulas";
 import { type CellarError, readStructureOperations, WORKBOOK_STRUCTURE_LIMITS } from "@cellar/core";
 import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
-import yauzl from "yauzl";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "../src/index.js";
 import { budgetWorkbook } from "./support/budget-workbook.js";
-import { analysedWorkbook, storedBytes } from "./support/stored-bytes.js";
+import { analysedWorkbook, partsOf, storedBytes } from "./support/stored-bytes.js";
 import { MAIN, parts, zipOf } from "./support/workbooks.js";
 
 const engine = createFormulaEngine();
@@ -45,19 +44,6 @@ const formulaAt = (sheet: ExcelJS.Worksheet, address: string) =>
 /** Cellar's own reading of a sheet's raw values, results computed as the new version is read. */
 async function valuesOf(bytes: Uint8Array, sheet: number) {
   return (await (await analysedWorkbook(reader, bytes)).window(sheet, "raw")).values;
-}
-
-/** Every part of an archive, inflated, by name. */
-async function partsOf(bytes: Uint8Array): Promise<Map<string, string>> {
-  const zip = await yauzl.fromBufferPromise(Buffer.from(bytes), { lazyEntries: true });
-  const found = new Map<string, string>();
-  for await (const entry of zip.eachEntry()) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
-    found.set(entry.fileName, Buffer.concat(chunks).toString("utf8"));
-  }
-  zip.close();
-  return found;
 }
 
 const libreOfficeBudget = async () =>

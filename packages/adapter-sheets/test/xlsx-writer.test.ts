@@ -5,7 +5,7 @@ import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "../src/index.js";
-import { analysedWorkbook, storedBytes } from "./support/stored-bytes.js";
+import { analysedWorkbook, partsOf, storedBytes } from "./support/stored-bytes.js";
 import { MAIN, parts, zipOf } from "./support/workbooks.js";
 
 const zipped = async (entries: Record<string, string | Buffer>) => new Uint8Array(await zipOf(entries));
@@ -25,19 +25,6 @@ async function write(bytes: Uint8Array, sheets: { sheet: number; writes: CellWri
 /** Cellar's own reading of a rectangle of a sheet. */
 async function cells(bytes: Uint8Array, sheet: number, rectangle: CellWrite["rectangle"]) {
   return (await (await analysedWorkbook(reader, bytes)).window(sheet, "raw", rectangle)).values;
-}
-
-/** Every part of an archive, inflated, by name. */
-async function partsOf(bytes: Uint8Array): Promise<Map<string, string>> {
-  const zip = await yauzl.fromBufferPromise(Buffer.from(bytes), { lazyEntries: true });
-  const found = new Map<string, string>();
-  for await (const entry of zip.eachEntry()) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
-    found.set(entry.fileName, Buffer.concat(chunks).toString("utf8"));
-  }
-  zip.close();
-  return found;
 }
 
 /** Every part of an archive as stored (deflated bytes, CRC-32, sizes, method), by name. */

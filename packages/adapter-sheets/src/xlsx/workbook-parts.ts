@@ -31,7 +31,7 @@ function unreadable(message: string): SpreadsheetUnreadableError {
 }
 
 /** A part's path from a relationship target, relative to the part that holds the relationships. */
-function resolvePart(from: string, target: string): string {
+export function resolvePart(from: string, target: string): string {
   if (target.startsWith("/")) return target.slice(1);
   const parts = from.split("/").slice(0, -1);
   for (const piece of target.split("/")) {

@@ -15,7 +15,7 @@ import {
   xmlEscaped,
 } from "./sheet-restructure.js";
 import { StructurePlan } from "./structure-plan.js";
-import { readSheetList, relationshipsPartOf } from "./workbook-parts.js";
+import { readSheetList, relationshipsPartOf, resolvePart } from "./workbook-parts.js";
 import {
   ArchiveOutput,
   deflatedWhole,
@@ -112,7 +112,7 @@ export function restructureXlsx(input: {
           const target = /Target\s*=\s*["']([^"']*)["']/.exec(tag)?.[1];
           const kind = ["/comments", "/table", "/drawing", "/vmlDrawing"].find((suffix) => type.endsWith(suffix));
           if (target === undefined || kind === undefined) continue;
-          anchoredParts.set(resolved(sheet.part, target).toLowerCase(), { sheet: at, type: kind });
+          anchoredParts.set(resolvePart(sheet.part, target).toLowerCase(), { sheet: at, type: kind });
         }
       }
 
@@ -176,17 +176,6 @@ export function restructureXlsx(input: {
     }
   }
   return { content: content(), index: () => null };
-}
-
-/** A relationship's target as a part's name, relative to the part whose relationships name it. */
-function resolved(from: string, target: string): string {
-  if (target.startsWith("/")) return target.slice(1);
-  const parts = from.split("/").slice(0, -1);
-  for (const piece of target.split("/")) {
-    if (piece === "..") parts.pop();
-    else if (piece !== "." && piece !== "") parts.push(piece);
-  }
-  return parts.join("/");
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ByteRange, CellRectangle, CellRender, OpenBytes, SpreadsheetReader } from "@cellar/core";
+import yauzl from "yauzl";
 
 /**
  * Bytes as a blob store serves them: the whole or an inclusive range, in chunks of the
@@ -66,4 +67,17 @@ export async function analysedWorkbook(
     });
   };
   return { index, window };
+}
+
+/** Every part of an archive, inflated, by name. */
+export async function partsOf(bytes: Uint8Array): Promise<Map<string, string>> {
+  const zip = await yauzl.fromBufferPromise(Buffer.from(bytes), { lazyEntries: true });
+  const found = new Map<string, string>();
+  for await (const entry of zip.eachEntry()) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
+    found.set(entry.fileName, Buffer.concat(chunks).toString("utf8"));
+  }
+  zip.close();
+  return found;
 }
