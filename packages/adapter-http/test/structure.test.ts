@@ -209,25 +209,28 @@ async function aBudget(t: TestApp) {
         headers: ada.headers,
       })
     ).json<{ values: unknown[][] }>().values;
-  return { ada, file, values };
+  const change = (operations: unknown[], ifMatch = "*") =>
+    t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/structure`,
+      headers: { ...ada.headers, "if-match": ifMatch },
+      payload: { operations },
+    });
+  return { ada, file, values, change };
 }
 
 describe("POST /files/:id/structure on a workbook", () => {
   it("moves cells, formulas on every sheet and names as one version, and computes the results again", async () => {
     const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
-    const { ada, file, values } = await aBudget(t);
-    const answer = await t.inject({
-      method: "POST",
-      url: `/v1/files/${file.id}/structure`,
-      headers: { ...ada.headers, "if-match": `"${file.sha256}"` },
-      payload: {
-        operations: [
-          { insert: "rows", sheet: "Budget", before: 3, count: 1 },
-          { rename_sheet: "Budget", to: "Q1 Budget" },
-          { add_sheet: "Notes", index: 0 },
-        ],
-      },
-    });
+    const { ada, file, values, change } = await aBudget(t);
+    const answer = await change(
+      [
+        { insert: "rows", sheet: "Budget", before: 3, count: 1 },
+        { rename_sheet: "Budget", to: "Q1 Budget" },
+        { add_sheet: "Notes", index: 0 },
+      ],
+      `"${file.sha256}"`,
+    );
     expect(answer.statusCode).toBe(200);
     expect(answer.json<{ file: { version: number } }>().file.version).toBe(2);
     const sheets = await t.inject({ method: "GET", url: `/v1/files/${file.id}/sheets`, headers: ada.headers });
@@ -254,24 +257,17 @@ describe("POST /files/:id/structure on a workbook", () => {
 
   it("keeps comment threads on their sheet's cells when sheets are added before it, renamed or deleted", async () => {
     const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
-    const { ada, file } = await aBudget(t);
+    const { ada, file, change } = await aBudget(t);
     const { comment, rangeOf } = threads(t, file.id, ada.headers);
     // Without a sheet, a range is the first sheet's: Budget's, which it stays.
     const onB3 = await comment("B3");
     const onSummary = await comment("Summary!A1");
-    const answer = await t.inject({
-      method: "POST",
-      url: `/v1/files/${file.id}/structure`,
-      headers: { ...ada.headers, "if-match": "*" },
-      payload: {
-        operations: [
-          { add_sheet: "Notes", index: 0 },
-          { insert: "rows", sheet: "Budget", before: 2, count: 1 },
-          { rename_sheet: "Budget", to: "Q1 Budget" },
-          { delete_sheet: "Summary" },
-        ],
-      },
-    });
+    const answer = await change([
+      { add_sheet: "Notes", index: 0 },
+      { insert: "rows", sheet: "Budget", before: 2, count: 1 },
+      { rename_sheet: "Budget", to: "Q1 Budget" },
+      { delete_sheet: "Summary" },
+    ]);
     expect(answer.statusCode).toBe(200);
     expect(await rangeOf(onB3)).toBe("'Q1 Budget'!B4");
     expect(await rangeOf(onSummary)).toBeNull();
@@ -301,18 +297,11 @@ describe("POST /files/:id/structure on a workbook", () => {
 
   it("refuses a bad operation naming it, and writes nothing", async () => {
     const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 1024 * 1024 } });
-    const { ada, file, values } = await aBudget(t);
-    const answer = await t.inject({
-      method: "POST",
-      url: `/v1/files/${file.id}/structure`,
-      headers: { ...ada.headers, "if-match": "*" },
-      payload: {
-        operations: [
-          { delete: "rows", sheet: "Budget", from: 2, count: 1 },
-          { rename_sheet: "Summary", to: "budget" },
-        ],
-      },
-    });
+    const { ada, file, values, change } = await aBudget(t);
+    const answer = await change([
+      { delete: "rows", sheet: "Budget", from: 2, count: 1 },
+      { rename_sheet: "Summary", to: "budget" },
+    ]);
     expectError(answer, 400, "validation_error");
     expect(answer.json<{ error: { details: { field: string }[] } }>().error.details[0]?.field).toBe("operations[1]");
     const now = await t.inject({ method: "GET", url: `/v1/files/${file.id}`, headers: ada.headers });
