@@ -10,22 +10,16 @@ import { signal } from "@preact/signals";
 import { messageOf } from "../messages.js";
 import { say } from "../toast.js";
 import { rangeText, typedInput } from "./cell-input.js";
-import { columnLetters, parseCellReference } from "./cell-text.js";
+import { columnLetters } from "./cell-text.js";
 import { type CellWindows, quoted } from "./cell-windows.js";
+import { EditHistory, HISTORY_STEPS } from "./history.js";
+import { cellOf, readBlock } from "./read-block.js";
 
 type Person = components["schemas"]["UserSummary"];
 type Block = CellInput[][];
 
-/** Steps Ctrl+Z can go back: your last edits in this grid. */
-const UNDO_STEPS = 50;
 /** The API's limit on the cells of one edit (and of one window read). */
 export const MOST_CELLS = 50_000;
-
-/** A cell as an answer names it (`Sheet1!B2`, `'Q1 Budget'!B2`): its row and column. */
-function cellOf(reference: string): { row: number; column: number } | null {
-  const local = reference.slice(reference.lastIndexOf("!") + 1).split(":")[0] ?? "";
-  return /[A-Za-z]/.test(local) ? parseCellReference(local) : null;
-}
 
 /** An edit: `values` written from (`top`, `left`), based on the cells holding `expect`. */
 export interface CellEdit {
@@ -42,6 +36,8 @@ export interface CellEdit {
   readonly shown?: Block;
   /** The edit this one undoes. */
   readonly undoes?: Saved;
+  /** The edit this one makes again (after it was undone). */
+  readonly redoes?: Saved;
   /**
    * How the server reads `values`' strings: `user` (the default), as typed into a cell of a
    * spreadsheet program; `raw`, each a text (a CSV's cells put back by an undo, whatever
@@ -50,15 +46,23 @@ export interface CellEdit {
   readonly input?: "user" | "raw";
 }
 
-/** An edit saved: what it wrote, and what the cells held before. */
+/**
+ * An edit saved, as Ctrl+Z and Ctrl+Y play it: undo writes `before` expecting `after`,
+ * redo writes `values` again expecting `expect`.
+ */
 interface Saved {
   readonly top: number;
   readonly left: number;
-  /** What the cells held after it, raw: the undo's `expect`. */
-  readonly after: Block;
-  /** What writes the cells back as they were (a workbook's formulas as formulas), with `input`. */
-  readonly before: Block;
+  /** What the edit wrote, read by the server as `input` says. */
+  readonly values: Block;
   readonly input: "user" | "raw";
+  /** What the cells held before it, raw: the redo's `expect`. */
+  readonly expect: Block;
+  /** What the cells held after it, raw: the undo's `expect` (read again after a redo). */
+  after: Block;
+  /** What writes the cells back as they were (a workbook's formulas as formulas), with `beforeInput`. */
+  readonly before: Block;
+  readonly beforeInput: "user" | "raw";
 }
 
 /** A cell someone else changed since this page read it. */
@@ -88,7 +92,9 @@ export class CellEdits {
   /** What the last edit came to, for a live region. */
   readonly status = signal("");
   readonly conflict = signal<Conflict | null>(null);
-  private readonly saved: Saved[] = [];
+  /** One more at each change of what can be undone or redone. */
+  readonly historySeq = signal(0);
+  private readonly history = new EditHistory<Saved>(HISTORY_STEPS, () => this.historySeq.value++);
   /** Conflicts after the one shown, each shown in turn. */
   private readonly conflicts: Conflict[] = [];
   private conflictCount = 0;
@@ -136,7 +142,13 @@ export class CellEdits {
     const rows = edit.values.length;
     const columns = edit.values[0]?.length ?? 0;
     const where = rangeText(edit.top, edit.left, rows, columns);
-    this.status.value = edit.undoes === undefined ? `Saving ${where}…` : `Undoing the change to ${where}…`;
+    const step = edit.undoes !== undefined ? "undo" : edit.redoes !== undefined ? "redo" : "edit";
+    this.status.value =
+      step === "undo"
+        ? `Undoing the change to ${where}…`
+        : step === "redo"
+          ? `Redoing the change to ${where}…`
+          : `Saving ${where}…`;
     let expect = edit.expect;
     // Whether the file is known to have changed (this edit saved, or someone else's found): the grid reads it again.
     let changed = false;
@@ -152,7 +164,7 @@ export class CellEdits {
       }
       // A workbook's cells may hold formulas: what writes them back is read before they go.
       const before =
-        csv || edit.undoes !== undefined ? expect : await this.typedBlock(edit.top, edit.left, rows, columns, expect);
+        csv || step !== "edit" ? expect : await this.typedBlock(edit.top, edit.left, rows, columns, expect);
       const answer = await client.editValues(fileId, {
         range: `${quoted(sheet)}!${columnLetters(edit.left)}${edit.top}`,
         values: edit.values,
@@ -161,16 +173,30 @@ export class CellEdits {
       });
       changed = true;
       windows.put(edit.top, edit.left, edit.values);
-      if (edit.undoes === undefined) {
-        // What the cells hold now, raw (a formula's result, a typed number as a number): what an undo expects.
-        // A CSV stores each value as typed.
-        const after = csv
-          ? edit.values
-          : await this.read(edit.top, edit.left, rows, columns, "raw").catch(() => edit.values);
-        this.saved.push({ top: edit.top, left: edit.left, after, before, input: csv ? "raw" : "user" });
-        if (this.saved.length > UNDO_STEPS) this.saved.shift();
+      // What the cells hold now, raw (a formula's result, a typed number as a number): what an undo expects.
+      // A CSV stores each value as typed.
+      const after = async () =>
+        csv ? edit.values : await this.read(edit.top, edit.left, rows, columns, "raw").catch(() => edit.values);
+      if (edit.undoes !== undefined) {
+        this.history.undone(edit.undoes);
+        this.status.value = `Undid the change to ${where}.`;
+      } else if (edit.redoes !== undefined) {
+        edit.redoes.after = await after();
+        this.history.redone(edit.redoes);
+        this.status.value = `Redid the change to ${where}.`;
+      } else {
+        this.history.push({
+          top: edit.top,
+          left: edit.left,
+          values: edit.values,
+          input: edit.input ?? "user",
+          expect,
+          after: await after(),
+          before,
+          beforeInput: csv ? "raw" : "user",
+        });
+        this.status.value = `Saved ${where}.`;
       }
-      this.status.value = edit.undoes === undefined ? `Saved ${where}.` : `Undid the change to ${where}.`;
       this.options.onSaved(answer.file, { bottom: edit.top + rows - 1, right: edit.left + columns - 1 });
     } catch (error) {
       const cells =
@@ -185,10 +211,16 @@ export class CellEdits {
         await this.conflicted(edit, where, expect, cells);
         return;
       }
-      // Not saved; an undo that could not be sent can be tried again.
-      if (edit.undoes !== undefined) this.saved.push(edit.undoes);
-      this.status.value = `Not saved: ${where}.`;
-      say(`Your change to ${where} was not saved: ${messageOf(error)}`, "error");
+      // Not saved; an undo or a redo that could not be sent can be tried again.
+      this.settleFailed(edit);
+      const what = step === "undo" ? "Not undone" : step === "redo" ? "Not redone" : "Not saved";
+      this.status.value = `${what}: ${where}.`;
+      say(
+        step === "edit"
+          ? `Your change to ${where} was not saved: ${messageOf(error)}`
+          : `Your change to ${where} was not ${step === "undo" ? "undone" : "redone"}: ${messageOf(error)}`,
+        "error",
+      );
     } finally {
       windows.settle(edit.top, edit.left, edit.values);
       if (changed) {
@@ -198,9 +230,29 @@ export class CellEdits {
     }
   }
 
-  /** Sends back what the last edit saved replaced (expecting what it wrote): false when there is none. */
+  /** An undo or a redo not written: back where it was, to be tried again. */
+  private settleFailed(edit: CellEdit): void {
+    if (edit.undoes !== undefined) this.history.undoFailed(edit.undoes);
+    else if (edit.redoes !== undefined) this.history.redoFailed(edit.redoes);
+  }
+
+  /** Whether Ctrl+Z has something to undo. */
+  get canUndo(): boolean {
+    return this.history.canUndo;
+  }
+
+  /** Whether Ctrl+Y has something to redo. */
+  get canRedo(): boolean {
+    return this.history.canRedo;
+  }
+
+  /**
+   * Sends back what the last edit saved replaced, expecting what it wrote: when someone
+   * else changed those cells since, the server refuses it and the conflict names them
+   * (never written over unasked). False when there is nothing to undo.
+   */
   undo(): boolean {
-    const last = this.saved.pop();
+    const last = this.history.takeUndo();
     if (last === undefined) {
       this.status.value = "Nothing to undo.";
       return false;
@@ -210,10 +262,33 @@ export class CellEdits {
       left: last.left,
       values: last.before,
       expect: last.after,
-      input: last.input,
+      input: last.beforeInput,
       undoes: last,
     });
     return true;
+  }
+
+  /** Writes the last undone edit again, expecting what the cells held before it. False when there is nothing to redo. */
+  redo(): boolean {
+    const last = this.history.takeRedo();
+    if (last === undefined) {
+      this.status.value = "Nothing to redo.";
+      return false;
+    }
+    void this.write({
+      top: last.top,
+      left: last.left,
+      values: last.values,
+      expect: last.expect,
+      input: last.input,
+      redoes: last,
+    });
+    return true;
+  }
+
+  /** Forgets what could be undone and redone: rows or columns moved under it (a change of structure). */
+  clearHistory(): void {
+    this.history.clear();
   }
 
   /** Writes the conflicting edit again, over what is there now. */
@@ -223,11 +298,18 @@ export class CellEdits {
     if (conflict !== null) void this.write(conflict.edit);
   }
 
-  /** Drops the conflicting edit: the grid shows what is there now. */
+  /** Drops the conflicting edit: the grid shows what is there now (an undo or a redo refused stays to be tried again). */
   discard(): void {
     const conflict = this.conflict.value;
     this.conflict.value = this.conflicts.shift() ?? null;
-    if (conflict !== null) this.status.value = "Your change was discarded.";
+    if (conflict === null) return;
+    this.settleFailed(conflict.edit);
+    this.status.value =
+      conflict.edit.undoes !== undefined
+        ? "Not undone: their change was kept."
+        : conflict.edit.redoes !== undefined
+          ? "Not redone: their change was kept."
+          : "Your change was discarded.";
   }
 
   private async conflicted(
@@ -252,7 +334,8 @@ export class CellEdits {
       });
     }
     const author = await this.lastAuthor();
-    this.status.value = `Not saved: someone else changed ${where}.`;
+    const what = edit.undoes !== undefined ? "Not undone" : edit.redoes !== undefined ? "Not redone" : "Not saved";
+    this.status.value = `${what}: ${author?.name || "someone else"} changed ${where}.`;
     const conflict = { id: ++this.conflictCount, edit: { ...edit, expect: now }, cells, author };
     if (this.conflict.value === null) this.conflict.value = conflict;
     else this.conflicts.push(conflict);
@@ -327,20 +410,8 @@ export class CellEdits {
     rows: number,
     columns: number,
     render: "raw" | "formatted" | "formula",
-  ) {
-    const { client, fileId, sheet } = this.options;
-    const range = `${quoted(sheet)}!${rangeText(top, left, rows, columns)}`;
-    const answer = await client.values(fileId, range, { render });
-    const block: Block = Array.from({ length: rows }, () => new Array<CellInput>(columns).fill(null));
-    const from = cellOf(answer.range);
-    if (from === null) return block;
-    answer.values.forEach((row, r) => {
-      row.forEach((value, c) => {
-        const target = block[from.row - top + r];
-        const column = from.column - left + c;
-        if (target !== undefined && column >= 0 && column < columns) target[column] = value;
-      });
-    });
-    return block;
+  ): Promise<Block> {
+    const bounds = { top, left, bottom: top + rows - 1, right: left + columns - 1 };
+    return (await readBlock(this.options, bounds, render)).values;
   }
 }

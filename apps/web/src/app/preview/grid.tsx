@@ -1,18 +1,47 @@
-import type { CellarClient, CellarFile, components } from "@cellar/client";
-import { useSignal } from "@preact/signals";
+import type { CellarClient, CellarFile, components, StructureOperation } from "@cellar/client";
+import { useComputed, useSignal } from "@preact/signals";
 import type { JSX } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef } from "preact/hooks";
+import { messageOf } from "../messages.js";
+import { say } from "../toast.js";
 import type { Area } from "./a1-range.js";
 import { CellEdits, MOST_CELLS } from "./cell-edits.js";
 import { editText, inputOf, typedText } from "./cell-input.js";
 import { type CellValue, cellAlignment, cellText, columnLetters, parseCellReference } from "./cell-text.js";
 import { BLOCK_COLUMNS, BLOCK_ROWS, CellWindows, quoted } from "./cell-windows.js";
-import { parseClipboard } from "./clipboard.js";
 import { ColumnPositions, columnPixels, DEFAULT_DIGIT_WIDTH } from "./column-widths.js";
 import { ConflictDialog } from "./conflict-dialog.js";
+import { ContextMenu } from "./context-menu.js";
+import { type Fill, fillDown, fillHandleTarget, fillRight } from "./fill.js";
+import { copyBlock, useClipboardEvents } from "./grid-clipboard.js";
+import { emptyBlock, fillBlock, type GridTarget, knownEmpty, pastedBlock, tooBig } from "./grid-commands.js";
+import { followDrag, hitOf } from "./grid-pointer.js";
 import { type MergedArea, MergedAreas } from "./merged-areas.js";
 import { revealRow, scrollScale, visibleRows } from "./scroll-scale.js";
+import {
+  type Bounds,
+  type Cell,
+  coverMergedAreas,
+  type Direction,
+  extendBy,
+  extendTo,
+  extendToColumn,
+  extendToDataEdge,
+  extendToRow,
+  isSingleCell,
+  moveToDataEdge,
+  type Selection,
+  selectAll,
+  selectCell,
+  selectColumn,
+  selectionBounds,
+  selectionText,
+  selectRow,
+} from "./selection.js";
+import { SelectionBoxes } from "./selection-boxes.js";
 import { CELL_INSET, type CellState, fitsIn, spillEnd, spillSourceBefore } from "./spill.js";
+import { StatusBar } from "./status-bar.js";
+import { columnsName, rowsName, structureDone, structureItems } from "./structure-menu.js";
 import { TextMeasure } from "./text-measure.js";
 
 type Sheet = components["schemas"]["Sheet"];
@@ -27,6 +56,11 @@ const CSV_MOST_CHARACTERS = 40;
 const FETCH_EVERY_MS = 40;
 
 const cellId = (row: number, column: number) => `cell-${row}-${column}`;
+/** A block in A1 notation: `B2`, `B2:D4`. */
+const rangeOf = (bounds: Bounds) =>
+  bounds.top === bounds.bottom && bounds.left === bounds.right
+    ? `${columnLetters(bounds.left)}${bounds.top}`
+    : `${columnLetters(bounds.left)}${bounds.top}:${columnLetters(bounds.right)}${bounds.bottom}`;
 const rangeText = (area: MergedArea) =>
   `${columnLetters(area.left)}${area.top}:${columnLetters(area.right)}${area.bottom}`;
 
@@ -38,6 +72,8 @@ interface Move {
   readonly centre?: boolean;
   readonly toTop?: boolean;
   readonly toLeft?: boolean;
+  /** Only the rows (up and down) or only the columns (sideways) are scrolled: whole columns or rows selected. */
+  readonly only?: "rows" | "columns";
 }
 
 /** The cell being edited: the text in its editor, and whether that is the reader's (typed) or the cell's own. */
@@ -67,7 +103,24 @@ export interface RemoteChange {
   readonly seq: number;
   readonly version: number | null;
   readonly areas: readonly Area[] | null;
+  /** Rows, columns or sheets moved: what could be undone no longer lies where it did. */
+  readonly structure?: boolean;
 }
+
+/** A cell to show and select (a match Find went to): `seq` tells one from the next. */
+export interface Reveal {
+  readonly seq: number;
+  readonly row: number;
+  readonly column: number;
+}
+
+/** The arrow keys' directions. */
+const ARROWS: Readonly<Record<string, Direction>> = {
+  ArrowUp: "up",
+  ArrowDown: "down",
+  ArrowLeft: "left",
+  ArrowRight: "right",
+};
 
 /**
  * A sheet's cells as its author laid them out: each column as wide as the workbook says,
@@ -88,13 +141,22 @@ export interface RemoteChange {
  * merged area across a pane's edge is drawn in each pane it reaches, as spreadsheet programs
  * draw it; the copy outside its top-left cell's pane is hidden from assistive technology.
  *
+ * A selection is a block of cells (a drag, Shift+click, Shift+arrows, Ctrl+Shift+arrows
+ * to the data's edge), whole rows or columns (their headers, Shift+Space, Ctrl+Space) or
+ * the data and then the whole sheet (Ctrl+A), drawn as a rectangle around the active
+ * cell; the status bar under the grid adds it up. Ctrl+C copies it as text and as an HTML
+ * table of the cells as shown; Ctrl+F opens Find (`onFind`).
+ *
  * With `editable` (an editor or the owner), typing on the active cell, Enter, F2 or a
  * double-click edits it in an input over it: Enter saves and moves down, Tab right,
- * Escape cancels. Delete empties the cell, Ctrl+V writes a block copied from a
- * spreadsheet program from the active cell, Ctrl+Z undoes. Each is one request, based on
- * the cells as the grid showed them (cell-edits.ts), its text read by the server as a
- * spreadsheet program reads what is typed (`=` a formula, `3000` a number). An empty row
- * and column past the sheet's last ones take what is typed there, and the sheet grows.
+ * Escape cancels. Delete or Backspace empties the selection, Ctrl+X cuts it, Ctrl+V
+ * writes a block copied from a spreadsheet program from its top-left cell, Ctrl+D and
+ * Ctrl+R (or the fill handle) fill it, Ctrl+Z undoes and Ctrl+Y redoes. Each is one
+ * request, based on the cells as the grid showed them (cell-edits.ts), its text read by
+ * the server as a spreadsheet program reads what is typed (`=` a formula, `3000` a
+ * number). An empty row and column past the sheet's last ones take what is typed there,
+ * and the sheet grows. A right-click, Shift+F10 or the context menu key opens the menu
+ * that inserts and deletes the selection's rows or columns (`onStructure`).
  *
  * Above it, the formula bar shows what the active cell holds as it would be typed again
  * (a formula, not its result); an editor changes it there too.
@@ -113,13 +175,28 @@ export function Grid(props: {
   onMark?: (threadId: string) => void;
   /** Told of the active cell each time it moves. */
   onActive?: (cell: { row: number; column: number }) => void;
+  /** Ctrl+F: the reader wants to find text. */
+  onFind?: () => void;
+  /** A cell to show and select, once (then `onRevealed`). */
+  reveal?: Reveal | null;
+  onRevealed?: () => void;
+  /** Sends a change of structure (inserted or deleted rows or columns): the file at its new version, or null when refused. */
+  onStructure?: (operation: StructureOperation) => Promise<CellarFile | null>;
 }) {
   const { sheet } = props;
   const csv = sheet.csv !== undefined;
   const scroller = useRef<HTMLDivElement>(null);
   const size = useSignal({ width: 0, height: 0 });
   const scroll = useSignal({ top: 0, left: 0 });
-  const active = useSignal({ row: 1, column: 1 });
+  const selection = useSignal<Selection>(selectCell({ row: 1, column: 1 }));
+  /** The active cell: where typing goes, the selection's anchor. */
+  const active = useComputed(() => selection.value.anchor);
+  /** A drag of the fill handle: the cells it would fill. */
+  const fillTarget = useSignal<Bounds | null>(null);
+  /** The rows and columns menu, where it opened. */
+  const menu = useSignal<{ x: number; y: number } | null>(null);
+  /** What was last done with the selection (copied), for the status bar. */
+  const note = useSignal("");
   const painted = useSignal(0);
   /** One more each time the file changed: what the formula bar shows is read again. */
   const contentSeq = useSignal(0);
@@ -213,6 +290,29 @@ export function Grid(props: {
   const columns = editable && (csv || sheetColumns < WORKBOOK_COLUMNS) ? sheetColumns + 1 : sheetColumns;
   const csvHeader = csv && sheet.header_row && sheetRows > 1;
   const merges = useMemo(() => new MergedAreas(sheet.merged), [sheet.merged]);
+  /** How far a selection reaches: the cells the grid draws. */
+  const limits = { rows, columns };
+  /** How far the sheet's data reaches. */
+  const extent = { rows: sheetRows, columns: sheetColumns };
+  /** The block a selection of cells covers, grown over the merged areas it cuts. */
+  const coveredBy = (chosen: Selection): Bounds => {
+    const bounds = selectionBounds(chosen, limits);
+    return chosen.kind === "cells"
+      ? coverMergedAreas(bounds, (top, bottom, left, right) => merges.touching(top, bottom, left, right))
+      : bounds;
+  };
+  /** The part of a selection that holds data, or null. */
+  const dataOf = (chosen: Selection): Bounds | null => {
+    const bounds = coveredBy(chosen);
+    const bottom = Math.min(bounds.bottom, sheetRows);
+    const right = Math.min(bounds.right, sheetColumns);
+    return bottom < bounds.top || right < bounds.left ? null : { ...bounds, bottom, right };
+  };
+  /** Whether a cell holds a value, for Ctrl+arrows: one not loaded yet counts as one (the jump goes on to the data's end). */
+  const hasData = (row: number, column: number) => {
+    const cell = windows.cell(row, column);
+    return cell === undefined || cell.value !== null;
+  };
   const positions = useMemo(() => {
     const widths = new Array<number>(columns);
     for (let index = 0; index < columns; index++) {
@@ -316,7 +416,9 @@ export function Grid(props: {
       element.scrollTop = scale.scrollTop(target);
       placed.current = { scrollTop: element.scrollTop, virtualTop: target };
     };
-    if (row > frozenRows) {
+    if (how.only === "columns") {
+      // The rows stay as they are.
+    } else if (row > frozenRows) {
       const index = row - frozenRows - 1;
       const target = how.centre
         ? Math.min(Math.max(index * ROW_HEIGHT - (bodyView - ROW_HEIGHT) / 2, 0), scale.maxVirtualTop)
@@ -326,7 +428,9 @@ export function Grid(props: {
       // A frozen row is always in view, but a jump to the top brings the rows under it back too.
       place(0);
     }
-    if (column > frozenColumns) {
+    if (how.only === "rows") {
+      // The columns stay as they are.
+    } else if (column > frozenColumns) {
       const right = merges.at(row, column)?.right ?? column;
       const showsLeft = positions.left(column) - frozenWidth;
       const showsRight = positions.left(right + 1) - viewWidth;
@@ -338,13 +442,23 @@ export function Grid(props: {
     scroll.value = { top: element.scrollTop, left: element.scrollLeft };
   }
 
-  /** Makes a cell active (a merged area's top-left one for any of its cells) and shows it. */
+  /** Makes a cell active (a merged area's top-left one for any of its cells), alone selected, and shows it. */
   function moveTo(row: number, column: number, how: Move = {}) {
     const clamped = { row: Math.min(Math.max(row, 1), rows), column: Math.min(Math.max(column, 1), columns) };
     const area = merges.at(clamped.row, clamped.column);
     const next = area === undefined ? clamped : { row: area.top, column: area.left };
-    active.value = next;
+    selection.value = selectCell(next, limits);
+    note.value = "";
     reveal(next.row, next.column, how);
+  }
+
+  /** A new selection, its moving corner shown. */
+  function select(next: Selection) {
+    selection.value = next;
+    note.value = "";
+    if (next.kind === "cells") reveal(next.focus.row, next.focus.column, {});
+    else if (next.kind === "rows") reveal(next.focus.row, 1, { only: "rows" });
+    else if (next.kind === "columns") reveal(1, next.focus.column, { only: "columns" });
   }
 
   /** Edits a cell: with `draft`, from that text (typing's first key), else from the cell's own. */
@@ -435,50 +549,179 @@ export function Grid(props: {
     input.setSelectionRange(input.value.length, input.value.length);
   }, [editingCell]);
 
-  function onPaste(event: JSX.TargetedClipboardEvent<HTMLDivElement>) {
-    // A paste is aimed where the page's selection is (a cell clicked), or at the editor, which takes it itself.
-    if (!editable || event.target === editor.current) return;
-    const text = event.clipboardData?.getData("text/plain") ?? "";
-    if (text === "") return;
-    event.preventDefault();
-    const block = parseClipboard(text);
-    const { row, column } = active.value;
-    const cells = block.length * (block[0]?.length ?? 0);
-    if (cells > MOST_CELLS) {
-      edits.status.value = `Not pasted: ${cells.toLocaleString()} cells, and Cellar writes at most 50,000 at once.`;
+  // --- Block commands: copy, cut, paste, clear, fill --------------------------------------
+
+  const target: GridTarget = { client: props.client, fileId: props.fileId, sheet: sheet.name, csv, windows };
+
+  /** Empties a block (as far as the data reaches): one edit, none when every cell is empty already. */
+  function clear(bounds: Bounds | null) {
+    if (!editable || bounds === null) return;
+    const why = tooBig(bounds, "emptied");
+    if (why !== null) {
+      edits.status.value = why;
       return;
     }
-    void edits.write({ top: row, left: column, values: block.map((line) => line.map((text) => inputOf(text))) });
+    if (knownEmpty(target, bounds)) return;
+    void edits.write({ top: bounds.top, left: bounds.left, values: emptyBlock(bounds) });
   }
+
+  /**
+   * A copy (Ctrl+C) or a cut (Ctrl+X) of the selection: its cells as shown, as text and as
+   * an HTML table. A cut then empties the cells (an editor's: a viewer's only copies).
+   */
+  function onCopy(event: ClipboardEvent, cut: boolean) {
+    const chosen = selection.value;
+    const bounds = chosen.kind === "cells" ? coveredBy(chosen) : dataOf(chosen);
+    if (bounds === null) return;
+    event.preventDefault();
+    const why = tooBig(bounds, cut ? "cut" : "copied");
+    if (why !== null) {
+      note.value = why;
+      return;
+    }
+    const name = rangeOf(bounds);
+    note.value = `Copying ${name}…`;
+    copyBlock(event, target, bounds).then(
+      () => {
+        note.value = `${cut && editable ? "Cut" : "Copied"} ${name}.`;
+        if (cut) clear(dataOf(chosen));
+      },
+      (error: unknown) => {
+        note.value = "";
+        say(`${name} was not copied: ${messageOf(error)}`, "error");
+      },
+    );
+  }
+
+  /** A paste (Ctrl+V): an HTML table or tab-separated text, written from the selection's top-left cell as one edit. */
+  function onPaste(event: ClipboardEvent) {
+    if (!editable || event.clipboardData === null) return;
+    const block = pastedBlock(event.clipboardData, csv);
+    if (block === null) return;
+    event.preventDefault();
+    const height = block.length;
+    const width = block[0]?.length ?? 0;
+    if (height * width > MOST_CELLS) {
+      edits.status.value = `Not pasted: ${(height * width).toLocaleString()} cells, and Cellar writes at most 50,000 at once.`;
+      return;
+    }
+    if (height === 0 || width === 0) return;
+    const { top, left } = selectionBounds(selection.value, limits);
+    void edits.write({ top, left, values: block });
+    // The pasted cells are the selection (the sheet grows to them).
+    const focus = {
+      row: Math.min(top + height - 1, WORKBOOK_ROWS),
+      column: Math.min(left + width - 1, WORKBOOK_COLUMNS),
+    };
+    selection.value = { kind: "cells", anchor: { row: top, column: left }, focus };
+  }
+
+  useClipboardEvents(scroller, { copy: onCopy, paste: onPaste });
+
+  /** Fills a block from its source (Ctrl+D, Ctrl+R, the fill handle): one edit, formulas moved as copies move them. */
+  async function fill(how: Fill | null) {
+    if (!editable || how === null) return;
+    const why = tooBig(how.target, "filled") ?? tooBig(how.source, "filled");
+    if (why !== null) {
+      edits.status.value = why;
+      return;
+    }
+    try {
+      const { values, input } = await fillBlock(target, how);
+      await edits.write({ top: how.target.top, left: how.target.left, values, input });
+    } catch (error) {
+      say(`Not filled: ${messageOf(error)}`, "error");
+    }
+  }
+
+  // --- Rows and columns: the context menu -------------------------------------------------
+
+  /** Opens the rows and columns menu (an editor's) at a point, or under the active cell. */
+  function openMenu(at?: { x: number; y: number }) {
+    if (!editable || props.onStructure === undefined || selection.value.kind === "all") return;
+    if (at !== undefined) {
+      menu.value = at;
+      return;
+    }
+    const box = (
+      document.getElementById(cellId(active.value.row, active.value.column)) ?? scroller.current
+    )?.getBoundingClientRect();
+    menu.value = box === undefined ? { x: 0, y: 0 } : { x: box.left + 8, y: box.bottom };
+  }
+
+  async function changeStructure(operation: StructureOperation) {
+    const file = await props.onStructure?.(operation);
+    if (file == null) return;
+    ownVersions.current.add(file.version);
+    // What could be undone lay where the cells were: it goes.
+    edits.clearHistory();
+    edits.status.value = structureDone(operation);
+    contentSeq.value++;
+    windows.refresh();
+    for (const each of typedWindows ?? []) each.refresh();
+    wanted.current();
+  }
+
+  // --- The keyboard ------------------------------------------------------------------------
 
   function onKeyDown(event: JSX.TargetedKeyboardEvent<HTMLDivElement>) {
     // Keys typed in the cell's editor are its own.
     if (event.target !== event.currentTarget) return;
     const { row, column } = active.value;
-    if (editable && !event.altKey) {
-      const command = event.ctrlKey || event.metaKey;
-      let edit: (() => void) | null = null;
-      if (command && !event.shiftKey && event.key.toLowerCase() === "z") edit = () => edits.undo();
-      else if (command) edit = null;
-      else if (event.key === "Enter" || event.key === "F2") edit = () => startEditing(row, column, null);
-      else if (event.key === "Backspace") edit = () => startEditing(row, column, "");
-      else if (event.key === "Delete") {
-        edit = () => {
-          if (windows.cell(row, column)?.value != null) void edits.write({ top: row, left: column, values: [[null]] });
-        };
-      } else if ([...event.key].length === 1) edit = () => startEditing(row, column, event.key);
-      if (edit !== null) {
-        event.preventDefault();
-        edit();
-        return;
+    const command = event.ctrlKey || event.metaKey;
+    const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    /** What the key does, when it is a command of the grid's rather than a move. */
+    let run: (() => void) | null = null;
+    if (command && !event.altKey && key === "f") run = () => props.onFind?.();
+    else if ((event.shiftKey && key === "F10") || key === "ContextMenu") run = () => openMenu();
+    else if (command && !event.altKey && key === "a") run = () => select(selectAll(selection.value, extent, limits));
+    else if (key === " " && event.shiftKey && !command) {
+      const bounds = selectionBounds(selection.value, limits);
+      run = () => select(extendToRow(selectRow(bounds.top, limits), bounds.bottom, limits));
+    } else if (key === " " && command && !event.shiftKey) {
+      const bounds = selectionBounds(selection.value, limits);
+      run = () => select(extendToColumn(selectColumn(bounds.left, limits), bounds.right, limits));
+    } else if (editable && !event.altKey) {
+      if (command && !event.shiftKey && key === "z") run = () => edits.undo();
+      else if (command && ((event.shiftKey && key === "z") || (!event.shiftKey && key === "y")))
+        run = () => edits.redo();
+      else if (command && !event.shiftKey && key === "d") run = () => void fill(fillDown(coveredBy(selection.value)));
+      else if (command && !event.shiftKey && key === "r") run = () => void fill(fillRight(coveredBy(selection.value)));
+      else if (command) run = null;
+      else if (key === "Enter" || key === "F2") run = () => startEditing(row, column, null);
+      else if (key === "Delete" || key === "Backspace") run = () => clear(dataOf(selection.value));
+      else if ([...event.key].length === 1) run = () => startEditing(row, column, event.key);
+    }
+    if (run !== null) {
+      event.preventDefault();
+      run();
+      return;
+    }
+    // Shift+arrows grow the selection a cell, Ctrl+Shift+arrows to the edge of the data; Ctrl+arrows jump there.
+    const direction = ARROWS[event.key];
+    if (direction !== undefined && !event.altKey && (event.shiftKey || command)) {
+      event.preventDefault();
+      if (event.shiftKey) {
+        select(
+          command
+            ? extendToDataEdge(selection.value, direction, hasData, extent, limits)
+            : extendBy(selection.value, direction, limits),
+        );
+      } else {
+        const to = moveToDataEdge(selection.value, direction, hasData, extent, limits).anchor;
+        moveTo(to.row, to.column, {
+          toTop: direction === "up" && to.row === 1,
+          toLeft: direction === "left" && to.column === 1,
+        });
       }
+      return;
     }
     // From a merged area, a step leaves it by its far side.
     const area = merges.at(row, column);
     const bottom = area?.bottom ?? row;
     const right = area?.right ?? column;
     const page = Math.max(1, Math.floor(bodyView / ROW_HEIGHT) - 1);
-    const jump = event.ctrlKey || event.metaKey;
+    const jump = command;
     /** The next column shown, stepping from `from` (hidden columns are passed over, as spreadsheets do). */
     const shownColumn = (from: number, step: 1 | -1) => {
       let next = from;
@@ -486,10 +729,10 @@ export function Grid(props: {
       return next < 1 || next > columns ? column : next;
     };
     const moves: Record<string, () => void> = {
-      ArrowDown: () => moveTo(jump ? sheetRows : bottom + 1, column),
-      ArrowUp: () => moveTo(jump ? 1 : row - 1, column, { toTop: jump }),
-      ArrowRight: () => moveTo(row, jump ? sheetColumns : shownColumn(right + 1, 1)),
-      ArrowLeft: () => moveTo(row, jump ? 1 : shownColumn(column - 1, -1), { toLeft: jump }),
+      ArrowDown: () => moveTo(bottom + 1, column),
+      ArrowUp: () => moveTo(row - 1, column),
+      ArrowRight: () => moveTo(row, shownColumn(right + 1, 1)),
+      ArrowLeft: () => moveTo(row, shownColumn(column - 1, -1)),
       PageDown: () => moveTo(bottom + page, column),
       PageUp: () => moveTo(row - page, column),
       Home: () => moveTo(jump ? 1 : row, 1, { toTop: jump, toLeft: true }),
@@ -506,12 +749,99 @@ export function Grid(props: {
     scroll.value = { top: element.scrollTop, left: element.scrollLeft };
   }
 
+  // --- The pointer -------------------------------------------------------------------------
+
   function onPointerDown(event: JSX.TargetedPointerEvent<HTMLDivElement>) {
-    const cell = (event.target as HTMLElement).closest<HTMLElement>("[data-row]");
-    if (cell === null) return;
-    active.value = { row: Number(cell.dataset.row), column: Number(cell.dataset.column) };
-    const thread = props.marks?.get(`${cell.dataset.row}:${cell.dataset.column}`);
+    const element = event.target as HTMLElement;
+    if (element === editor.current) return;
+    // The fill handle: dragged down or right, it fills as far as the pointer.
+    if (element.classList.contains("fill-handle") && event.button === 0) {
+      event.preventDefault();
+      scroller.current?.focus();
+      const source = coveredBy(selection.value);
+      followDrag(
+        scroller.current,
+        (hit) => {
+          fillTarget.value =
+            hit.row === undefined || hit.column === undefined
+              ? null
+              : fillHandleTarget(source, { row: hit.row, column: hit.column });
+        },
+        () => {
+          const filled = fillTarget.value;
+          fillTarget.value = null;
+          if (filled === null) return;
+          const top = Math.min(source.top, filled.top);
+          const left = Math.min(source.left, filled.left);
+          const bottom = Math.max(source.bottom, filled.bottom);
+          const right = Math.max(source.right, filled.right);
+          selection.value = {
+            kind: "cells",
+            anchor: { row: top, column: left },
+            focus: { row: bottom, column: right },
+          };
+          void fill({ source, target: filled });
+        },
+      );
+      return;
+    }
+    if (element.closest("[data-header-all]") !== null) {
+      select(selectAll(selection.value, extent, limits));
+      return;
+    }
+    const hit = hitOf(element);
+    if (hit === null) return;
+    const chosen = selection.value;
+    const within = (bounds: Bounds) =>
+      (hit.row === undefined || (hit.row >= bounds.top && hit.row <= bounds.bottom)) &&
+      (hit.column === undefined || (hit.column >= bounds.left && hit.column <= bounds.right));
+    // A right-click within the selection keeps it, for its menu (on a header, a selection of its kind).
+    const onHeader = hit.row === undefined || hit.column === undefined;
+    const sameKind =
+      chosen.kind === "all" || !onHeader || chosen.kind === (hit.column === undefined ? "rows" : "columns");
+    if (event.button === 2 && sameKind && within(selectionBounds(chosen, limits))) return;
+    if (event.button !== 0 && event.button !== 2) return;
+    note.value = "";
+    if (hit.column === undefined && hit.row !== undefined) {
+      const row = hit.row;
+      selection.value = event.shiftKey ? extendToRow(chosen, row, limits) : selectRow(row, limits);
+      if (event.button === 0) {
+        followDrag(scroller.current, (over) => {
+          if (over.row !== undefined) selection.value = extendToRow(selection.value, over.row, limits);
+        });
+      }
+      return;
+    }
+    if (hit.row === undefined && hit.column !== undefined) {
+      const column = hit.column;
+      selection.value = event.shiftKey ? extendToColumn(chosen, column, limits) : selectColumn(column, limits);
+      if (event.button === 0) {
+        followDrag(scroller.current, (over) => {
+          if (over.column !== undefined) selection.value = extendToColumn(selection.value, over.column, limits);
+        });
+      }
+      return;
+    }
+    const at: Cell = { row: hit.row as number, column: hit.column as number };
+    selection.value = event.shiftKey ? extendTo(chosen, at, limits) : selectCell(at, limits);
+    if (event.button !== 0) return;
+    followDrag(scroller.current, (over) => {
+      if (over.row === undefined || over.column === undefined) return;
+      const now = selection.value;
+      if (now.focus.row !== over.row || now.focus.column !== over.column) {
+        selection.value = extendTo(now, { row: over.row, column: over.column }, limits);
+      }
+    });
+    if (event.shiftKey) return;
+    const thread = props.marks?.get(`${at.row}:${at.column}`);
     if (thread !== undefined) props.onMark?.(thread);
+  }
+
+  function onContextMenu(event: JSX.TargetedMouseEvent<HTMLDivElement>) {
+    if (!editable || props.onStructure === undefined) return;
+    if (hitOf(event.target as Element) === null) return;
+    event.preventDefault();
+    openMenu({ x: event.clientX, y: event.clientY });
   }
 
   function onDoubleClick(event: JSX.TargetedMouseEvent<HTMLDivElement>) {
@@ -519,7 +849,7 @@ export function Grid(props: {
     if (cell === null || event.target === editor.current) return;
     const row = Number(cell.dataset.row);
     const column = Number(cell.dataset.column);
-    active.value = { row, column };
+    selection.value = selectCell({ row, column }, limits);
     startEditing(row, column, null);
   }
 
@@ -605,6 +935,15 @@ export function Grid(props: {
   onActive.current = props.onActive;
   useEffect(() => onActive.current?.(active.value), [active.value.row, active.value.column]);
 
+  // A cell Find went to: shown mid-view and selected, once the grid knows its size.
+  const measured = size.value.height > 0;
+  useEffect(() => {
+    const target = props.reveal;
+    if (target == null || !measured) return;
+    moveTo(target.row, target.column, { centre: true });
+    props.onRevealed?.();
+  }, [props.reveal?.seq, measured]);
+
   // --- Someone else's changes ------------------------------------------------------------
 
   /** The cells in view, by pane, as last drawn: where a change is looked for. */
@@ -638,6 +977,10 @@ export function Grid(props: {
   useEffect(() => {
     const change = props.remote;
     if (change == null || change.seq <= seenSeq.current) return;
+    // Rows or columns moved under what could be undone.
+    if (change.structure === true && (change.version === null || !ownVersions.current.has(change.version))) {
+      edits.clearHistory();
+    }
     let gone = false;
     // An edit of this grid's own may be on its way: its answer says which version it made.
     void edits.idle().then(() => {
@@ -674,6 +1017,25 @@ export function Grid(props: {
 
   void painted.value; // read, so blocks arriving paint again
   let activeShown = false;
+  // The selection as drawn: a block (grown over merged areas) around the active cell.
+  const chosen = selection.value;
+  const chosenBounds = coveredBy(chosen);
+  const activeBox = merges.at(active.value.row, active.value.column) ?? {
+    top: active.value.row,
+    left: active.value.column,
+    bottom: active.value.row,
+    right: active.value.column,
+  };
+  /** One cell (or one merged area) selected: the active cell's outline is all there is to draw. */
+  const single =
+    isSingleCell(chosen) ||
+    (chosen.kind === "cells" &&
+      chosenBounds.top === activeBox.top &&
+      chosenBounds.left === activeBox.left &&
+      chosenBounds.bottom === activeBox.bottom &&
+      chosenBounds.right === activeBox.right);
+  const rowSelected = (row: number) => row >= chosenBounds.top && row <= chosenBounds.bottom;
+  const columnSelected = (column: number) => column >= chosenBounds.left && column <= chosenBounds.right;
   const isFree = (row: number, column: number) =>
     windows.cell(row, column)?.value === null && merges.at(row, column) === undefined;
   const stateOf = (row: number, column: number): CellState => {
@@ -737,6 +1099,7 @@ export function Grid(props: {
     // A merged area's copy in another pane is outlined too: the two outlines make one.
     const isActive = active.value.row === row && active.value.column === column;
     if (isActive && !copy) activeShown = true;
+    const selected = rowSelected(row) && columnSelected(column);
     const edited = !copy && editing.value !== null && editing.value.row === row && editing.value.column === column;
     const classes = ["cell", `align-${align}`];
     if (cell?.local === true) classes.push("local");
@@ -747,6 +1110,7 @@ export function Grid(props: {
     if (spills) classes.push("spills");
     if (width === 0) classes.push("hidden-column");
     if (isActive) classes.push("active");
+    else if (selected && !single) classes.push("selected");
     if (flashing.value.has(`${row}:${column}`)) classes.push("flash");
     const marked = !copy && props.marks?.has(`${row}:${column}`) === true;
     if (marked) classes.push("commented");
@@ -772,7 +1136,7 @@ export function Grid(props: {
         key={column}
         id={cellId(row, column)}
         aria-colindex={column + 1}
-        aria-selected={isActive}
+        aria-selected={selected}
         {...(area === undefined
           ? {}
           : { "aria-rowspan": area.bottom - area.top + 1, "aria-colspan": area.right - area.left + 1 })}
@@ -910,7 +1274,13 @@ export function Grid(props: {
       >
         <div
           role="rowheader"
-          class={active.value.row === row ? "row-number active" : "row-number"}
+          class={[
+            "row-number",
+            active.value.row === row ? "active" : "",
+            rowSelected(row) && !single ? "selected" : "",
+            rowSelected(row) && (chosen.kind === "rows" || chosen.kind === "all") ? "whole" : "",
+          ].join(" ")}
+          data-header-row={row}
           style={{ width: `${rowHeaderWidth}px` }}
         >
           {row}
@@ -947,11 +1317,14 @@ export function Grid(props: {
       if (columnPane.frozen) classes.push("frozen-column");
       if (positions.width(column) === 0) classes.push("hidden-column");
       if (active.value.column === column) classes.push("active");
+      if (columnSelected(column) && !single) classes.push("selected");
+      if (columnSelected(column) && (chosen.kind === "columns" || chosen.kind === "all")) classes.push("whole");
       letters.push(
         <div
           role="columnheader"
           key={column}
           aria-colindex={column + 1}
+          data-header-column={column}
           class={classes.join(" ")}
           style={{ left: `${xOf(column, columnPane.frozen)}px`, width: `${positions.width(column)}px` }}
         >
@@ -965,6 +1338,37 @@ export function Grid(props: {
   const busy = rowPanes.some((rowPane) =>
     columnPanes.some((columnPane) => windows.loading(rowPane.first, rowPane.last, columnPane.first, columnPane.last)),
   );
+
+  // The selection's rectangle and fill handle, in each pane of rows.
+  const frozenEdge = rowHeaderWidth + frozenWidth;
+  const stageColumns = {
+    left: (column: number) => (column <= frozenColumns ? xOf(column, true) : Math.max(xOf(column, false), frozenEdge)),
+    right: (column: number) =>
+      column <= frozenColumns ? xOf(Math.min(column, columns) + 1, true) : xOf(Math.min(column, columns) + 1, false),
+    minX: rowHeaderWidth,
+    maxX: size.value.width,
+  };
+  const handle = editable && editing.value === null && chosen.kind === "cells" ? chosenBounds : null;
+  const boxesIn = (frozenPane: boolean) => (
+    <SelectionBoxes
+      pane={
+        frozenPane
+          ? { from: 1, to: frozenRows, height: frozenHeight, rowTop: (row) => (row - 1) * ROW_HEIGHT }
+          : {
+              from: frozenRows + 1,
+              to: rows,
+              height: bodyView,
+              rowTop: (row) => (row - firstRow) * ROW_HEIGHT - body.offset,
+            }
+      }
+      columns={stageColumns}
+      block={single ? null : chosenBounds}
+      handle={handle}
+      fill={fillTarget.value}
+    />
+  );
+  const menuAt = menu.value;
+  const menuBounds = selectionBounds(chosen, limits);
 
   const conflict = edits.conflict.value;
   return (
@@ -1026,11 +1430,16 @@ export function Grid(props: {
           A formula starts with =. Enter writes it, Escape cancels.
         </p>
       )}
+      <p id="grid-help" class="visually-hidden">
+        Shift with the arrows selects cells, Control and Shift with the arrows to the edge of the data; Shift+Space
+        selects rows, Control+Space columns, Control+A everything. Control+C copies, Control+F finds.
+      </p>
       {editable && (
         <p id="grid-edit-help" class="visually-hidden">
           Type, or press Enter, to change the active cell (a formula starts with =); Enter saves it, Escape cancels.
-          Delete empties it, Control+V pastes cells there, Control+Z undoes your last change. Typing in the row or
-          column after the last adds it.
+          Delete empties the selection, Control+X cuts it, Control+V pastes there, Control+D and Control+R fill down and
+          right, Control+Z undoes and Control+Y redoes your changes. Shift+F10 opens the menu of rows and columns.
+          Typing in the row or column after the last adds it.
         </p>
       )}
       <div
@@ -1041,14 +1450,15 @@ export function Grid(props: {
         aria-label={`Cells of ${sheet.name}`}
         aria-rowcount={rows + 1}
         aria-colcount={columns + 1}
+        aria-multiselectable="true"
         aria-activedescendant={activeShown ? cellId(active.value.row, active.value.column) : undefined}
         aria-busy={busy}
-        {...(editable ? { "aria-describedby": "grid-edit-help" } : {})}
+        aria-describedby={editable ? "grid-help grid-edit-help" : "grid-help"}
         onScroll={onScroll}
         onKeyDown={onKeyDown}
         onPointerDown={onPointerDown}
+        onContextMenu={onContextMenu}
         onDblClick={onDoubleClick}
-        onPaste={onPaste}
       >
         <div
           class="grid-stage"
@@ -1056,7 +1466,13 @@ export function Grid(props: {
           style={{ width: `${size.value.width}px`, height: `${size.value.height}px` }}
         >
           <div role="row" aria-rowindex={1} class="grid-row letters" style={{ height: `${HEADER_HEIGHT}px` }}>
-            <div role="columnheader" class="row-number corner" style={{ width: `${rowHeaderWidth}px` }}>
+            <div
+              role="columnheader"
+              class="row-number corner"
+              data-header-all=""
+              title="Select all"
+              style={{ width: `${rowHeaderWidth}px` }}
+            >
               <span class="visually-hidden">Row</span>
             </div>
             {letters}
@@ -1068,10 +1484,12 @@ export function Grid(props: {
               style={{ top: `${HEADER_HEIGHT}px`, height: `${frozenHeight}px` }}
             >
               {frozenRowElements}
+              {boxesIn(true)}
             </div>
           )}
           <div class="pane body-rows" role="presentation" style={{ top: `${bodyTop}px`, height: `${bodyView}px` }}>
             {bodyRowElements}
+            {boxesIn(false)}
           </div>
           {frozenRows > 0 && <div class="freeze-line across" aria-hidden="true" style={{ top: `${bodyTop - 1}px` }} />}
           {frozenColumns > 0 && (
@@ -1106,6 +1524,37 @@ export function Grid(props: {
           conflict={conflict}
           onApply={() => edits.applyMine()}
           onDiscard={() => edits.discard()}
+        />
+      )}
+      <StatusBar
+        client={props.client}
+        fileId={props.fileId}
+        sheet={sheet.name}
+        csv={csv}
+        raw={csv ? windows : (typedWindows?.[1] ?? null)}
+        name={selectionText(chosen, limits)}
+        bounds={single ? null : dataOf(chosen)}
+        version={contentSeq.value}
+        note={note.value}
+      />
+      {menuAt !== null && (
+        <ContextMenu
+          id="grid-menu"
+          label={
+            chosen.kind === "rows"
+              ? rowsName(menuBounds)
+              : chosen.kind === "columns"
+                ? columnsName(menuBounds)
+                : `Rows and columns of ${selectionText(chosen, limits)}`
+          }
+          actions={structureItems(sheet.name, chosen.kind, menuBounds).map((item) => ({
+            label: item.label,
+            danger: item.danger === true,
+            run: () => void changeStructure(item.operation),
+          }))}
+          at={menuAt}
+          returnTo={() => scroller.current}
+          onClose={() => (menu.value = null)}
         />
       )}
     </>

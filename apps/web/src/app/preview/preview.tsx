@@ -6,6 +6,7 @@ import {
   type components,
   formatBytes,
   type StreamEvent,
+  type StructureOperation,
   unwrap,
 } from "@cellar/client";
 import { useSignal } from "@preact/signals";
@@ -17,16 +18,20 @@ import { type LiveState, watch } from "../live/watch.js";
 import { messageOf } from "../messages.js";
 import { navigate } from "../router.js";
 import { client } from "../session.js";
+import { say } from "../toast.js";
 import { type Area, onSheet, parseArea } from "./a1-range.js";
 import { columnLetters } from "./cell-text.js";
 import { quoted } from "./cell-windows.js";
 import { type CommentEvent, createComments } from "./comments.js";
 import { CommentsPanel } from "./comments-panel.js";
+import { FindPanel, type FoundPlace } from "./find-panel.js";
 import { Grid, type RemoteChange } from "./grid.js";
 import "./grid.css";
 import "./live.css";
 import { HistoryDialog } from "./history-dialog.js";
 import { Presence, type Viewer } from "./presence.js";
+import { SheetTabs } from "./sheet-tabs.js";
+import { structureDone } from "./structure-menu.js";
 
 type Sheet = components["schemas"]["Sheet"];
 
@@ -59,6 +64,9 @@ export function Preview(props: { id: string }) {
   const commentsOpen = useSignal(false);
   const focusThread = useSignal<{ id: string; seq: number } | null>(null);
   const activeCell = useSignal<{ row: number; column: number } | null>(null);
+  const findOpen = useSignal(false);
+  /** A cell Find went to, for the grid of its sheet to show. */
+  const found = useSignal<(FoundPlace & { seq: number }) | null>(null);
 
   useEffect(() => {
     unwrap(client.value.api.GET("/users/me")).then(
@@ -87,7 +95,7 @@ export function Preview(props: { id: string }) {
    * null for any cell. A change elsewhere that computed formulas again (`recomputed`) may
    * have changed cells of any sheet: the grid is told of it too.
    */
-  function contentChanged(version: number | null, ranges: readonly string[] | null, recomputed = 0) {
+  function contentChanged(version: number | null, ranges: readonly string[] | null, recomputed = 0, structure = false) {
     const now = opened.value;
     if (now.state !== "open" || now.sheets instanceof CellarApiError) return;
     const sheet = now.sheets[sheetIndex.value];
@@ -104,7 +112,7 @@ export function Preview(props: { id: string }) {
       });
     if (grows) void reloadSheets(false);
     if (here === null || here.length > 0 || recomputed > 0) {
-      remote.value = { seq: ++remoteCount.current, version, areas: here };
+      remote.value = { seq: ++remoteCount.current, version, areas: here, structure };
     }
   }
 
@@ -118,7 +126,7 @@ export function Preview(props: { id: string }) {
         const change = event.data as ContentChange;
         const ranges =
           change.range === undefined ? null : typeof change.range === "string" ? [change.range] : change.range;
-        contentChanged(change.version, ranges, change.recomputed ?? 0);
+        contentChanged(change.version, ranges, change.recomputed ?? 0, change.structure !== undefined);
         readFile();
         // Rows, columns or sheets moved: comment threads moved with their cells.
         if (change.structure !== undefined) void comments.load();
@@ -171,8 +179,11 @@ export function Preview(props: { id: string }) {
     if (now.state === "open") opened.value = { ...now, file };
   }
 
-  /** Reads the sheets again (their extents changed); with `restart`, the grid starts again from them. */
-  async function reloadSheets(restart: boolean) {
+  /**
+   * Reads the sheets again (their extents changed); with `restart`, the grid starts again
+   * from them; `then` picks the sheet to show from them (sheets added, moved or deleted).
+   */
+  async function reloadSheets(restart: boolean, then?: (sheets: readonly Sheet[]) => number) {
     const api = client.value.api;
     const sheets = await api.GET("/files/{id}/sheets", { params: { path: { id: props.id } } }).then(
       async (answer) => answer.data ?? (await apiError(answer.response, answer.error)),
@@ -181,8 +192,65 @@ export function Preview(props: { id: string }) {
     const now = opened.value;
     if (now.state !== "open" || sheets === null) return;
     opened.value = { ...now, sheets };
-    if (!(sheets instanceof CellarApiError) && sheetIndex.value >= sheets.length) sheetIndex.value = 0;
+    if (!(sheets instanceof CellarApiError)) {
+      if (then !== undefined) sheetIndex.value = then(sheets);
+      if (sheetIndex.value >= sheets.length) sheetIndex.value = 0;
+    }
     if (restart) content.value++;
+  }
+
+  /**
+   * One change of structure (rows, columns or sheets), based on the file as this page last
+   * read it: the file at its new version, or null when it was refused (said why: a change
+   * someone made meanwhile is read, and nothing is written over it).
+   */
+  async function changeStructure(
+    operation: StructureOperation,
+    then?: (sheets: readonly Sheet[]) => number,
+  ): Promise<CellarFile | null> {
+    const now = opened.value;
+    if (now.state !== "open") return null;
+    try {
+      const next = await client.value.structure(now.file.id, [operation], { ifMatch: now.file.sha256 });
+      changed(next);
+      await reloadSheets(false, then);
+      if (
+        "add_sheet" in operation ||
+        "rename_sheet" in operation ||
+        "move_sheet" in operation ||
+        "delete_sheet" in operation
+      ) {
+        say(structureDone(operation), "success");
+      }
+      return next;
+    } catch (error) {
+      if (error instanceof CellarApiError && error.code === "precondition_failed") {
+        say(
+          "The file changed since this page read it, so nothing was changed. It shows the file as it is now: try again.",
+          "error",
+        );
+        readFile();
+        void reloadSheets(false);
+      } else {
+        say(`Not changed: ${messageOf(error)}`, "error");
+      }
+      return null;
+    }
+  }
+
+  /** Find went to a cell: its sheet is shown, and the grid selects the cell. */
+  function showFound(place: FoundPlace) {
+    const now = opened.value;
+    if (now.state !== "open" || now.sheets instanceof CellarApiError) return;
+    const index = now.sheets.findIndex((each) => each.name === place.sheet);
+    if (index < 0) return;
+    sheetIndex.value = index;
+    found.value = { ...place, seq: (found.value?.seq ?? 0) + 1 };
+  }
+
+  function closeFind() {
+    findOpen.value = false;
+    document.querySelector<HTMLElement>("#sheet-panel [role=grid]")?.focus();
   }
 
   const now = opened.value;
@@ -237,6 +305,14 @@ export function Preview(props: { id: string }) {
     cell === null || sheet === undefined
       ? null
       : `${sheets instanceof CellarApiError || sheets.length === 1 ? "" : `${quoted(sheet.name)}!`}${columnLetters(cell.column)}${cell.row}`;
+  // A workbook's sheets are tabs under its grid (with one sheet, for its editors, to add more); a CSV has one sheet.
+  const workbook = !(sheets instanceof CellarApiError) && sheets.every((each) => each.csv === undefined);
+  const showTabs = !(sheets instanceof CellarApiError) && (sheets.length > 1 || (editable && workbook));
+  const place = found.value;
+  const reveal =
+    place !== null && sheet !== undefined && place.sheet === sheet.name
+      ? { seq: place.seq, row: place.row, column: place.column }
+      : null;
   const openThread = (id: string) => {
     commentsOpen.value = true;
     focusThread.value = { id, seq: (focusThread.value?.seq ?? 0) + 1 };
@@ -259,6 +335,16 @@ export function Preview(props: { id: string }) {
             onClick={() => (commentsOpen.value = !commentsOpen.value)}
           >
             Comments{openThreads > 0 ? ` (${openThreads})` : ""}
+          </button>
+          <button
+            type="button"
+            aria-expanded={findOpen.value}
+            onClick={() => {
+              if (findOpen.value) document.getElementById("find-text")?.focus();
+              findOpen.value = true;
+            }}
+          >
+            Find
           </button>
           <button type="button" onClick={() => (history.value = true)}>
             History
@@ -290,40 +376,25 @@ export function Preview(props: { id: string }) {
             </p>
           ) : (
             <>
-              {sheets.length > 1 && (
-                <div role="tablist" aria-label="Sheets" class="tabs">
-                  {sheets.map((each) => (
-                    <button
-                      type="button"
-                      role="tab"
-                      key={each.index}
-                      id={`sheet-tab-${each.index}`}
-                      aria-selected={each.index === sheetIndex.value}
-                      aria-controls="sheet-panel"
-                      tabIndex={each.index === sheetIndex.value ? 0 : -1}
-                      onClick={() => (sheetIndex.value = each.index)}
-                      onKeyDown={(event) => {
-                        const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
-                        if (step === 0) return;
-                        const next = (each.index + step + sheets.length) % sheets.length;
-                        sheetIndex.value = next;
-                        document.getElementById(`sheet-tab-${next}`)?.focus();
-                      }}
-                    >
-                      {each.name}
-                    </button>
-                  ))}
-                </div>
+              {findOpen.value && (
+                <FindPanel
+                  client={client.value}
+                  fileId={file.id}
+                  version={file.version}
+                  onFound={showFound}
+                  onClose={closeFind}
+                />
               )}
               <div
                 id="sheet-panel"
-                {...(sheets.length > 1
+                {...(showTabs
                   ? { role: "tabpanel", "aria-labelledby": `sheet-tab-${sheetIndex.value}` }
                   : { role: "region", "aria-label": sheet?.name ?? "Sheet" })}
               >
-                {sheet === undefined || sheet.row_count === 0 ? (
+                {(sheet === undefined || sheet.row_count === 0) && (
                   <p class="empty">This sheet has no cells with a value.</p>
-                ) : (
+                )}
+                {sheet !== undefined && (sheet.row_count > 0 || editable) && (
                   <Grid
                     key={`${file.id}:${sheet.index}:${content.value}`}
                     client={client.value}
@@ -338,9 +409,25 @@ export function Preview(props: { id: string }) {
                     marks={marks}
                     onMark={openThread}
                     onActive={(next) => (activeCell.value = next)}
+                    onFind={() => {
+                      if (findOpen.value) document.getElementById("find-text")?.focus();
+                      findOpen.value = true;
+                    }}
+                    reveal={reveal}
+                    onRevealed={() => (found.value = null)}
+                    onStructure={(operation) => changeStructure(operation)}
                   />
                 )}
               </div>
+              {showTabs && (
+                <SheetTabs
+                  sheets={sheets}
+                  current={sheetIndex.value}
+                  editable={editable}
+                  onSelect={(index) => (sheetIndex.value = index)}
+                  onChange={async (operation, then) => (await changeStructure(operation, then)) !== null}
+                />
+              )}
             </>
           )}
         </div>
