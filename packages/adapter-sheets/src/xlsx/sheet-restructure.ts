@@ -256,32 +256,15 @@ export async function* restructuredSheet(
    * number or comes out of order: those are read one by one.
    */
   function renumbered(stretch: string): string | null {
-    let rows = 0;
-    let broken = false;
-    const result = stretch.replace(
-      rowNumbers(prefix),
-      (match, before: string, isRow: string | undefined, digits: string) => {
-        const number = Number(digits);
-        if (isRow !== undefined) {
-          rows++;
-          if (number <= lastRow) broken = true;
-          lastRow = number;
-        }
-        const moved = moves.row(number);
-        if (moved === null) {
-          broken = true;
-          return match;
-        }
-        return moved === number ? match : `${before}${moved}`;
-      },
-    );
-    if (broken || rows !== countOf(stretch, `<${prefix}row`)) {
+    const done = renumberRows(stretch, prefix, lastRow, (row) => moves.row(row));
+    if (done === null) {
       // Read again row by row, from the first of them.
       lastRow = firstRowBefore;
       return null;
     }
+    lastRow = done.lastRow;
     firstRowBefore = lastRow;
-    return result;
+    return done.text;
   }
 
   /** One row: renumbered, its cells renumbered and their formulas read anew; an empty text when the row is deleted. */
@@ -409,23 +392,95 @@ export async function* restructuredSheet(
   for (const piece of step(true)) if (piece !== "") yield Buffer.from(piece, "latin1");
 }
 
-const rowNumbersByPrefix = new Map<string, RegExp>();
-/** Rows' and cells' numbers (`<row r="12"`, `<c r="B12"`): the tag up to the digits, the digits, and whether it is a row. */
-function rowNumbers(prefix: string): RegExp {
-  let pattern = rowNumbersByPrefix.get(prefix);
-  if (pattern === undefined) {
-    const p = prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    pattern = new RegExp(`(<${p}(?:(row)|c)\\b[^>]*?\\sr\\s*=\\s*["']\\$?[A-Za-z]{0,3}\\$?)(\\d+)`, "g");
-    if (rowNumbersByPrefix.size < 16) rowNumbersByPrefix.set(prefix, pattern);
-  }
-  return pattern;
-}
+const SPACE = 0x20;
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const isSpace = (code: number) => code === SPACE || code === TAB || code === LF || code === CR;
+const isLetter = (code: number) => (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
 
-/** How many times `needle` starts a tag in `text` (followed by a space, `>` or `/`). */
-function countOf(text: string, needle: string): number {
-  let count = 0;
-  for (let at = findTag(text, needle, 0); at !== -1; at = findTag(text, needle, at + 1)) count++;
-  return count;
+/**
+ * Rows without formulas (a sheet part's text, one character a byte) with each row's number
+ * and its cells' (`<row r="12"`, `<c r="B12"`) put where `moved` says, in one pass over
+ * the characters into bytes. Measured on a 100,000-row sheet of 18.5 MB: 135 ms, where a
+ * regular expression replacing each number took 930 ms and one looked for by `indexOf`,
+ * the text cut in pieces and joined, 472 ms (the pieces were the cost). Null when a row
+ * is deleted (`moved` gives null), has no number, or comes out of order (not after
+ * `lastRow`): such rows are read one by one.
+ */
+export function renumberRows(
+  text: string,
+  prefix: string,
+  lastRow: number,
+  moved: (row: number) => number | null,
+): { text: string; lastRow: number } | null {
+  const length = text.length;
+  let out = Buffer.allocUnsafe(length + (length >> 4) + 64);
+  let o = 0;
+  let last = lastRow;
+  /** The kind of tag being read: 0 none or another, 1 a row, 2 a cell; whether a row's number was read. */
+  let tag = 0;
+  let numbered = false;
+  const opens = (at: number, name: string) => {
+    if (prefix !== "" && !text.startsWith(prefix, at)) return false;
+    const from = at + prefix.length;
+    if (!text.startsWith(name, from)) return false;
+    const next = text.charCodeAt(from + name.length);
+    return isSpace(next) || next === 0x3e || next === 0x2f;
+  };
+  /** Room for `bytes` more. */
+  const ensure = (bytes: number) => {
+    if (o + bytes <= out.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, o + bytes));
+    out.copy(bigger, 0, 0, o);
+    out = bigger;
+  };
+  for (let at = 0; at < length; ) {
+    const code = text.charCodeAt(at);
+    ensure(1);
+    out[o++] = code;
+    at++;
+    if (code === 0x3c) {
+      tag = opens(at, "row") ? 1 : opens(at, "c") ? 2 : 0;
+      numbered = false;
+      continue;
+    }
+    if (code === 0x3e) {
+      if (tag === 1 && !numbered) return null;
+      tag = 0;
+      continue;
+    }
+    if (tag === 0 || !isSpace(code) || text.charCodeAt(at) !== 0x72) continue;
+    // ` r`, then `=` and a quote, spaces allowed around the `=`.
+    let look = at + 1;
+    while (isSpace(text.charCodeAt(look))) look++;
+    if (text.charCodeAt(look) !== 0x3d) continue;
+    look++;
+    while (isSpace(text.charCodeAt(look))) look++;
+    const quote = text.charCodeAt(look);
+    if (quote !== 0x22 && quote !== 0x27) continue;
+    look++;
+    while (text.charCodeAt(look) === 0x24 || isLetter(text.charCodeAt(look))) look++;
+    let digitsEnd = look;
+    let number = 0;
+    while (isDigit(text.charCodeAt(digitsEnd))) number = number * 10 + text.charCodeAt(digitsEnd++) - 0x30;
+    if (digitsEnd === look) continue;
+    if (tag === 1) {
+      if (number <= last) return null;
+      last = number;
+      numbered = true;
+    }
+    const row = moved(number);
+    if (row === null) return null;
+    // Up to the digits as they were, then the row's new number.
+    const digits = row === number ? text.slice(look, digitsEnd) : String(row);
+    ensure(look - at + digits.length);
+    for (; at < look; at++) out[o++] = text.charCodeAt(at);
+    for (let k = 0; k < digits.length; k++) out[o++] = digits.charCodeAt(k);
+    at = digitsEnd;
+  }
+  return { text: out.toString("latin1", 0, o), lastRow: last };
 }
 
 const cellReferencesByPrefix = new Map<string, RegExp>();
