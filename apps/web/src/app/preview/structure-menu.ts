@@ -1,6 +1,6 @@
 import type { StructureOperation } from "@cellar/client";
-import { columnLetters } from "./cell-text.js";
-import type { Bounds, SelectionKind } from "./selection.js";
+import { columnLetters, parseCellReference } from "./cell-text.js";
+import { type Bounds, type SelectionKind, SHEET_COLUMNS, SHEET_ROWS } from "./selection.js";
 
 /** An item of the rows and columns menu: its label and the one operation it sends. */
 export interface StructureItem {
@@ -37,20 +37,34 @@ export function structureItems(sheet: string, kind: SelectionKind, bounds: Bound
       label: `Insert ${plural(rows, "row", "rows")} above`,
       operation: { insert: "rows", sheet, before: bounds.top, count: rows },
     },
-    {
-      label: `Insert ${plural(rows, "row", "rows")} below`,
-      operation: { insert: "rows", sheet, before: bounds.bottom + 1, count: rows },
-    },
+    // Below the sheet's last row, or right of its last column, there is no place to insert.
+    ...(bounds.bottom < SHEET_ROWS
+      ? [
+          {
+            label: `Insert ${plural(rows, "row", "rows")} below`,
+            operation: { insert: "rows", sheet, before: bounds.bottom + 1, count: rows } as const,
+          },
+        ]
+      : []),
   ];
   const columnItems: StructureItem[] = [
     {
       label: `Insert ${plural(columns, "column", "columns")} left`,
       operation: { insert: "columns", sheet, before: columnLetters(bounds.left), count: columns },
     },
-    {
-      label: `Insert ${plural(columns, "column", "columns")} right`,
-      operation: { insert: "columns", sheet, before: columnLetters(bounds.right + 1), count: columns },
-    },
+    ...(bounds.right < SHEET_COLUMNS
+      ? [
+          {
+            label: `Insert ${plural(columns, "column", "columns")} right`,
+            operation: {
+              insert: "columns",
+              sheet,
+              before: columnLetters(bounds.right + 1),
+              count: columns,
+            } as const,
+          },
+        ]
+      : []),
   ];
   const deleteRows: StructureItem = {
     label: rows === 1 ? `Delete row ${bounds.top}` : `Delete rows ${bounds.top} to ${bounds.bottom}`,
@@ -71,7 +85,7 @@ export function structureItems(sheet: string, kind: SelectionKind, bounds: Bound
   return [...rowItems, ...columnItems, deleteRows, deleteColumns];
 }
 
-/** What a change of structure did, as the grid's status says it: `Inserted 2 rows above row 3.` */
+/** What a change of structure did, as the grid's status says it: `Inserted 2 rows at row 3.`, `Deleted rows 3 to 5.` */
 export function structureDone(operation: StructureOperation): string {
   if ("insert" in operation) {
     const count = operation.count;
@@ -80,9 +94,15 @@ export function structureDone(operation: StructureOperation): string {
       : `Inserted ${plural(count, "a column", "columns")} at column ${operation.before}.`;
   }
   if ("delete" in operation) {
-    return operation.delete === "rows"
-      ? `Deleted ${plural(operation.count, "row", "rows")} from row ${operation.from}.`
-      : `Deleted ${plural(operation.count, "column", "columns")} from column ${operation.from}.`;
+    const { count } = operation;
+    if (operation.delete === "rows") {
+      const last = operation.from + count - 1;
+      return count === 1 ? `Deleted row ${operation.from}.` : `Deleted rows ${operation.from} to ${last}.`;
+    }
+    const first = parseCellReference(`${operation.from}1`)?.column ?? 1;
+    return count === 1
+      ? `Deleted column ${operation.from}.`
+      : `Deleted columns ${operation.from} to ${columnLetters(first + count - 1)}.`;
   }
   if ("add_sheet" in operation) return `Added the sheet ${operation.add_sheet}.`;
   if ("rename_sheet" in operation) return `Renamed the sheet ${operation.rename_sheet} to ${operation.to}.`;
