@@ -334,7 +334,7 @@ describe("the web app, working in the grid", { timeout: TEST_MS }, () => {
     await a.keyboard.press("ArrowUp");
     expect(await a.evaluate("document.activeElement?.textContent")).toBe("Delete rows 3 to 4");
     await a.keyboard.press("Enter");
-    await editStatus(a, "Deleted 2 rows from row 3.");
+    await editStatus(a, "Deleted rows 3 to 4.");
     expect(await valuesOf(ana, file, "A1:A3")).toEqual([["name"], ["Apples"], ["Plums"]]);
     await shows(b, 3, 1, "Plums");
     // Focus is back on the grid; the menu is gone.
