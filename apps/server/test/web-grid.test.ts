@@ -346,6 +346,54 @@ describe("the web app, working in the grid", { timeout: TEST_MS }, () => {
     expect(await b.getByRole("menu").count()).toBe(0);
   });
 
+  it("undoes a row inserted from the rows menu with Ctrl+Z, the total's range with it, and redoes it with Ctrl+Y", async () => {
+    const owner = await newSession("uma");
+    const book = await workbookOf({
+      Budget: [
+        ["Item", "Cost"],
+        ["Rent", 500],
+        ["Food", 200],
+        ["Total", { formula: "SUM(B2:B3)" }],
+      ],
+    });
+    const file = await seed(owner, "budget.xlsx", book);
+    const { page } = await openPreview(owner, file, { sheet: "Budget" });
+    await shows(page, 3, 1, "Food");
+    // A cell edited first: Ctrl+Z goes back through the row, then the edit.
+    await cell(page, 2, 1).click();
+    await page.keyboard.type("Rent!");
+    await page.keyboard.press("Enter");
+    await editStatus(page, "Saved A2.");
+
+    await rowHeader(page, 3).click({ button: "right" });
+    const menu = page.getByRole("menu", { name: "Row 3" });
+    await menu.waitFor();
+    await menu.getByRole("menuitem", { name: "Insert row above" }).click();
+    await editStatus(page, "Inserted a row at row 3.");
+    expect(await valuesOf(owner, file, "B5", "formula")).toEqual([["=SUM(B2:B4)"]]);
+    await shows(page, 4, 1, "Food");
+
+    await page.keyboard.press("ControlOrMeta+z");
+    await editStatus(page, "Undid: inserted a row at row 3.");
+    expect(await valuesOf(owner, file, "A1:A4")).toEqual([["Item"], ["Rent!"], ["Food"], ["Total"]]);
+    expect(await valuesOf(owner, file, "B4", "formula")).toEqual([["=SUM(B2:B3)"]]);
+    await shows(page, 3, 1, "Food");
+
+    await page.keyboard.press("ControlOrMeta+y");
+    await editStatus(page, "Redid: inserted a row at row 3.");
+    expect(await valuesOf(owner, file, "A3:A5")).toEqual([[null], ["Food"], ["Total"]]);
+    expect(await valuesOf(owner, file, "B5", "formula")).toEqual([["=SUM(B2:B4)"]]);
+    await shows(page, 4, 1, "Food");
+
+    // Twice back: the row, then the cell edit before it, in the places it had.
+    await page.keyboard.press("ControlOrMeta+z");
+    await editStatus(page, "Undid: inserted a row at row 3.");
+    await page.keyboard.press("ControlOrMeta+z");
+    await editStatus(page, "Undid the change to A2.");
+    expect(await valuesOf(owner, file, "A1:A4")).toEqual([["Item"], ["Rent"], ["Food"], ["Total"]]);
+    expect(await valuesOf(owner, file, "B4", "formula")).toEqual([["=SUM(B2:B3)"]]);
+  });
+
   it("finds text across a workbook's sheets: the count, next and previous, the sheet switched; Escape gives the grid focus", async () => {
     const owner = await newSession("olga");
     const book = await workbookOf({

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Bounds } from "../src/app/preview/selection.js";
-import { columnsName, rowsName, structureDone, structureItems } from "../src/app/preview/structure-menu.js";
+import {
+  columnsName,
+  rowsName,
+  structureDone,
+  structureItems,
+  structureStep,
+} from "../src/app/preview/structure-menu.js";
 
 const bounds = (top: number, left: number, bottom: number, right: number): Bounds => ({ top, left, bottom, right });
 
@@ -80,5 +86,11 @@ describe("what a change of structure says it did", () => {
       (item) => item.label,
     );
     expect(lastColumn).toEqual(["Insert column left", "Delete column XFD"]);
+  });
+
+  it("names a change of structure after a colon for an undo or a redo: `Undid: inserted a row at row 3.`", () => {
+    expect(structureStep({ insert: "rows", sheet: "Data", before: 3, count: 1 })).toBe("inserted a row at row 3.");
+    expect(structureStep({ delete: "columns", sheet: "Data", from: "B", count: 2 })).toBe("deleted columns B to C.");
+    expect(structureStep({ add_sheet: "Notes" })).toBe("added the sheet Notes.");
   });
 });

@@ -4,6 +4,7 @@ import {
   type CellarFile,
   type CellInput,
   type components,
+  type StructureOperation,
   unwrap,
 } from "@cellar/client";
 import { signal } from "@preact/signals";
@@ -14,6 +15,7 @@ import { columnLetters } from "./cell-text.js";
 import { type CellWindows, quoted } from "./cell-windows.js";
 import { EditHistory, HISTORY_STEPS } from "./history.js";
 import { cellOf, readBlock } from "./read-block.js";
+import { structureStep } from "./structure-menu.js";
 
 type Person = components["schemas"]["UserSummary"];
 type Block = CellInput[][];
@@ -35,9 +37,9 @@ export interface CellEdit {
    */
   readonly shown?: Block;
   /** The edit this one undoes. */
-  readonly undoes?: Saved;
+  readonly undoes?: SavedCells;
   /** The edit this one makes again (after it was undone). */
-  readonly redoes?: Saved;
+  readonly redoes?: SavedCells;
   /**
    * How the server reads `values`' strings: `user` (the default), as typed into a cell of a
    * spreadsheet program; `raw`, each a text (a CSV's cells put back by an undo, whatever
@@ -50,7 +52,8 @@ export interface CellEdit {
  * An edit saved, as Ctrl+Z and Ctrl+Y play it: undo writes `before` expecting `after`,
  * redo writes `values` again expecting `expect`.
  */
-interface Saved {
+interface SavedCells {
+  readonly kind: "cells";
   readonly top: number;
   readonly left: number;
   /** What the edit wrote, read by the server as `input` says. */
@@ -64,6 +67,24 @@ interface Saved {
   readonly before: Block;
   readonly beforeInput: "user" | "raw";
 }
+
+/**
+ * A change of structure of one's own (rows or columns inserted or deleted), as Ctrl+Z and
+ * Ctrl+Y play it: undo restores the version before it, expecting the content it made
+ * (`sha256`); redo sends the operation again, expecting the content the undo restored.
+ */
+interface SavedStructure {
+  readonly kind: "structure";
+  readonly operation: StructureOperation;
+  /** The version the change (or its redo) made, and its content's sha256. */
+  version: number;
+  sha256: string;
+  /** The content the undo restored: what the redo expects. */
+  restored: string;
+}
+
+/** One step of the history: an edit of cells or a change of structure. */
+type Saved = SavedCells | SavedStructure;
 
 /** A cell someone else changed since this page read it. */
 export interface ChangedCell {
@@ -112,6 +133,8 @@ export class CellEdits {
       readonly onRefresh: () => void;
       /** The file at its new version, and the bottom right cell the edit reached. */
       readonly onSaved: (file: CellarFile, reach: { bottom: number; right: number }) => void;
+      /** A change of structure undone or redone: the file at its new version (rows and columns moved). */
+      readonly onStructure?: (file: CellarFile) => void;
     },
   ) {}
 
@@ -186,6 +209,7 @@ export class CellEdits {
         this.status.value = `Redid the change to ${where}.`;
       } else {
         this.history.push({
+          kind: "cells",
           top: edit.top,
           left: edit.left,
           values: edit.values,
@@ -257,6 +281,10 @@ export class CellEdits {
       this.status.value = "Nothing to undo.";
       return false;
     }
+    if (last.kind === "structure") {
+      this.queue = this.queue.then(() => this.undoStructure(last)).catch(() => undefined);
+      return true;
+    }
     void this.write({
       top: last.top,
       left: last.left,
@@ -275,6 +303,10 @@ export class CellEdits {
       this.status.value = "Nothing to redo.";
       return false;
     }
+    if (last.kind === "structure") {
+      this.queue = this.queue.then(() => this.redoStructure(last)).catch(() => undefined);
+      return true;
+    }
     void this.write({
       top: last.top,
       left: last.left,
@@ -286,7 +318,76 @@ export class CellEdits {
     return true;
   }
 
-  /** Forgets what could be undone and redone: rows or columns moved under it (a change of structure). */
+  /**
+   * Sends a change of structure of one's own, after the edits before it (`send` says how it
+   * went: the file at its new version, or null when refused); once made, Ctrl+Z can undo it.
+   */
+  changeStructure(operation: StructureOperation, send: () => Promise<CellarFile | null>): Promise<CellarFile | null> {
+    const done = this.queue.then(async () => {
+      const file = await send();
+      if (file !== null) {
+        this.history.push({ kind: "structure", operation, version: file.version, sha256: file.sha256, restored: "" });
+      }
+      return file;
+    });
+    this.queue = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
+  }
+
+  /** Restores the version before a change of structure, unless the file changed since (then it is forgotten, and what came before it). */
+  private async undoStructure(entry: SavedStructure): Promise<void> {
+    const { client, fileId } = this.options;
+    const what = structureStep(entry.operation);
+    this.status.value = `Undoing: ${what}…`;
+    try {
+      const file = await client.restoreVersion(fileId, entry.version - 1, { ifMatch: entry.sha256 });
+      entry.restored = file.sha256;
+      this.history.undone(entry);
+      this.status.value = `Undid: ${what}`;
+      this.options.onStructure?.(file);
+    } catch (error) {
+      this.history.undoFailed(entry);
+      if (error instanceof CellarApiError && error.code === "precondition_failed") {
+        // What came before it lay where the rows and columns were before it: none of it can be undone now.
+        this.history.clear();
+        const author = await this.lastAuthor();
+        this.status.value = `Not undone: ${author?.name || "someone else"} changed the file since.`;
+      } else {
+        this.status.value = `Not undone: ${what}`;
+        say(`Not undone: ${messageOf(error)}`, "error");
+      }
+    }
+  }
+
+  /** Sends an undone change of structure again, expecting the content its undo restored. */
+  private async redoStructure(entry: SavedStructure): Promise<void> {
+    const { client, fileId } = this.options;
+    const what = structureStep(entry.operation);
+    this.status.value = `Redoing: ${what}…`;
+    try {
+      const file = await client.structure(fileId, [entry.operation], { ifMatch: entry.restored });
+      entry.version = file.version;
+      entry.sha256 = file.sha256;
+      this.history.redone(entry);
+      this.status.value = `Redid: ${what}`;
+      this.options.onStructure?.(file);
+    } catch (error) {
+      this.history.redoFailed(entry);
+      if (error instanceof CellarApiError && error.code === "precondition_failed") {
+        this.history.clear();
+        const author = await this.lastAuthor();
+        this.status.value = `Not redone: ${author?.name || "someone else"} changed the file since.`;
+      } else {
+        this.status.value = `Not redone: ${what}`;
+        say(`Not redone: ${messageOf(error)}`, "error");
+      }
+    }
+  }
+
+  /** Forgets what could be undone and redone: rows or columns moved under it (someone else's change of structure). */
   clearHistory(): void {
     this.history.clear();
   }

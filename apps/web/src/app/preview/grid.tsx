@@ -268,6 +268,12 @@ export function Grid(props: {
           const { onEdited, sheet: now } = latest.current;
           onEdited?.(file, reach.bottom > now.row_count || reach.right > now.column_count);
         },
+        // A change of structure undone or redone: rows and columns moved, the sheet's extent with them.
+        onStructure: (file) => {
+          ownVersions.current.add(file.version);
+          latest.current.onEdited?.(file, true);
+          structureMoved();
+        },
       }),
     [windows],
   );
@@ -650,12 +656,22 @@ export function Grid(props: {
   }
 
   async function changeStructure(operation: StructureOperation) {
-    const file = await props.onStructure?.(operation);
-    if (file == null) return;
-    ownVersions.current.add(file.version);
-    // What could be undone lay where the cells were: it goes.
-    edits.clearHistory();
+    const send = props.onStructure;
+    if (send === undefined) return;
+    // After the edits before it, and on the history with them: Ctrl+Z undoes it.
+    const file = await edits.changeStructure(operation, async () => {
+      const next = await send(operation);
+      // Its event is no news here (it may come before the answer is read).
+      if (next != null) ownVersions.current.add(next.version);
+      return next ?? null;
+    });
+    if (file === null) return;
     edits.status.value = structureDone(operation);
+    structureMoved();
+  }
+
+  /** Rows or columns moved (a change of structure of one's own, or its undo): every cell is read again. */
+  function structureMoved() {
     contentSeq.value++;
     windows.refresh();
     for (const each of typedWindows ?? []) each.refresh();
@@ -977,11 +993,14 @@ export function Grid(props: {
   useEffect(() => {
     const change = props.remote;
     if (change == null || change.seq <= seenSeq.current) return;
-    // Rows or columns moved under what could be undone.
-    if (change.structure === true && (change.version === null || !ownVersions.current.has(change.version))) {
-      edits.clearHistory();
-    }
     let gone = false;
+    // Rows or columns moved under what could be undone, by someone else (a change of one's own
+    // may be on its way: its answer says which version it made).
+    if (change.structure === true) {
+      void edits.idle().then(() => {
+        if (change.version === null || !ownVersions.current.has(change.version)) edits.clearHistory();
+      });
+    }
     // An edit of this grid's own may be on its way: its answer says which version it made.
     void edits.idle().then(() => {
       if (gone || (change.version !== null && ownVersions.current.has(change.version))) return;

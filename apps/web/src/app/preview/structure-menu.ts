@@ -109,3 +109,9 @@ export function structureDone(operation: StructureOperation): string {
   if ("move_sheet" in operation) return `Moved the sheet ${operation.move_sheet}.`;
   return `Deleted the sheet ${operation.delete_sheet}.`;
 }
+
+/** A change of structure as an undo or a redo names it after a colon: `inserted a row at row 3.` */
+export function structureStep(operation: StructureOperation): string {
+  const done = structureDone(operation);
+  return `${done.charAt(0).toLowerCase()}${done.slice(1)}`;
+}
