@@ -113,5 +113,27 @@ describe("spreadsheets on PostgreSQL and S3, two server processes", () => {
       inserted ? [["=Budget!B8"], ["=SUM(Budget!B2:B7)"]] : [["=Budget!B5"], ["=SUM(Budget!B2:B4)"]],
     );
     expect(await read(reader, "Summary!A1:A2", "raw")).toEqual(inserted ? [[1700], [1700]] : [[500], [500]]);
-  }, 60_000);
+
+    // The sheets changed through the other: added, renamed, moved, one deleted; read through the first.
+    const current = (await (await fetch(`${one.url}/v1/files/${file.id}`, { headers })).json()) as FileJson;
+    const sheetsChanged = await fetch(`${reader.url}/v1/files/${file.id}/structure`, {
+      method: "POST",
+      headers: { ...headers, "if-match": `"${current.sha256}"` },
+      body: JSON.stringify({
+        operations: [
+          { add_sheet: "Notes", index: 0 },
+          { rename_sheet: "Budget", to: "Q1 Budget" },
+          { move_sheet: "Summary", to: 0 },
+          { delete_sheet: "Notes" },
+        ],
+      }),
+    });
+    expect(sheetsChanged.status).toBe(200);
+    const elsewhere = reader === one ? other : one;
+    const names = (await (await fetch(`${elsewhere.url}/v1/files/${file.id}/sheets`, { headers })).json()) as {
+      name: string;
+    }[];
+    expect(names.map((sheet) => sheet.name)).toEqual(["Summary", "Q1 Budget"]);
+    expect(await read(elsewhere, "Summary!A1", "formula")).toEqual([[inserted ? "='Q1 Budget'!B8" : "='Q1 Budget'!B5"]]);
+  }, 90_000);
 });
