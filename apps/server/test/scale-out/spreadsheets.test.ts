@@ -134,6 +134,8 @@ describe("spreadsheets on PostgreSQL and S3, two server processes", () => {
       name: string;
     }[];
     expect(names.map((sheet) => sheet.name)).toEqual(["Summary", "Q1 Budget"]);
-    expect(await read(elsewhere, "Summary!A1", "formula")).toEqual([[inserted ? "='Q1 Budget'!B8" : "='Q1 Budget'!B5"]]);
+    expect(await read(elsewhere, "Summary!A1", "formula")).toEqual([
+      [inserted ? "='Q1 Budget'!B8" : "='Q1 Budget'!B5"],
+    ]);
   }, 90_000);
 });
