@@ -280,7 +280,9 @@ export async function* restructuredSheet(
     if (!hasFormula && !moves.movesColumns && given !== undefined) {
       // Most rows: only their number, and their cells', change (or nothing does).
       if (row === number) return xml;
-      return xml.replace(cellReferences(prefix), (_, before: string) => `${before}${row}`);
+      const renumberedRow = renumberRows(Buffer.from(xml, "latin1"), prefix, number - 1, () => row);
+      if (renumberedRow === null) throw unreadable(`has a broken row ${number}.`);
+      return renumberedRow.bytes.toString("latin1");
     }
     let open = withAttribute(startTag, "r", String(row));
     if (moves.movesCells) open = withAttribute(open, "spans", undefined);
@@ -494,20 +496,6 @@ export function renumberRows(
     at = digitsEnd;
   }
   return { bytes: out.subarray(0, o), lastRow: last };
-}
-
-const cellReferencesByPrefix = new Map<string, RegExp>();
-/** A row's cells' references (`<c r="B12"`): the tag up to the letters, and the letters. */
-function cellReferences(prefix: string): RegExp {
-  let pattern = cellReferencesByPrefix.get(prefix);
-  if (pattern === undefined) {
-    pattern = new RegExp(
-      `(<(?:${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})?(?:row|c)\\b[^>]*?\\sr\\s*=\\s*["']\\$?([A-Za-z]{0,3})\\$?)\\d+`,
-      "g",
-    );
-    if (cellReferencesByPrefix.size < 16) cellReferencesByPrefix.set(prefix, pattern);
-  }
-  return pattern;
 }
 
 /** The next start tag `<name` in `bytes` from `from`, followed by a space, `>` or `/`; -1 when there is none. */
