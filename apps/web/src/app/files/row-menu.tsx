@@ -2,6 +2,7 @@ import { useSignal } from "@preact/signals";
 import { EllipsisVertical } from "lucide-preact";
 import { type ComponentType, Fragment, type JSX } from "preact";
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
+import { focusMenuItem, movedInMenu } from "../menu-focus.js";
 
 export interface MenuAction {
   readonly label: string;
@@ -32,12 +33,6 @@ export function RowMenu(props: { id: string; label: string; actions: readonly Me
   const focusOnOpen = useRef<"first" | "last">("first");
   const menuId = `${props.id}-menu`;
 
-  const items = () => [...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
-  const focusItem = (index: number) => {
-    const all = items();
-    all[(index + all.length) % all.length]?.focus();
-  };
-
   function show(first: "first" | "last") {
     focusOnOpen.current = first;
     open.value = true;
@@ -57,7 +52,7 @@ export function RowMenu(props: { id: string; label: string; actions: readonly Me
       upwards.value = true;
       return;
     }
-    focusItem(focusOnOpen.current === "first" ? 0 : -1);
+    focusMenuItem(menu.current, focusOnOpen.current === "first" ? 0 : -1);
   }, [open.value, upwards.value]);
 
   useEffect(() => {
@@ -70,13 +65,8 @@ export function RowMenu(props: { id: string; label: string; actions: readonly Me
   }, [open.value]);
 
   function onMenuKey(event: JSX.TargetedKeyboardEvent<HTMLDivElement>) {
-    const all = items();
-    const at = all.indexOf(document.activeElement as HTMLElement);
-    const moves: Record<string, number> = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: -1 };
-    const to = moves[event.key];
-    if (to !== undefined) {
+    if (movedInMenu(menu.current, event.key)) {
       event.preventDefault();
-      focusItem(to);
     } else if (event.key === "Escape") {
       event.preventDefault();
       close(true);

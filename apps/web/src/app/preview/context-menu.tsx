@@ -1,5 +1,6 @@
 import { Fragment, type JSX } from "preact";
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
+import { focusMenuItem, movedInMenu } from "../menu-focus.js";
 
 export interface ContextAction {
   readonly label: string;
@@ -25,11 +26,6 @@ export function ContextMenu(props: {
   onClose: () => void;
 }) {
   const menu = useRef<HTMLDivElement>(null);
-  const items = () => [...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
-  const focusItem = (index: number) => {
-    const all = items();
-    all[(index + all.length) % all.length]?.focus();
-  };
   const close = (returnFocus: boolean) => {
     props.onClose();
     if (returnFocus) props.returnTo()?.focus();
@@ -44,7 +40,7 @@ export function ContextMenu(props: {
     const top = Math.max(4, props.at.y + box.height > innerHeight ? props.at.y - box.height : props.at.y);
     element.style.left = `${left}px`;
     element.style.top = `${top}px`;
-    focusItem(0);
+    focusMenuItem(element, 0);
   }, []);
 
   useEffect(() => {
@@ -56,14 +52,9 @@ export function ContextMenu(props: {
   }, []);
 
   function onKeyDown(event: JSX.TargetedKeyboardEvent<HTMLDivElement>) {
-    const all = items();
-    const at = all.indexOf(document.activeElement as HTMLElement);
-    const moves: Record<string, number> = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: -1 };
-    const to = moves[event.key];
     event.stopPropagation();
-    if (to !== undefined) {
+    if (movedInMenu(menu.current, event.key)) {
       event.preventDefault();
-      focusItem(to);
     } else if (event.key === "Escape" || event.key === "Tab") {
       event.preventDefault();
       close(true);
