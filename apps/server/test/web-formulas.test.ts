@@ -21,7 +21,7 @@ const FRUIT = "name,amount,note\nApples,3,\nPears,5,\nPlums,7,\n";
  */
 describe("the web app, computing", { timeout: TEST_MS }, () => {
   const web = useWebApp();
-  const { axe, screenshot, api, namedSession, shareFile, newPage, seed } = web;
+  const { axe, screenshot, api, namedSession, shareFile, newPage, seed, valuesOf } = web;
 
   /**
    * The file's preview, wide enough to show the totals column, its cells shown; the edits
@@ -36,16 +36,6 @@ describe("the web app, computing", { timeout: TEST_MS }, () => {
     await page.locator("#cell-2-1").filter({ hasText: /\S/ }).waitFor();
     await page.evaluate(NOTE_FLASHES);
     return page;
-  }
-
-  /** A range's cells as the API reads them now: raw, or with each formula cell's formula. */
-  async function valuesOf(session: Session, file: FileJson, range: string, render = "raw"): Promise<unknown[][]> {
-    const response = await api(
-      `/files/${file.id}/values?range=${encodeURIComponent(range)}&render=${render}`,
-      session.jwt,
-    );
-    expect(response.status, await response.clone().text()).toBe(200);
-    return ((await response.json()) as { values: unknown[][] }).values;
   }
 
   const cell = (page: Page, row: number, column: number) => page.locator(`#cell-${row}-${column}`);

@@ -36,17 +36,7 @@ async function boxOf(locator: Locator) {
  */
 describe("the web app, working in the grid", { timeout: TEST_MS }, () => {
   const web = useWebApp();
-  const { axe, screenshot, api, newSession, namedSession, shareFile, newPage, seed } = web;
-
-  /** A range's cells as the API reads them now: raw, or with each formula cell's formula. */
-  async function valuesOf(session: Session, file: FileJson, range: string, render = "raw"): Promise<unknown[][]> {
-    const response = await api(
-      `/files/${file.id}/values?range=${encodeURIComponent(range)}&render=${render}`,
-      session.jwt,
-    );
-    expect(response.status, await response.clone().text()).toBe(200);
-    return ((await response.json()) as { values: unknown[][] }).values;
-  }
+  const { axe, screenshot, api, newSession, namedSession, shareFile, newPage, seed, valuesOf } = web;
 
   /** The file's preview on `page` (a new one by default), its cells shown; the edits it sends noted. */
   async function openPreview(

@@ -204,6 +204,16 @@ export function useWebApp() {
     expect(response.status, await response.clone().text()).toBe(201);
   }
 
+  /** A range's cells as the API reads them now: raw, or with each formula cell's formula. */
+  async function valuesOf(session: Session, file: FileJson, range: string, render = "raw"): Promise<unknown[][]> {
+    const response = await api(
+      `/files/${file.id}/values?range=${encodeURIComponent(range)}&render=${render}`,
+      session.jwt,
+    );
+    expect(response.status, await response.clone().text()).toBe(200);
+    return ((await response.json()) as { values: unknown[][] }).values;
+  }
+
   /** A new user's page, signed in and showing their files. */
   async function signedInPage(
     who: string,
@@ -284,6 +294,7 @@ export function useWebApp() {
     newSession,
     namedSession,
     shareFile,
+    valuesOf,
     signedInPage,
     seed,
     seedTheUsualFiles,
