@@ -25,11 +25,13 @@ function isTextField(name: string): name is TextField {
  * The client's bytes as core reads them: an upload's file part, or a new content's body.
  * A stream that breaks (malformed multipart, the client gone) is the client's fault, not
  * a 500; one cut short by the size limit is too large. Nothing is held: each chunk goes
- * straight on to core.
+ * straight on to core. A stream core stops reading (it refused the bytes) is left as it
+ * is, not destroyed: destroying a request's body resets its connection, and the error
+ * handler reads the rest first so that the client gets the answer (settleRefusedBody).
  */
 export async function* clientBytes(stream: Readable & { truncated?: boolean }): AsyncGenerator<Uint8Array> {
   try {
-    for await (const chunk of stream) yield chunk as Uint8Array;
+    for await (const chunk of stream.iterator({ destroyOnReturn: false })) yield chunk as Uint8Array;
   } catch (cause) {
     throw new CellarError(ErrorCode.validation_error, "The upload ended before it was complete.", { cause });
   }

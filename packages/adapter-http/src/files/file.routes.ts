@@ -257,14 +257,8 @@ export function registerUploadRoute(app: FastifyInstance, { cellar, publicBase }
       },
     },
     async (request, reply) => {
-      let file: Awaited<ReturnType<typeof receiveUploadForm>>;
-      try {
-        file = await receiveUploadForm(request, cellar, callerOf(request).userId);
-      } catch (error) {
-        // The rest of a refused upload is never read: the connection cannot be reused.
-        if (!request.raw.complete) reply.header("connection", "close");
-        throw error;
-      }
+      // A refused upload's rest is read by the error handler before it answers.
+      const file = await receiveUploadForm(request, cellar, callerOf(request).userId);
       reply.code(201).header("location", fileUrl(file.id));
       return toFileJson(file);
     },

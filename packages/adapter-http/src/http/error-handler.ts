@@ -2,6 +2,7 @@ import { CellarError, ErrorCode, type FieldProblem, isCellarError } from "@cella
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError } from "fastify";
 import type { ErrorJson } from "../shared/error.schemas.js";
 import { ERROR_STATUS } from "./error-status.js";
+import { settleRefusedBody } from "./refused-body.js";
 import { validationDetails } from "./validator-compiler.js";
 
 /** When the server is shutting down or its storage is gone, clients may try again after this. */
@@ -129,8 +130,16 @@ export function handleCellarApiError(error: unknown, request: FastifyRequest, re
   const { status, body, headers } = toErrorReply(cellarError, request);
   // An error answer is never cached, whatever the route had set before it failed.
   // Nothing is returned: Fastify would take the reply for a promise and wait on its end.
-  reply
-    .code(status)
-    .headers({ ...headers, "cache-control": "no-store" })
-    .send(body);
+  const send = () => {
+    reply
+      .code(status)
+      .headers({ ...headers, "cache-control": "no-store" })
+      .send(body);
+  };
+  // A body refused before its end (too large, of the wrong type, or its request refused
+  // before it was read): its rest is read first, so that the client is not cut off
+  // mid-send and sees this answer (see settleRefusedBody).
+  const settling = settleRefusedBody(request, reply);
+  if (settling === undefined) send();
+  else void settling.then(send);
 }

@@ -5,7 +5,6 @@ import { contentPrecondition, entityTag } from "../files/entity-tag.js";
 import { toFileJson } from "../files/file.json.js";
 import { type FileIdParams, fileEtagHeader, fileIdParamsSchema, fileRef } from "../files/file.schemas.js";
 import { clientBytes } from "../files/file-upload.js";
-import { settleRefusedBody } from "../http/refused-body.js";
 import { callerOf } from "../http/request-context.js";
 import { OCTET_STREAM } from "../http/validator-compiler.js";
 import { AUTHENTICATED, errorResponses } from "../shared/error.schemas.js";
@@ -50,27 +49,23 @@ export function registerContentRoute(app: FastifyInstance, { cellar }: { readonl
       },
     },
     async (request, reply) => {
+      // A refused body's rest is read by the error handler before it answers.
       const declared = Number(request.headers["content-length"] ?? Number.NaN);
-      try {
-        if (declared > cellar.config.maxUploadBytes) {
-          throw new CellarError(
-            ErrorCode.payload_too_large,
-            `The file is larger than the ${cellar.config.maxUploadBytes} bytes Cellar accepts.`,
-          );
-        }
-        const body = request.body as Readable | undefined;
-        const file = await cellar.versions.replaceContent({
-          callerId: callerOf(request).userId,
-          fileId: request.params.id,
-          precondition: contentPrecondition(request.headers["if-match"]),
-          content: body === undefined ? noBytes() : clientBytes(body),
-        });
-        reply.header("etag", entityTag(file.sha256));
-        return toFileJson(file);
-      } catch (error) {
-        await settleRefusedBody(request, reply);
-        throw error;
+      if (declared > cellar.config.maxUploadBytes) {
+        throw new CellarError(
+          ErrorCode.payload_too_large,
+          `The file is larger than the ${cellar.config.maxUploadBytes} bytes Cellar accepts.`,
+        );
       }
+      const body = request.body as Readable | undefined;
+      const file = await cellar.versions.replaceContent({
+        callerId: callerOf(request).userId,
+        fileId: request.params.id,
+        precondition: contentPrecondition(request.headers["if-match"]),
+        content: body === undefined ? noBytes() : clientBytes(body),
+      });
+      reply.header("etag", entityTag(file.sha256));
+      return toFileJson(file);
     },
   );
 }
