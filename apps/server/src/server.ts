@@ -8,6 +8,7 @@ import {
   cellarWebApp,
   clientErrorOptions,
   frameworkErrorOptionsFor,
+  lazySerializerOptions,
   requestIdOptions,
   webAppIsBuilt,
 } from "@cellar/adapter-http";
@@ -102,6 +103,8 @@ export function buildHttpApp(input: {
     ...requestIdOptions,
     ...clientErrorOptions,
     ...frameworkErrorOptionsFor({ cellar: input.cellar }),
+    // Response serializers compiled on first use: about 16 MiB less idle memory (its module says more).
+    ...lazySerializerOptions,
     ...(loggerInstance === undefined ? { logger: false } : { loggerInstance }),
     // A number of hops becomes proxy-addr's trust function: believe the nearest N.
     trustProxy:

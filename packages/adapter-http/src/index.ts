@@ -35,6 +35,7 @@ export { type CellarHealthOptions, cellarHealth } from "./health/health.plugin.j
 export { type ErrorReply, toCellarError, toErrorReply, wwwAuthenticate } from "./http/error-handler.js";
 export { ERROR_STATUS, type ErrorStatus } from "./http/error-status.js";
 export { JSON_BODY_LIMIT_BYTES } from "./http/json-body-parser.js";
+export { lazySerializerOptions } from "./http/serializer-compiler.js";
 export { type CellarOpenApiOptions, cellarOpenApi } from "./openapi.plugin.js";
 export { type PermissionJson, type SharedJson, toPermissionJson, toSharedJson } from "./people/permission.json.js";
 export { permissionSchema } from "./people/permission.schemas.js";

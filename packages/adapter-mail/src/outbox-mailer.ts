@@ -9,7 +9,6 @@ import {
   type SignInMail,
   systemClock,
 } from "@cellar/core";
-import { createTransport } from "nodemailer";
 import { composeInvitationMessage } from "./invitation-message.js";
 import { composeMentionMessage } from "./mention-message.js";
 import { buildPlainTextMail } from "./plain-text-mail.js";
@@ -72,14 +71,18 @@ export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
   const clock = options.clock ?? systemClock;
   // Nodemailer builds the message exactly as it would for SMTP, and hands it back instead
   // of sending it. "windows" makes every line end in CRLF, as RFC 5322 wants: the
-  // composed text and HTML use bare LF.
-  const composer = createTransport({
-    streamTransport: true,
-    buffer: true,
-    newline: "windows",
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  });
+  // composed text and HTML use bare LF. Loaded with the first mail, not at start: an
+  // idle server sends none, and nodemailer (with the https, zlib and worker modules it
+  // pulls in) is about 5 MiB of a server's idle memory (`idle_rss_mib`, docs/performance.md).
+  let composer: ReturnType<typeof loadComposer> | undefined;
+  const loadComposer = async () =>
+    (await import("nodemailer")).createTransport({
+      streamTransport: true,
+      buffer: true,
+      newline: "windows",
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
 
   /** Keeps one message in the outbox and returns its path; rejects when it could not be written whole. */
   async function keep(eml: Buffer, date: Date): Promise<string> {
@@ -109,7 +112,12 @@ export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
     async sendSignInLink(mail) {
       const message = composeSignInMessage({ mail, from });
       const date = clock.now();
-      const { message: eml } = await composer.sendMail({ ...message, text: onOneLinePerLine(message.text), date });
+      composer ??= loadComposer();
+      const { message: eml } = await (await composer).sendMail({
+        ...message,
+        text: onOneLinePerLine(message.text),
+        date,
+      });
       // `buffer: true` makes it a Buffer; the check satisfies the type, which allows a stream.
       if (!Buffer.isBuffer(eml)) throw new Error("Nodemailer returned a stream where a buffer was asked for.");
       const path = await keep(eml, date);

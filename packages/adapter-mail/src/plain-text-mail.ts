@@ -1,5 +1,3 @@
-import MimeNode from "nodemailer/lib/mime-node";
-
 /** A whole message, ready to hand to an SMTP server or keep as an `.eml` file. */
 export interface BuiltMail {
   /** RFC 5322 bytes, every line ending in CRLF. */
@@ -26,6 +24,8 @@ export async function buildPlainTextMail(mail: {
   text: string;
   date: Date;
 }): Promise<BuiltMail> {
+  // Loaded with the first mail, not at start (see createOutboxMailer): a module is loaded once.
+  const { default: MimeNode } = await import("nodemailer/lib/mime-node");
   const node = new MimeNode("text/plain; charset=utf-8", {
     newline: "windows",
     disableFileAccess: true,

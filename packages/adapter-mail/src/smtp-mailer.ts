@@ -1,6 +1,5 @@
 import type { InvitationMail, Mailer, MentionMail, SignInMail } from "@cellar/core";
-import { createTransport } from "nodemailer";
-import { parseConnectionUrl } from "nodemailer/lib/shared";
+import type { SendMailOptions } from "nodemailer";
 import { composeInvitationMessage } from "./invitation-message.js";
 import { composeMentionMessage } from "./mention-message.js";
 import { buildPlainTextMail } from "./plain-text-mail.js";
@@ -91,37 +90,44 @@ const DEFAULT_SOCKET_TIMEOUT_MS = 10_000;
 export function createSmtpMailer(options: SmtpMailerOptions): SmtpMailer {
   assertSmtpUrl(options.smtpUrl);
   const connectionTimeout = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
-  const transport = createTransport({
-    // Nodemailer waits minutes by default; a sign-in request must fail fast instead, so
-    // that the user can retry and the unsent link is withdrawn.
-    connectionTimeout,
-    dnsTimeout: connectionTimeout,
-    greetingTimeout: options.greetingTimeoutMs ?? DEFAULT_GREETING_TIMEOUT_MS,
-    socketTimeout: options.socketTimeoutMs ?? DEFAULT_SOCKET_TIMEOUT_MS,
-    ...parseConnectionUrl(options.smtpUrl),
-    // After the URL, so that `?logger=true` or `?debug=true` cannot make nodemailer print
-    // the SMTP dialogue, message and link included.
-    logger: false,
-    debug: false,
-    transactionLog: false,
-    // One connection per mail: mails are rare, and nothing stays open between them.
-    pool: false,
-    // The message is plain strings; nothing may make nodemailer read a file or fetch a URL.
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  });
+  // Nodemailer is loaded, and the transport made, with the first mail rather than at
+  // start: an idle server sends none, and nodemailer is about 5 MiB of its idle memory
+  // (`idle_rss_mib`, docs/performance.md). The URL is checked above, at once.
+  const loadTransport = async () => {
+    const [{ createTransport }, { parseConnectionUrl }] = await Promise.all([
+      import("nodemailer"),
+      import("nodemailer/lib/shared"),
+    ]);
+    return createTransport({
+      // Nodemailer waits minutes by default; a sign-in request must fail fast instead, so
+      // that the user can retry and the unsent link is withdrawn.
+      connectionTimeout,
+      dnsTimeout: connectionTimeout,
+      greetingTimeout: options.greetingTimeoutMs ?? DEFAULT_GREETING_TIMEOUT_MS,
+      socketTimeout: options.socketTimeoutMs ?? DEFAULT_SOCKET_TIMEOUT_MS,
+      ...parseConnectionUrl(options.smtpUrl),
+      // After the URL, so that `?logger=true` or `?debug=true` cannot make nodemailer print
+      // the SMTP dialogue, message and link included.
+      logger: false,
+      debug: false,
+      transactionLog: false,
+      // One connection per mail: mails are rare, and nothing stays open between them.
+      pool: false,
+      // The message is plain strings; nothing may make nodemailer read a file or fetch a URL.
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
+  };
+  let transport: ReturnType<typeof loadTransport> | undefined;
   let closed = false;
 
   /** Hands one mail over; `what` names it in errors, which never quote `secret`. */
-  async function send(
-    mail: Parameters<typeof transport.sendMail>[0],
-    what: string,
-    secret: string | null,
-  ): Promise<void> {
+  async function send(mail: SendMailOptions, what: string, secret: string | null): Promise<void> {
     if (closed) throw new SmtpMailError("The SMTP mailer is closed.", { code: "ECLOSED" });
     let rejected: readonly unknown[];
     try {
-      ({ rejected } = await transport.sendMail(mail));
+      transport ??= loadTransport();
+      ({ rejected } = await (await transport).sendMail(mail));
     } catch (error) {
       throw toSmtpMailError(error, what, secret);
     }
@@ -156,7 +162,8 @@ export function createSmtpMailer(options: SmtpMailerOptions): SmtpMailer {
     },
     async close() {
       closed = true;
-      transport.close();
+      // A transport that failed to load has nothing to close.
+      (await transport?.catch(() => undefined))?.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { FieldProblem } from "@cellar/core";
-import { Ajv, type AnySchema } from "ajv";
+import { Ajv, type AnySchema, type ValidateFunction } from "ajv";
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from "fastify";
 import { WHOLE_NUMBER_PATTERN } from "../files/file.schemas.js";
 
@@ -31,7 +31,19 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
     if (httpPart === "body" && (contentType === MULTIPART_FORM_DATA || contentType === OCTET_STREAM)) {
       return () => true;
     }
-    return ajv.compile(schema as AnySchema);
+    // Compiled when a request first needs it, not when the app starts: most routes see no
+    // request in a server's first minutes, and compiling every validator at start was
+    // about 2 MiB of its idle memory (`idle_rss_mib`, docs/performance.md). Fastify reads
+    // `errors` off the function it was given, so they are handed on.
+    let validate: ValidateFunction | undefined;
+    const validateLazily = (data: unknown): boolean => {
+      validate ??= ajv.compile(schema as AnySchema);
+      const valid = validate(data);
+      validateLazily.errors = validate.errors;
+      return valid;
+    };
+    validateLazily.errors = null as ValidateFunction["errors"];
+    return validateLazily;
   };
 }
 
