@@ -166,6 +166,90 @@ describe("a workbook's formula graph", () => {
     expect(computed.uncomputed.size).toBe(1_000);
   });
 
+  it("follows the defined names a formula reads, each resolved once, and keeps one that is not cells uncomputed", () => {
+    const engine = summingEngine();
+    const read = engine.read.bind(engine);
+    // The summing engine reads no names: this one reads these words as names.
+    const NAMES = /\b(?:Rate|Ten|Missing)\b/g;
+    engine.read = (text, at) => {
+      const names = text.match(NAMES) ?? [];
+      const reading = read(text.replace(NAMES, "0"), at);
+      return reading.ok ? { ok: true, reading: { ...reading.reading, names } } : reading;
+    };
+    // …and computes Rate as the cell it stands for.
+    const evaluate = engine.evaluate.bind(engine);
+    engine.evaluate = (text, at, cells, settings) => evaluate(text.replaceAll("Rate", "Data!A1"), at, cells, settings);
+    const graph = new FormulaGraph(
+      engine,
+      ["Data", "Totals"],
+      [
+        { name: "Rate", sheet: null, refersTo: "=Data!$A$1" },
+        { name: "Ten", sheet: null, refersTo: "10" },
+      ],
+      [
+        formula(1, 1, 1, "Rate+1"),
+        formula(1, 2, 1, "Rate+Rate"),
+        formula(1, 3, 1, "Ten+1"),
+        formula(1, 4, 1, "Missing+A1"),
+        formula(1, 5, 1, "Nowhere!A1+1"),
+        formula(1, 6, 1, "Nowhere!A1:B2"),
+      ],
+    );
+    // Through Rate, and on to what reads Totals!A1 (Rate+1) in its turn.
+    expect([...graph.dependentsOf([[0, 1, 1]])].sort()).toEqual([0, 1, 3]);
+    expect(graph.nodes.map((node) => node.obstacle)).toEqual([
+      null,
+      null,
+      "the name Ten stands for more than cells",
+      null,
+      null,
+      null,
+    ]);
+    // A name no one defined reads nothing; nor does a reference to a sheet the workbook lacks.
+    expect(graph.nodes[3]?.areas).toEqual([{ sheet: 1, firstRow: 1, lastRow: 1, firstColumn: 1, lastColumn: 1 }]);
+    expect(graph.nodes[4]?.areas).toEqual([]);
+    const computed = computeFormulas({
+      graph,
+      targets: all(graph),
+      stored: storedOf({ "0:1:1": 0.5, "1:3:1": 99 }),
+      settings,
+    });
+    expect(computed.results.get(0)).toBe(1.5);
+    expect(computed.results.get(1)).toBe(1);
+    // Kept as stored: Cellar cannot compute it.
+    expect(computed.results.has(2)).toBe(false);
+    // A sheet the workbook lacks reads as #REF!, a cell of it or an area.
+    expect(computed.results.get(4)).toEqual({ error: "#REF!" });
+    expect(computed.results.get(5)).toEqual({ error: "#REF!" });
+  });
+
+  it("finds the readers of a cell among many formulas, areas wide and narrow, and the formulas inside an area", () => {
+    const { graph } = graphOf([
+      formula(0, 1, 10, "A1+0"), // 0
+      formula(0, 2, 10, "A1+A1"), // 1: the same cell twice
+      formula(0, 3, 10, "A1+1"), // 2
+      formula(0, 4, 10, "B1:B50"), // 3
+      formula(0, 5, 10, "B10:B20"), // 4: the same bucket as 3
+      formula(0, 6, 10, "A1:H100000"), // 5: too many buckets: a wide area
+      formula(0, 7, 10, "C3+0"), // 6
+      formula(0, 8, 11, "J1:J3"), // 7: reads formulas 0 to 2
+    ]);
+    expect(graph.readersOf(0, 1, 1).sort()).toEqual([0, 1, 2, 5]);
+    expect(graph.readersOf(0, 15, 2).sort()).toEqual([3, 4, 5]);
+    expect(graph.readersOf(0, 90_000, 8)).toEqual([5]);
+    expect(graph.readersOf(0, 90_000, 9)).toEqual([]);
+    expect(graph.readersOf(1, 1, 1)).toEqual([]);
+    // Narrower than the columns holding formulas, and wider.
+    expect(graph.formulasIn({ sheet: 0, firstRow: 2, lastRow: 7, firstColumn: 10, lastColumn: 10 })).toEqual([
+      1, 2, 3, 4, 5, 6,
+    ]);
+    expect(graph.formulasIn({ sheet: 0, firstRow: 1, lastRow: 8, firstColumn: 1, lastColumn: 16_384 }).sort()).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7,
+    ]);
+    expect(graph.formulasIn({ sheet: 1, firstRow: 1, lastRow: 8, firstColumn: 1, lastColumn: 20 })).toEqual([]);
+    expect([...graph.dependentsOf([[0, 1, 1]])].sort()).toEqual([0, 1, 2, 5, 7]);
+  });
+
   it("resolves defined names of a sheet before the workbook's, and tells a name that is not cells", () => {
     const engine = summingEngine();
     const graph = new FormulaGraph(

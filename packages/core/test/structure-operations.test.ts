@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { CellarError, readStructureOperations, sheetNameProblem } from "../src/index.js";
+import {
+  CellarError,
+  MAX_STRUCTURE_OPERATIONS,
+  operationJson,
+  readStructureOperations,
+  sheetNameProblem,
+} from "../src/index.js";
 
 const workbook = { csv: false, maxRows: 1_048_576, maxColumns: 16_384 } as const;
 const sheets = [
@@ -74,6 +80,93 @@ describe("a change of structure's operations", () => {
     ).toMatch(/one sheet/);
     expect(refusal([{ unknown: 1 }])).toMatch(/^operations\[0\]: is one of/);
     expect(refusal("rows")).toMatch(/^operations: /);
+  });
+
+  it("are refused field by field: each operation's shape, names, numbers and columns", () => {
+    expect(refusal([])).toMatch(/^operations: is required/);
+    expect(refusal(new Array(MAX_STRUCTURE_OPERATIONS + 1).fill({ add_sheet: "x" }))).toMatch(
+      new RegExp(`^operations: holds at most ${MAX_STRUCTURE_OPERATIONS}`),
+    );
+    expect(refusal([["insert"]])).toBe("operations[0]: is an object");
+    expect(refusal([{ insert: "cells", sheet: "Data", before: 1, count: 1 }])).toBe(
+      'operations[0]: insert is "rows" or "columns"',
+    );
+    expect(refusal([{ delete: "cells", sheet: "Data", from: 1, count: 1 }])).toBe(
+      'operations[0]: delete is "rows" or "columns"',
+    );
+    expect(refusal([{ insert: "rows", sheet: 1, before: 1, count: 1 }])).toBe("operations[0]: sheet is a sheet's name");
+    expect(refusal([{ insert: "rows", sheet: "Data", before: 1, count: 1, after: 2 }])).toBe(
+      "operations[0]: after is not a field of this operation",
+    );
+    expect(refusal([{ insert: "rows", sheet: "Data", before: 0, count: 1 }])).toBe(
+      "operations[0]: before is a whole number from 1 to 1048576",
+    );
+    expect(refusal([{ delete: "rows", sheet: "Data", from: 3, count: 1.5 }])).toBe(
+      "operations[0]: count is a whole number from 1 to 1048574",
+    );
+    expect(refusal([{ insert: "columns", sheet: "Data", before: 3, count: 1 }])).toBe(
+      "operations[0]: before is a column's letters (C, AB)",
+    );
+    expect(refusal([{ delete: "columns", sheet: "Data", from: "ZZZ", count: 1 }])).toBe(
+      "operations[0]: from is past column 16384, the last a sheet has",
+    );
+    expect(refusal([{ add_sheet: 7 }])).toBe("operations[0]: add_sheet is a sheet's name");
+    expect(refusal([{ add_sheet: "New", index: 3 }])).toBe("operations[0]: index is a whole number from 0 to 2");
+    expect(refusal([{ rename_sheet: "Q1 Notes", to: "DATA" }])).toMatch(/already \(names compare case aside\)/);
+  });
+
+  it("keep each sheet's extent as the operations before left it", () => {
+    // Rows deleted across the sheet's end leave it ending where they started.
+    expect(
+      readStructureOperations(
+        [
+          { delete: "rows", sheet: "Data", from: 4, count: 100 },
+          { insert: "rows", sheet: "Data", before: 4, count: 1_048_573 },
+        ],
+        sheets,
+        workbook,
+      ),
+    ).toHaveLength(2);
+    // Inserted before the cells, rows push them: then there is no more room.
+    expect(
+      refusal([
+        { insert: "rows", sheet: "Data", before: 1, count: 1_048_560 },
+        { insert: "rows", sheet: "Data", before: 1, count: 10 },
+      ]),
+    ).toMatch(/^operations\[1\]: would push cells past row 1048576/);
+    // A renamed sheet may be renamed back to its own name, in another case.
+    expect(readStructureOperations([{ rename_sheet: "Data", to: "DATA" }], sheets, workbook)).toEqual([
+      { kind: "rename_sheet", sheet: "Data", to: "DATA" },
+    ]);
+  });
+
+  it("are written back as the API spells them", () => {
+    const read = readStructureOperations(
+      [
+        { insert: "rows", sheet: "Data", before: 2, count: 3 },
+        { insert: "columns", sheet: "Data", before: "AB", count: 1 },
+        { delete: "rows", sheet: "Data", from: 1, count: 1 },
+        { delete: "columns", sheet: "Data", from: "c", count: 2 },
+        { add_sheet: "Summary" },
+        { add_sheet: "First", index: 0 },
+        { rename_sheet: "Q1 Notes", to: "Notes" },
+        { move_sheet: "Notes", to: 0 },
+        { delete_sheet: "Summary" },
+      ],
+      sheets,
+      workbook,
+    );
+    expect(read.map(operationJson)).toEqual([
+      { insert: "rows", sheet: "Data", before: 2, count: 3 },
+      { insert: "columns", sheet: "Data", before: "AB", count: 1 },
+      { delete: "rows", sheet: "Data", from: 1, count: 1 },
+      { delete: "columns", sheet: "Data", from: "C", count: 2 },
+      { add_sheet: "Summary" },
+      { add_sheet: "First", index: 0 },
+      { rename_sheet: "Q1 Notes", to: "Notes" },
+      { move_sheet: "Notes", to: 0 },
+      { delete_sheet: "Summary" },
+    ]);
   });
 
   it("check sheet names as Excel does", () => {
