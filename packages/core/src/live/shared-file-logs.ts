@@ -104,8 +104,12 @@ export function createSharedFileLogs(deps: {
       for (;;) {
         const page = await activity.listSince({ fileId, afterSeq: head, limit: LOG_PAGE });
         entries = entries.concat(page.entries);
-        // Taken as read, also when it falls: a purged file's log is gone (head 0).
-        head = Math.max(page.head, page.entries.at(-1)?.seq ?? 0);
+        const last = page.entries.at(-1)?.seq ?? 0;
+        // A full page: more may follow it, up to the log's head; read on from its last entry.
+        if (page.entries.length === LOG_PAGE) head = last;
+        // The rest of the log: taken as read up to its head, also when that falls (a purged
+        // file's log is gone: head 0).
+        else head = Math.max(page.head, last);
         if (entries.length > KEPT_ENTRIES) {
           const dropped = entries.length - KEPT_ENTRIES;
           base = entries[dropped - 1]?.seq ?? base;
