@@ -57,7 +57,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
 ];
 
 const FOOTER =
-  "Environment: CELLAR_SERVER, CELLAR_TOKEN (a session token, instead of `cellar login`), NO_COLOR.\n" +
+  "Environment: CELLAR_SERVER, CELLAR_TOKEN (an access token from `cellar token create`, or a session token, instead of `cellar login`), NO_COLOR.\n" +
   "Exit status: 0 ok, 1 error, 2 usage, 3 conflict (the file changed since it was read: nothing written),\n" +
   "4 signed out or token refused, 130 interrupted.";
 

@@ -1,5 +1,6 @@
 import { type CommandSpec, helpText, parseCommandLine } from "./command-line.js";
 import { accountCommands } from "./commands/account.js";
+import { credentialCommands } from "./commands/credentials.js";
 import { editCommands } from "./commands/edits.js";
 import { fileCommands } from "./commands/files.js";
 import { peopleCommands } from "./commands/people.js";
@@ -17,6 +18,7 @@ import { VERSION } from "./version.js";
 /** Every command, in the order the help lists them. */
 const COMMANDS: readonly CommandSpec[] = [
   ...accountCommands,
+  ...credentialCommands,
   ...fileCommands,
   ...peopleCommands,
   ...transferCommands,

@@ -47,12 +47,18 @@ export async function openSession(io: CliIo, serverOption: string | undefined): 
 }
 
 /**
- * A session token as Cellar issues it: a JWT, three base64url parts. Anything else is
- * refused before it goes into a header, and never printed (a header error would quote it).
+ * A token as Cellar issues it: a session's JWT (three base64url parts) or an access token
+ * (`cellar_pat_…`, from `cellar token create`). Anything else is refused before it goes
+ * into a header, and never printed (a header error would quote it).
  */
 export function checkedToken(token: string, what: string): string {
-  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) {
-    throw new CliError(`${what} is not a session token: sign in with \`cellar login\`.`, EXIT.signedOut);
+  const jwt = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+  const accessToken = /^cellar_pat_[A-Za-z0-9_-]+$/;
+  if (!jwt.test(token) && !accessToken.test(token)) {
+    throw new CliError(
+      `${what} is neither a session nor an access token: sign in with \`cellar login\`.`,
+      EXIT.signedOut,
+    );
   }
   return token;
 }

@@ -115,7 +115,9 @@ describe("signing in and out", () => {
       env: { CELLAR_TOKEN: `${secret}\nsecond-line` },
     });
     expect(split.code).toBe(4);
-    expect(split.stderr).toBe("cellar: CELLAR_TOKEN is not a session token: sign in with `cellar login`.\n");
+    expect(split.stderr).toBe(
+      "cellar: CELLAR_TOKEN is neither a session nor an access token: sign in with `cellar login`.\n",
+    );
     const piped = await cellar(["login", "--server", server.url, "--with-token"], {
       home: scratchHome(),
       stdin: `${secret}\n${secret}\n`,
@@ -152,6 +154,63 @@ describe("signing in and out", () => {
       stderr: "You are now Cy Young.\n",
     });
     expect((await cellar(["whoami"], { home })).stdout).toBe(`cy@example.com (Cy Young) on ${server.url}\n`);
+  });
+});
+
+describe("access tokens and sessions", () => {
+  it("makes a token a script signs in with through CELLAR_TOKEN, lists it without its value, and deletes it", async () => {
+    const home = await signedInHome("tia@example.com");
+    const made = await cellar(["token", "create", "nightly import", "--scope", "write", "--days", "30"], { home });
+    expect(made.code).toBe(0);
+    const token = made.stdout.trim();
+    expect(token).toMatch(/^cellar_pat_[A-Za-z0-9_-]{43}$/);
+    expect(made.stderr).toMatch(
+      /^Made write token nightly import \(tok_[a-z2-7]{24}\), until \d{4}-\d\d-\d\d \d\d:\d\d\. It is shown this once/,
+    );
+
+    // A script with nothing but the server and the token: no login, no saved session.
+    const script = { home: scratchHome(), env: { CELLAR_SERVER: server.url, CELLAR_TOKEN: token } };
+    writeFileSync(join(script.home, "report.csv"), "day,total\nmon,5\n");
+    const uploaded = await cellar(["upload", "report.csv", "--quiet"], { ...script, cwd: script.home });
+    expect(uploaded.code, uploaded.stderr).toBe(0);
+    const id = uploaded.stdout.trim();
+    expect(await cellar(["append", id, "--from", "-"], { ...script, stdin: "tue,7\n" })).toMatchObject({ code: 0 });
+    expect((await cellar(["cells", id, "A1:B3"], { home })).stdout).toBe("day,total\nmon,5\ntue,7\n");
+
+    const listed = await cellar(["token", "ls"], { home });
+    expect(listed.stdout).toMatch(
+      /^ID +NAME +SCOPE +CREATED +EXPIRES +LAST USED\ntok_[a-z2-7]{24} +nightly import +write +/,
+    );
+    expect(listed.stdout).not.toContain("cellar_pat_");
+    // Managing tokens is for a signed-in session only.
+    const byToken = await cellar(["token", "ls"], script);
+    expect(byToken.code).not.toBe(0);
+    expect(byToken.stderr).toContain("managed only from a signed-in session");
+
+    const tokenId = (await cellar(["token", "ls", "--quiet"], { home })).stdout.trim();
+    expect(await cellar(["token", "rm", tokenId], { home })).toMatchObject({ code: 0 });
+    expect((await cellar(["whoami"], script)).code).toBe(4);
+    expect((await cellar(["token", "ls"], { home })).stderr).toContain("No access tokens");
+  });
+
+  it("lists where you are signed in and signs another one out", async () => {
+    const laptop = await signedInHome("eli@example.com");
+    const phone = await signedInHome("eli@example.com");
+    const listed = await cellar(["sessions", "--json"], { home: laptop });
+    const sessions = listed.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { id: string; current: boolean });
+    expect(sessions).toHaveLength(2);
+    expect(sessions.filter((session) => session.current)).toHaveLength(1);
+    const other = sessions.find((session) => !session.current)?.id as string;
+    expect((await cellar(["sessions"], { home: laptop })).stdout).toContain("(this one)");
+    expect(await cellar(["sessions", "rm", other], { home: laptop })).toMatchObject({
+      code: 0,
+      stderr: `Signed out ${other}: it is refused from now on.\n`,
+    });
+    expect((await cellar(["whoami"], { home: phone })).code).toBe(4);
+    expect((await cellar(["whoami"], { home: laptop })).code).toBe(0);
   });
 });
 
@@ -452,6 +511,26 @@ describe("people and activity", () => {
       code: 1,
       stderr: "cellar: No such file. (not_found)\n",
     });
+  });
+
+  it("says why someone who sees a public file with no role on it may not list its people or its activity", async () => {
+    const file = (await cellar(["upload", "budget.csv", "--name", "Open", "-q"], { home: owner })).stdout.trim();
+    await cellar(["share", file, "--with", "lin@example.com", "--role", "viewer", "--no-notify"], { home: owner });
+    await cellar(["share", file], { home: owner });
+    expect(await cellar(["people", file], { home: grace })).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "cellar: Only people the file is shared with may see its people. (forbidden)\n",
+    });
+    expect(await cellar(["activity", file], { home: grace })).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "cellar: Only people the file is shared with may see its activity. (forbidden)\n",
+    });
+    // Given a role, even the least, Grace may.
+    await cellar(["share", file, "--with", "grace@example.com", "--role", "viewer", "--no-notify"], { home: owner });
+    expect((await cellar(["people", file, "-q"], { home: grace })).stdout).toBe("lin@example.com\ngrace@example.com\n");
+    expect(await cellar(["activity", file, "-q"], { home: grace })).toMatchObject({ code: 0 });
   });
 
   it("exits 2 on a share or unshare command line that does not add up", async () => {

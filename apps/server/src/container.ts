@@ -91,6 +91,7 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         sheetIndexes: metadata.sheetIndexes,
         users: metadata.users,
         sessions: metadata.sessions,
+        accessTokens: metadata.accessTokens,
         magicLinks: metadata.magicLinks,
         permissions: metadata.permissions,
         activity: metadata.activity,

@@ -14,7 +14,7 @@ try {
     process.stdout.write(`cellar move-storage: ${message}\n`),
   );
   process.stdout.write(
-    `cellar move-storage: done: ${report.users} users, ${report.sessions} sessions, ${report.files} files, ${report.versions} versions, ${report.permissions} roles and ${report.comments} comments on them copied, ` +
+    `cellar move-storage: done: ${report.users} users, ${report.sessions} sessions, ${report.accessTokens} access tokens, ${report.files} files, ${report.versions} versions, ${report.permissions} roles and ${report.comments} comments on them copied, ` +
       `${report.alreadyThere} already there; ${report.jwtKeyKept ? "sessions stay valid" : "every session must sign in again"}.\n`,
   );
 } catch (error) {

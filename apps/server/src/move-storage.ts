@@ -20,6 +20,8 @@ type EmbeddedInstall = SqliteStorage & { readonly blobs: BlobStore };
 export interface MoveReport {
   readonly users: number;
   readonly sessions: number;
+  /** Access tokens, by their hash: scripts keep working after the move. */
+  readonly accessTokens: number;
   readonly files: number;
   /** Roles on files copied: who each file is shared with. */
   readonly permissions: number;
@@ -92,6 +94,7 @@ async function copyAll(
   const ids = (table: "users" | "sessions" | "files") => source.ids(table);
   let users = 0;
   let sessions = 0;
+  let accessTokens = 0;
   let files = 0;
   let permissions = 0;
   let versions = 0;
@@ -123,6 +126,19 @@ async function copyAll(
     }
   }
   progress(`${sessions} sessions`);
+
+  for (const userId of ids("users")) {
+    for (let offset = 0; ; offset += 100) {
+      const { items } = await source.accessTokens.listByUser({ userId, offset, limit: 100 });
+      for (const token of items) {
+        if ((await target.accessTokens.findByHash(token.tokenHash)) !== null) alreadyThere++;
+        // No limit: each was within it where it was made.
+        else if (await target.accessTokens.insertWithinLimit({ token, max: Number.MAX_SAFE_INTEGER })) accessTokens++;
+      }
+      if (items.length < 100) break;
+    }
+  }
+  progress(`${accessTokens} access tokens`);
 
   for (const id of ids("files")) {
     const file = await source.files.findById(id);
@@ -156,7 +172,7 @@ async function copyAll(
     }
   }
   progress(`${files} files with ${versions} versions, shared with ${permissions} people, with ${comments} comments`);
-  return { users, sessions, files, versions, permissions, comments, alreadyThere };
+  return { users, sessions, accessTokens, files, versions, permissions, comments, alreadyThere };
 }
 
 /**

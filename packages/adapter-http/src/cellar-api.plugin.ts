@@ -17,10 +17,13 @@ import { registerLiveRoutes } from "./live/live.routes.js";
 import { registerPermissionRoutes } from "./people/permission.routes.js";
 import { permissionSchema } from "./people/permission.schemas.js";
 import { registerSessionRoutes } from "./sessions/session.routes.js";
+import { sessionSchema } from "./sessions/session.schemas.js";
 import { errorSchema } from "./shared/error.schemas.js";
 import { registerSheetRoutes } from "./sheets/sheet.routes.js";
 import { cellWindowSchema, foundCellSchema, sheetSchema } from "./sheets/sheet.schemas.js";
 import { registerStructureRoutes } from "./structure/structure.routes.js";
+import { registerAccessTokenRoutes } from "./tokens/token.routes.js";
+import { accessTokenSchema } from "./tokens/token.schemas.js";
 import { registerUserRoutes } from "./users/user.routes.js";
 import { userSchema, userSummarySchema } from "./users/user.schemas.js";
 import { registerContentRoute } from "./versions/content.routes.js";
@@ -95,6 +98,8 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
     sheetSchema,
     cellWindowSchema,
     foundCellSchema,
+    sessionSchema,
+    accessTokenSchema,
   ]) {
     app.addSchema(schema);
   }
@@ -130,7 +135,8 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   registerCellEditRoutes(app, { cellar });
   registerStructureRoutes(app, { cellar });
   registerUserRoutes(app, { cellar });
-  registerSessionRoutes(app, { cellar });
+  registerSessionRoutes(app, { cellar, publicBase });
+  registerAccessTokenRoutes(app, { cellar, publicBase });
   const streams = new EventStreams();
   // Open streams would keep the server from closing: their readers reconnect elsewhere.
   app.addHook("preClose", async () => streams.endAll());

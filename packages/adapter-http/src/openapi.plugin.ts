@@ -56,7 +56,16 @@ const TAGS = [
   },
   { name: "Versions", description: "Every version of a file's content: listing, keeping and restoring them." },
   { name: "Users", description: "The signed-in user's profile." },
-  { name: "Sessions", description: "Passwordless sign-in by emailed link, and sign-out." },
+  {
+    name: "Sessions",
+    description:
+      "Passwordless sign-in by emailed link, where you are signed in, and signing out (one device or this one).",
+  },
+  {
+    name: "Access tokens",
+    description:
+      "Tokens with a scope for scripts and services that cannot follow a mail link; made and deleted from a session.",
+  },
 ];
 
 const openApiPlugin: FastifyPluginAsync<CellarOpenApiOptions> = async (app, options) => {
@@ -79,7 +88,8 @@ const openApiPlugin: FastifyPluginAsync<CellarOpenApiOptions> = async (app, opti
             type: "http",
             scheme: "bearer",
             bearerFormat: "JWT",
-            description: "The `jwt` returned by `POST /sessions/verify`.",
+            description:
+              "A session: the `jwt` returned by `POST /sessions/verify`. Or an access token (`cellar_pat_…`, from `POST /tokens`): `read` allows GET and HEAD, `write` every call but managing tokens, sessions and webhooks; anything else is 403 `insufficient_scope`.",
           },
         },
       },

@@ -103,7 +103,7 @@ const MATRIX: readonly (readonly [Route, State, Cells])[] = [
   ["GET /files/:id/values?range=A1:B2", "public trashed", { owner: 409, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
 
   ["GET /files/:id/permissions", "private active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 404 }],
-  ["GET /files/:id/permissions", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
+  ["GET /files/:id/permissions", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 403 }],
   ["GET /files/:id/permissions", "private trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
   ["GET /files/:id/permissions", "public trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
 
@@ -128,7 +128,7 @@ const MATRIX: readonly (readonly [Route, State, Cells])[] = [
   ["DELETE /files/:id/permissions/:pid (one's own: leaving)", "public trashed", { owner: "n/a", editor: 404, commenter: 404, viewer: 404, stranger: "n/a" }],
 
   ["GET /files/:id/activity", "private active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 404 }],
-  ["GET /files/:id/activity", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 200 }],
+  ["GET /files/:id/activity", "public active", { owner: 200, editor: 200, commenter: 200, viewer: 200, stranger: 403 }],
   ["GET /files/:id/activity", "private trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
   ["GET /files/:id/activity", "public trashed", { owner: 200, editor: 404, commenter: 404, viewer: 404, stranger: 404 }],
 

@@ -112,12 +112,33 @@ describe("GET /v1/files/:id/activity", () => {
     }
   });
 
-  it("is there for anyone who may see the file: a person on it, anyone for a public file", async () => {
-    const { t, bob, carol, file } = await aFileWithAHistory();
-    for (const caller of [bob, carol]) {
-      const response = await t.inject({ method: "GET", url: `/v1/files/${file.id}/activity`, headers: caller.headers });
+  it("is there for the people on the file and its owner; a public file's other readers get 403", async () => {
+    const { t, alice, bob, carol, file } = await aFileWithAHistory();
+    const url = `/v1/files/${file.id}/activity`;
+    // Bob holds the role Alice gave him; Carol sees the public file with none.
+    for (const caller of [alice, bob]) {
+      const response = await t.inject({ method: "GET", url, headers: caller.headers });
       expect(response.statusCode).toBe(200);
+      expect(response.body).toContain("bob@example.com");
     }
+    expect(
+      (await t.inject({ method: "GET", url: `/v1/files/${file.id}`, headers: carol.headers })).json(),
+    ).toMatchObject({
+      role: null,
+    });
+    const refused = expectError(await t.inject({ method: "GET", url, headers: carol.headers }), 403, "forbidden");
+    expect(refused.error.message).toBe("Only people the file is shared with may see its activity.");
+    expect(JSON.stringify(refused)).not.toContain("@example.com");
+
+    // Given a role, even the least, she may.
+    const given = await t.inject({
+      method: "POST",
+      url: `/v1/files/${file.id}/permissions`,
+      headers: alice.headers,
+      payload: { email: "carol@example.com", role: "viewer", notify: false },
+    });
+    expect(given.statusCode).toBe(201);
+    expect((await t.inject({ method: "GET", url, headers: carol.headers })).statusCode).toBe(200);
   });
 
   it("answers 404 to someone who may not see the file, and for a file that does not exist", async () => {

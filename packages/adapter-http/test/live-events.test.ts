@@ -88,6 +88,23 @@ async function aSharedFile() {
 }
 
 describe("GET /v1/files/:id/events", () => {
+  it("tells someone who sees a public file with no role on it no one's address: a change of its people is a file event", async () => {
+    const { t, ada, file, base } = await aSharedFile();
+    const eve = await t.signIn("eve@example.com");
+    await t.inject({
+      method: "PATCH",
+      url: `/v1/files/${file.id}`,
+      headers: ada.headers,
+      payload: { visibility: "public" },
+    });
+    const stream = await openStream(`${base}/v1/files/${file.id}/events`, eve.headers);
+    expect(await stream.next()).toMatchObject({ event: "file", data: { id: file.id, role: null } });
+    await t.share(ada.headers, file.id, { email: "hal@example.com", role: "editor", notify: false });
+    const told = await stream.next();
+    expect(told).toMatchObject({ event: "file", data: { id: file.id, role: null } });
+    expect(JSON.stringify(told)).not.toContain("@example.com");
+  });
+
   it("streams the file, then each change, as Server-Sent Events with ids, never cached or transformed", async () => {
     const { t, ada, grace, file, base } = await aSharedFile();
     // Asked for compression, as browsers do: a stream is never compressed (it would be held back).

@@ -83,6 +83,11 @@ describe("GET /openapi.json", () => {
         "POST /sessions",
         "POST /sessions/verify",
         "DELETE /sessions",
+        "GET /sessions",
+        "DELETE /sessions/{id}",
+        "POST /tokens",
+        "GET /tokens",
+        "DELETE /tokens/{id}",
       ].sort(),
     );
   });

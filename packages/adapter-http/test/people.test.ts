@@ -271,12 +271,24 @@ describe("GET /v1/files/:id/permissions", () => {
     }
   });
 
-  it("lets anyone signed in list the people on a public file, and no one else see a private one", async () => {
-    const { t, alice, carol, file } = await aliceWithAFile();
+  it("lists a public file's people only to those it is shared with and the owner: anyone else gets 403", async () => {
+    const { t, alice, bob, carol, file } = await aliceWithAFile();
     const open = await t.uploadCsv(alice.headers, { visibility: "public" });
-    const listed = await t.inject({ method: "GET", url: `/v1/files/${open.id}/permissions`, headers: carol.headers });
-    expect(listed.statusCode).toBe(200);
-    expect(listed.json()).toEqual([]);
+    await shared(t, alice.headers, open.id, { email: "bob@example.com", role: "viewer" });
+    const url = `/v1/files/${open.id}/permissions`;
+
+    // Carol sees the file (role null), but not who it is shared with.
+    const seen = await t.inject({ method: "GET", url: `/v1/files/${open.id}`, headers: carol.headers });
+    expect(seen.json()).toMatchObject({ id: open.id, role: null });
+    const refused = expectError(await t.inject({ method: "GET", url, headers: carol.headers }), 403, "forbidden");
+    expect(refused.error.message).toBe("Only people the file is shared with may see its people.");
+    expect(JSON.stringify(refused)).not.toContain("bob@example.com");
+
+    for (const caller of [alice, bob]) {
+      const listed = await t.inject({ method: "GET", url, headers: caller.headers });
+      expect(listed.statusCode).toBe(200);
+      expect(listed.json<PermissionJson[]>().map((p) => [p.email, p.role])).toEqual([["bob@example.com", "viewer"]]);
+    }
     expectError(
       await t.inject({ method: "GET", url: `/v1/files/${file.id}/permissions`, headers: carol.headers }),
       404,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { buildTestApp, expectError, PUBLIC_URL } from "./support/test-app.js";
 
 const MINUTE = 60_000;
@@ -158,5 +158,93 @@ describe("DELETE /v1/sessions", () => {
   it("answers 401 without a token", async () => {
     const t = await buildTestApp();
     expectError(await t.inject({ method: "DELETE", url: "/v1/sessions" }), 401, "unauthorized");
+  });
+});
+
+describe("GET /v1/sessions and DELETE /v1/sessions/:id (decisions §10)", () => {
+  interface SessionBody {
+    id: string;
+    created_at: string;
+    last_used_at: string | null;
+    expires_at: string;
+    user_agent: string | null;
+    current: boolean;
+  }
+
+  /** Signs in from a browser that says `userAgent`. */
+  async function signInFrom(t: Awaited<ReturnType<typeof buildTestApp>>, email: string, userAgent: string) {
+    await t.inject({ method: "POST", url: "/v1/sessions", payload: { email } });
+    const verified = await t.inject({
+      method: "POST",
+      url: "/v1/sessions/verify",
+      headers: { "user-agent": userAgent },
+      payload: { token: t.lastMailedToken() },
+    });
+    return { authorization: `Bearer ${verified.json<{ jwt: string }>().jwt}` };
+  }
+
+  it("lists the caller's live sessions newest first, with where they signed in and which is this one", async () => {
+    const t = await buildTestApp();
+    const laptop = await signInFrom(t, "ada@example.com", "Firefox on the laptop");
+    t.clock.advance(MINUTE);
+    const phone = await signInFrom(t, "ada@example.com", `Phone ${"x".repeat(600)}`);
+    t.clock.advance(MINUTE);
+    const gone = await signInFrom(t, "ada@example.com", "Signed out since");
+    await t.inject({ method: "DELETE", url: "/v1/sessions", headers: gone });
+    await signInFrom(t, "eve@example.com", "Eve's");
+
+    const listed = await t.inject({ method: "GET", url: "/v1/sessions", headers: laptop });
+    expect(listed.statusCode).toBe(200);
+    expect(listed.headers["x-total-count"]).toBe("2");
+    const [first, second] = listed.json<SessionBody[]>();
+    expect(first).toEqual({
+      id: expect.stringMatching(/^sess_[a-z2-7]{24}$/),
+      created_at: "2026-11-21T10:01:00.000Z",
+      last_used_at: "2026-11-21T10:01:00.000Z",
+      expires_at: "2026-11-28T10:01:00.000Z",
+      user_agent: `Phone ${"x".repeat(506)}`,
+      current: false,
+    });
+    expect(second).toMatchObject({ user_agent: "Firefox on the laptop", current: true });
+    const fromPhone = await t.inject({ method: "GET", url: "/v1/sessions?per_page=1", headers: phone });
+    // Used again two minutes after its sign-in: when is written without being waited for.
+    expect(fromPhone.json<SessionBody[]>()).toEqual([{ ...first, current: true, last_used_at: expect.any(String) }]);
+    expect(fromPhone.headers.link).toContain('rel="next"');
+  });
+
+  it("signs out another device: its JWT is refused from the answer on; this one goes on", async () => {
+    const t = await buildTestApp();
+    const laptop = await signInFrom(t, "ada@example.com", "laptop");
+    const lost = await signInFrom(t, "ada@example.com", "lost phone");
+    const lostId = (await t.inject({ method: "GET", url: "/v1/sessions", headers: lost }))
+      .json<SessionBody[]>()
+      .find((session) => session.current)?.id;
+    const ended = await t.inject({ method: "DELETE", url: `/v1/sessions/${lostId}`, headers: laptop });
+    expect(ended.statusCode).toBe(204);
+    expectError(await t.inject({ method: "GET", url: "/v1/users/me", headers: lost }), 401, "unauthorized");
+    expect((await t.inject({ method: "GET", url: "/v1/users/me", headers: laptop })).statusCode).toBe(200);
+    const left = (await t.inject({ method: "GET", url: "/v1/sessions", headers: laptop })).json<SessionBody[]>();
+    expect(left.map((session) => session.user_agent)).toEqual(["laptop"]);
+    expectError(await t.inject({ method: "DELETE", url: `/v1/sessions/${lostId}`, headers: laptop }), 404, "not_found");
+  });
+
+  it("answers 404 for someone else's session and ends nothing", async () => {
+    const t = await buildTestApp();
+    const ada = await signInFrom(t, "ada@example.com", "ada");
+    const eve = await signInFrom(t, "eve@example.com", "eve");
+    const eveId = (await t.inject({ method: "GET", url: "/v1/sessions", headers: eve })).json<SessionBody[]>()[0]?.id;
+    expectError(await t.inject({ method: "DELETE", url: `/v1/sessions/${eveId}`, headers: ada }), 404, "not_found");
+    expect((await t.inject({ method: "GET", url: "/v1/users/me", headers: eve })).statusCode).toBe(200);
+  });
+
+  it("keeps last_used_at to the minute", async () => {
+    const t = await buildTestApp();
+    const ada = await signInFrom(t, "ada@example.com", "ada");
+    const lastUsed = async () =>
+      (await t.inject({ method: "GET", url: "/v1/sessions", headers: ada })).json<SessionBody[]>()[0]?.last_used_at;
+    expect(await lastUsed()).toBe("2026-11-21T10:00:00.000Z");
+    t.clock.advance(30 * MINUTE);
+    await t.inject({ method: "GET", url: "/v1/users/me", headers: ada });
+    await vi.waitFor(async () => expect(await lastUsed()).toBe("2026-11-21T10:30:00.000Z"));
   });
 });

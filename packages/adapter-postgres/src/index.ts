@@ -9,6 +9,7 @@ export type { Pool } from "pg";
 export { MIGRATIONS, migrate, SchemaTooNewError } from "./migrations.js";
 export { createPostgresActivityRepository } from "./pg-activity-repository.js";
 export {
+  createPostgresAccessTokenRepository,
   createPostgresMagicLinkRepository,
   createPostgresSessionRepository,
   type PostgresSessionOptions,

@@ -338,6 +338,27 @@ export const MIGRATIONS: readonly Migration[] = [
   -- A thread's replies: the cascade when its first comment is deleted.
   CREATE INDEX comments_by_parent ON comments (parent_id);
   `,
+  /* 12 */ `
+  -- Where and when each session was last used (decisions §10: GET /sessions).
+  ALTER TABLE sessions ADD COLUMN user_agent text;
+  ALTER TABLE sessions ADD COLUMN last_used_at timestamptz;
+  -- A user's live sessions, newest first. Ids compare in code point order, as core orders ties.
+  CREATE INDEX sessions_by_user ON sessions (user_id, created_at DESC, id COLLATE "C" DESC);
+
+  -- Access tokens (decisions §10), by the SHA-256 of their value; they go with their user.
+  CREATE TABLE access_tokens (
+    id            text COLLATE "C" PRIMARY KEY,
+    user_id       text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    name          text NOT NULL,
+    scope         text NOT NULL CHECK (scope IN ('read', 'write')),
+    token_hash    text NOT NULL UNIQUE,
+    created_at    timestamptz NOT NULL,
+    expires_at    timestamptz,
+    last_used_at  timestamptz
+  );
+  CREATE INDEX access_tokens_by_user ON access_tokens (user_id, created_at DESC, id DESC);
+  CREATE INDEX access_tokens_by_expiry ON access_tokens (expires_at) WHERE expires_at IS NOT NULL;
+  `,
 ];
 
 /** Gives every file without one its name key, a batch of files at a time. */

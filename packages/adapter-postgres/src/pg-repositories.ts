@@ -1,6 +1,10 @@
 import type { Pool } from "pg";
 import { createPostgresActivityRepository } from "./pg-activity-repository.js";
-import { createPostgresMagicLinkRepository, createPostgresSessionRepository } from "./pg-auth-repositories.js";
+import {
+  createPostgresAccessTokenRepository,
+  createPostgresMagicLinkRepository,
+  createPostgresSessionRepository,
+} from "./pg-auth-repositories.js";
 import { createPostgresCommentRepository } from "./pg-comment-repository.js";
 import { createPostgresFileRepository } from "./pg-file-repository.js";
 import { createPostgresPermissionRepository } from "./pg-permission-repository.js";
@@ -16,6 +20,7 @@ export function createPostgresRepositories(pool: Pool) {
     sheetIndexes: files,
     users: createPostgresUserRepository(pool),
     sessions: createPostgresSessionRepository(pool),
+    accessTokens: createPostgresAccessTokenRepository(pool),
     magicLinks: createPostgresMagicLinkRepository(pool),
     permissions: createPostgresPermissionRepository(pool),
     activity: createPostgresActivityRepository(pool),

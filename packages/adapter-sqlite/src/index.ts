@@ -17,7 +17,11 @@ export {
   type ReadCacheOptions,
 } from "./read-cache.js";
 export { createSqliteActivityRepository } from "./sqlite-activity-repository.js";
-export { createSqliteMagicLinkRepository, createSqliteSessionRepository } from "./sqlite-auth-repositories.js";
+export {
+  createSqliteAccessTokenRepository,
+  createSqliteMagicLinkRepository,
+  createSqliteSessionRepository,
+} from "./sqlite-auth-repositories.js";
 export { createSqliteCommentRepository } from "./sqlite-comment-repository.js";
 export { createSqliteFileRepository } from "./sqlite-file-repository.js";
 export { createSqlitePermissionRepository } from "./sqlite-permission-repository.js";

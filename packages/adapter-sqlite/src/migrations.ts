@@ -270,6 +270,27 @@ export const MIGRATIONS: readonly Migration[] = [
   -- A thread's replies: the cascade when its first comment is deleted.
   CREATE INDEX comments_by_parent ON comments (parent_id);
   `,
+  /* 11 */ `
+  -- Where and when each session was last used (decisions §10: GET /sessions).
+  ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+  ALTER TABLE sessions ADD COLUMN last_used_at INTEGER;
+  -- A user's live sessions, newest first.
+  CREATE INDEX sessions_by_user ON sessions (user_id, created_at DESC, id DESC);
+
+  -- Access tokens (decisions §10), by the SHA-256 of their value; they go with their user.
+  CREATE TABLE access_tokens (
+    id            TEXT PRIMARY KEY,
+    user_id       TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    name          TEXT NOT NULL,
+    scope         TEXT NOT NULL CHECK (scope IN ('read', 'write')),
+    token_hash    TEXT NOT NULL UNIQUE,
+    created_at    INTEGER NOT NULL,
+    expires_at    INTEGER,
+    last_used_at  INTEGER
+  ) STRICT;
+  CREATE INDEX access_tokens_by_user ON access_tokens (user_id, created_at DESC, id DESC);
+  CREATE INDEX access_tokens_by_expiry ON access_tokens (expires_at) WHERE expires_at IS NOT NULL;
+  `,
 ];
 
 export class SchemaTooNewError extends Error {

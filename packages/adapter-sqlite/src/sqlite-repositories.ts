@@ -1,7 +1,11 @@
 import type { Database } from "better-sqlite3";
 import { createReadCache, NO_READ_CACHE, type ReadCacheOptions } from "./read-cache.js";
 import { createSqliteActivityRepository } from "./sqlite-activity-repository.js";
-import { createSqliteMagicLinkRepository, createSqliteSessionRepository } from "./sqlite-auth-repositories.js";
+import {
+  createSqliteAccessTokenRepository,
+  createSqliteMagicLinkRepository,
+  createSqliteSessionRepository,
+} from "./sqlite-auth-repositories.js";
 import { createSqliteCommentRepository } from "./sqlite-comment-repository.js";
 import { createSqliteFileRepository } from "./sqlite-file-repository.js";
 import { createSqlitePermissionRepository } from "./sqlite-permission-repository.js";
@@ -11,7 +15,7 @@ import { createSqliteVersionRepository } from "./sqlite-version-repository.js";
 
 export interface SqliteRepositoriesOptions {
   /**
-   * Keep sessions and users read by id, and files read by id or with a caller's role, in
+   * Keep sessions and users read by id, access tokens by hash, and files read by id or with a caller's role, in
    * memory while the database is unchanged (see `ReadCache`): `true`, or the cache's options. Off by default. Turn it on only if
    * nothing writes through `db` except these repositories, no transaction on `db` that
    * writes through them rolls back, and there is one such set of repositories per
@@ -31,6 +35,7 @@ export function createSqliteRepositories(db: Database, options: SqliteRepositori
     sheetIndexes: files,
     users: createSqliteUserRepository(db, cache),
     sessions: createSqliteSessionRepository(db, cache),
+    accessTokens: createSqliteAccessTokenRepository(db, cache),
     magicLinks: createSqliteMagicLinkRepository(db),
     permissions: createSqlitePermissionRepository(db, cache),
     activity: createSqliteActivityRepository(db),

@@ -52,7 +52,7 @@ export function sqliteStorageExists(options: SqliteStorageOptions): boolean {
 /**
  * Opens (creating and migrating) the embedded default's metadata under `dataDir`.
  *
- * - `cellar.db`: users, sessions, sign-in links, files and sheet indexes, permissions,
+ * - `cellar.db`: users, sessions, access tokens, sign-in links, files and sheet indexes, permissions,
  *   activity and comments, in WAL mode, fsynced at every commit. Sessions, users, and files read by id
  *   with the caller's role, are kept in memory while the database is unchanged
  *   (`ReadCache`: other processes on the same folder are noticed through SQLite's
@@ -82,6 +82,7 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
       sheetIndexes: repositories.files,
       users: repositories.users,
       sessions: repositories.sessions,
+      accessTokens: repositories.accessTokens,
       magicLinks: repositories.magicLinks,
       permissions: repositories.permissions,
       activity: repositories.activity,

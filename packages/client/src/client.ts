@@ -172,9 +172,40 @@ export interface ContentCondition {
   readonly ifMatch: string;
 }
 
+/** An access token as listed: never its value. */
+export type AccessToken = components["schemas"]["AccessToken"];
+/** A token just made, with its value: shown this once. */
+export type NewAccessToken = operations["createAccessToken"]["responses"][201]["content"]["application/json"];
+/** What a new token is: its name, its scope, and for how many days it works (without: until deleted). */
+export type AccessTokenRequest = operations["createAccessToken"]["requestBody"]["content"]["application/json"];
+/** A sign-in that still holds, as `GET /sessions` lists it. */
+export type Session = components["schemas"]["Session"];
+
+/** Access tokens for scripts and services (decisions §10); managed from a signed-in session only. */
+export interface AccessTokens {
+  /** Makes a token; its value (`token`) is in this answer only. */
+  create(request: AccessTokenRequest): Promise<NewAccessToken>;
+  /** Your tokens, newest first, page after page, as one sequence. */
+  list(): AsyncIterable<AccessToken>;
+  /** Deletes a token: refused by every server from the answer on. */
+  delete(id: string): Promise<void>;
+}
+
+/** Where you are signed in (decisions §10); managed from a signed-in session only. */
+export interface Sessions {
+  /** Your sessions that still hold, newest first; `current` is the one this client uses. */
+  list(): AsyncIterable<Session>;
+  /** Signs one session out (another device's, or this one). */
+  end(id: string): Promise<void>;
+}
+
 export interface CellarClient {
   /** Every /v1 route, typed from the server's OpenAPI document (openapi-fetch). */
   readonly api: Client<paths>;
+  /** Access tokens: make, list, delete. */
+  readonly tokens: AccessTokens;
+  /** Sessions: where you are signed in, and signing one out. */
+  readonly sessions: Sessions;
   /**
    * Uploads a file as it streams (never whole in memory when given a stream or a blob),
    * reporting progress as its bytes go out. Not retried: a stream is sent once.
@@ -435,6 +466,21 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
           }),
         )
       ).file,
+    tokens: {
+      create: (request) => unwrap(api().POST("/tokens", { body: request })),
+      list: () =>
+        everyPage((page) => api().GET("/tokens", { params: { query: { page: String(page), per_page: "100" } } })),
+      async delete(id) {
+        await unwrap(api().DELETE("/tokens/{id}", { params: { path: { id } } }));
+      },
+    },
+    sessions: {
+      list: () =>
+        everyPage((page) => api().GET("/sessions", { params: { query: { page: String(page), per_page: "100" } } })),
+      async end(id) {
+        await unwrap(api().DELETE("/sessions/{id}", { params: { path: { id } } }));
+      },
+    },
     watchFile: (fileId, streamOptions) =>
       eventStream(`/files/${encodeURIComponent(fileId)}/events`, streamOptions) as AsyncIterable<FileStreamEvent>,
     watchAccount: (streamOptions) => eventStream("/events", streamOptions) as AsyncIterable<AccountStreamEvent>,

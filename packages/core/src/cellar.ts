@@ -1,6 +1,7 @@
 import { type ActivityService, createActivityService } from "./activity/activity.service.js";
 import type { ActivityRepository } from "./activity/activity-repository.port.js";
 import { type AuthService, createAuthService } from "./auth/auth.service.js";
+import { createCredentialStates } from "./auth/credential.js";
 import { createJwtCodec } from "./auth/jwt.js";
 import type { MagicLinkRepository } from "./auth/magic-link-repository.port.js";
 import type { Mailer } from "./auth/mailer.port.js";
@@ -28,6 +29,8 @@ import { createSheetService, type SheetService } from "./sheets/sheet.service.js
 import { createSheetContents } from "./sheets/sheet-contents.js";
 import type { SheetIndexRepository } from "./sheets/sheet-index-repository.port.js";
 import type { SpreadsheetReader } from "./sheets/spreadsheet-reader.port.js";
+import type { AccessTokenRepository } from "./tokens/access-token-repository.port.js";
+import { type AccessTokenService, createAccessTokenService } from "./tokens/access-tokens.service.js";
 import { createUserService, type UserService } from "./users/user.service.js";
 import type { UserRepository } from "./users/user-repository.port.js";
 import { VERSION_RETENTION_COUNT, VERSION_RETENTION_DAYS } from "./versions/version.entity.js";
@@ -82,6 +85,8 @@ export interface CellarDeps {
   readonly sheetIndexes: SheetIndexRepository;
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
+  /** Access tokens, by the hash of their value; usually the same engine as `sessions`. */
+  readonly accessTokens: AccessTokenRepository;
   readonly magicLinks: MagicLinkRepository;
   /** Who holds which role on which file; the same engine as `files`, which reads it with each file. */
   readonly permissions: PermissionRepository;
@@ -144,6 +149,8 @@ export interface Cellar {
   /** Each change of a file, told as it happens to everyone who has it open. */
   readonly live: LiveService;
   readonly auth: AuthService;
+  /** Access tokens for scripts and services: made, listed and deleted by their owner. */
+  readonly accessTokens: AccessTokenService;
   readonly users: UserService;
   readonly rateLimiter: RateLimiter;
   readonly config: ResolvedCellarConfig;
@@ -195,6 +202,7 @@ export function createCellar(deps: CellarDeps): Cellar {
     permissions: permissionRepository,
     comments: commentRepository,
     sessions: sessionRepository,
+    accessTokens: accessTokenRepository,
   } = announcingRepositories(deps, feed);
   const jwt = createJwtCodec({ secret: config.jwtSecret, issuer: config.jwtIssuer, audience: config.jwtAudience });
   const contents = createSheetContents({
@@ -223,6 +231,7 @@ export function createCellar(deps: CellarDeps): Cellar {
     const now = clock.now();
     return {
       sessions: await sessionRepository.deleteExpired(now),
+      accessTokens: await accessTokenRepository.deleteExpired(now),
       magicLinks: await deps.magicLinks.deleteExpired(now),
       rateWindows: await deps.rateLimits.deleteExpired(now),
       streamLeases: await deps.streamLeases.deleteExpired(now),
@@ -283,6 +292,7 @@ export function createCellar(deps: CellarDeps): Cellar {
     auth: createAuthService({
       users: deps.users,
       sessions: sessionRepository,
+      accessTokens: accessTokenRepository,
       magicLinks: deps.magicLinks,
       permissions: permissionRepository,
       mailer: deps.mailer,
@@ -294,6 +304,7 @@ export function createCellar(deps: CellarDeps): Cellar {
       jwtTtlSeconds: config.jwtTtlSeconds,
       magicLinkTtlSeconds: config.magicLinkTtlSeconds,
     }),
+    accessTokens: createAccessTokenService({ accessTokens: accessTokenRepository, clock, random }),
     users: createUserService({ users: deps.users, clock }),
     rateLimiter: createRateLimiter({
       store: deps.rateLimits,
@@ -305,7 +316,7 @@ export function createCellar(deps: CellarDeps): Cellar {
       files: fileRepository,
       activity: deps.activity,
       comments: deps.comments,
-      sessions: sessionRepository,
+      credentials: createCredentialStates({ sessions: sessionRepository, accessTokens: accessTokenRepository, clock }),
       users: deps.users,
       leases: deps.streamLeases,
       feed,

@@ -25,14 +25,21 @@ export type {
   NumberedActivity,
   PlacedActivity,
 } from "./activity/activity-repository.port.js";
-// Auth: magic links, sessions, JWTs.
+// Auth: magic links, sessions, JWTs, access tokens.
 export {
-  type Authenticated,
   type AuthService,
+  type ListedSession,
   SIGN_IN_LINK_LIMIT,
   type SignedIn,
   VERIFY_FAILURE_LIMIT,
 } from "./auth/auth.service.js";
+export {
+  type Authenticated,
+  assertScope,
+  type CallerScope,
+  type Credential,
+  type ScopeNeeded,
+} from "./auth/credential.js";
 export { normaliseEmail } from "./auth/email.js";
 export {
   createJwtCodec,
@@ -44,8 +51,8 @@ export {
 export { hashToken, MAGIC_LINK_TOKEN_BYTES, type MagicLinkRecord } from "./auth/magic-link.entity.js";
 export type { MagicLinkRepository } from "./auth/magic-link-repository.port.js";
 export type { InvitationMail, Mailer, MentionMail, SignInMail } from "./auth/mailer.port.js";
-export type { SessionRecord } from "./auth/session.entity.js";
-export type { SessionRepository } from "./auth/session-repository.port.js";
+export { LAST_USED_RESOLUTION_MS, MAX_USER_AGENT_LENGTH, type SessionRecord } from "./auth/session.entity.js";
+export type { SessionPage, SessionRepository } from "./auth/session-repository.port.js";
 // The composition.
 export {
   type Cellar,
@@ -137,6 +144,7 @@ export {
   FILE_ACTIONS,
   type FileAction,
   leastRoleFor,
+  needsGivenRole,
 } from "./files/file-access.js";
 export {
   DEFAULT_FILE_SORT,
@@ -226,6 +234,7 @@ export {
 } from "./memory/in-memory-cellar.js";
 export { createMemoryActivityRepository } from "./memory/memory-activity-repository.js";
 export {
+  createMemoryAccessTokenRepository,
   createMemoryMagicLinkRepository,
   createMemorySessionRepository,
   type MemorySessionRepository,
@@ -351,6 +360,17 @@ export {
   sheetNameProblem,
   WORKBOOK_STRUCTURE_LIMITS,
 } from "./structure/structure-operations.js";
+export {
+  ACCESS_TOKEN_PREFIX,
+  ACCESS_TOKEN_SCOPES,
+  type AccessTokenRecord,
+  type AccessTokenScope,
+  hashAccessToken,
+  MAX_ACCESS_TOKEN_DAYS,
+  MAX_ACCESS_TOKENS_PER_ACCOUNT,
+} from "./tokens/access-token.entity.js";
+export type { AccessTokenPage, AccessTokenRepository } from "./tokens/access-token-repository.port.js";
+export type { AccessTokenService, NewAccessToken } from "./tokens/access-tokens.service.js";
 // Users.
 export type { UserRecord, UserSummary } from "./users/user.entity.js";
 export type { UserService } from "./users/user.service.js";

@@ -105,14 +105,20 @@ describe("a file's activity", () => {
     });
   });
 
-  it("is shown to anyone who may see the file, and to no one else", async () => {
+  it("is shown to the owner and the people on the file, and to no one else: not to a public file's passer-by", async () => {
     const { cellar, ada, grace } = await adaAndGrace();
     const file = await uploadCsv(cellar, ada.id);
     await expect(cellar.activity.list({ callerId: grace.id, fileId: file.id })).rejects.toMatchObject({
       code: "not_found",
     });
     await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { visibility: "public" } });
-    expect((await cellar.activity.list({ callerId: grace.id, fileId: file.id })).total).toBe(2);
+    // Grace sees the file now, but not its activity, which names the people on it (decisions §7).
+    await expect(cellar.activity.list({ callerId: grace.id, fileId: file.id })).rejects.toMatchObject({
+      code: "forbidden",
+      message: "Only people the file is shared with may see its activity.",
+    });
+    await cellar.people.share({ callerId: ada.id, fileId: file.id, email: grace.email, role: "viewer" });
+    expect((await cellar.activity.list({ callerId: grace.id, fileId: file.id })).total).toBe(3);
   });
 
   it("is kept at least 90 days", () => {

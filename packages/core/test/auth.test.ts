@@ -272,7 +272,11 @@ describe("authenticating a bearer JWT", () => {
     const signedIn = await signIn(cellar, "ada@example.com");
     const auth = await cellar.auth.authenticate(signedIn.jwt);
     expect(auth.userId).toBe(signedIn.user.id);
-    expect(auth.session.id).toBe(signedIn.session.id);
+    expect(auth).toEqual({
+      userId: signedIn.user.id,
+      scope: "session",
+      credential: { kind: "session", id: signedIn.session.id },
+    });
   });
 
   it("refuses it from its expiry on", async () => {

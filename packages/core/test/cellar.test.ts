@@ -52,12 +52,15 @@ describe("createCellar", () => {
     expect(user.id).toMatch(/^user_[a-z2-7]{24}$/);
   });
 
-  it("forgets expired sessions, links, rate windows and stream leases on deleteExpired", async () => {
+  it("forgets expired sessions, access tokens, links, rate windows and stream leases on deleteExpired", async () => {
     const clock = createFakeClock();
     const cellar = createInMemoryCellar({ clock, config: { jwtTtlSeconds: 60 } });
     const { user } = await signIn(cellar as Parameters<typeof signIn>[0], "ada@example.com");
     await cellar.auth.requestSignInLink({ email: "grace@example.com" });
     await cellar.rateLimiter.hit("user:x");
+    // A token for a day, and one without an end: only the first expires.
+    await cellar.accessTokens.create({ callerId: user.id, name: "day", scope: "read", expiresInDays: 1 });
+    await cellar.accessTokens.create({ callerId: user.id, name: "forever", scope: "read" });
     // The lease of a stream whose instance died: nobody renews or releases it.
     const now = clock.now();
     await cellar.deps.streamLeases.acquire({
@@ -71,9 +74,19 @@ describe("createCellar", () => {
       limit: 20,
       now,
     });
-    expect(await cellar.deleteExpired()).toEqual({ sessions: 0, magicLinks: 0, rateWindows: 0, streamLeases: 0 });
+    const none = { sessions: 0, accessTokens: 0, magicLinks: 0, rateWindows: 0, streamLeases: 0 };
+    expect(await cellar.deleteExpired()).toEqual(none);
     clock.advance(24 * 3_600_000);
-    expect(await cellar.deleteExpired()).toEqual({ sessions: 1, magicLinks: 1, rateWindows: 3, streamLeases: 1 });
+    expect(await cellar.deleteExpired()).toEqual({
+      sessions: 1,
+      accessTokens: 1,
+      magicLinks: 1,
+      rateWindows: 3,
+      streamLeases: 1,
+    });
+    expect((await cellar.accessTokens.list({ callerId: user.id })).items.map((token) => token.name)).toEqual([
+      "forever",
+    ]);
   });
 
   it("wires a whole working Cellar in memory", async () => {

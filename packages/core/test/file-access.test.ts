@@ -7,6 +7,7 @@ import {
   decideFileAccess,
   FILE_ACTIONS,
   leastRoleFor,
+  needsGivenRole,
 } from "../src/files/file-access.js";
 import type { Role } from "../src/people/role.js";
 import { aFile } from "../src/testing/index.js";
@@ -35,7 +36,8 @@ const OUTCOMES: Record<string, AccessDecision> = {
 
 /**
  * The whole access matrix, written out: A allow, F 403 forbidden, N 404 not_found,
- * T 409 file_in_trash. One group of four per caller; in each group the file is public
+ * T 409 file_in_trash (a public file's people and activity are only for those holding a
+ * role on it: no role, F). One group of four per caller; in each group the file is public
  * and active, private and active, public and trashed, private and trashed.
  */
 const MATRIX = `
@@ -45,8 +47,8 @@ const MATRIX = `
   read_cells           AATT   AANN    AANN       AANN    ANNN
   list_versions        AAAA   AANN    AANN       AANN    ANNN
   download_version     AATT   AANN    AANN       AANN    ANNN
-  list_permissions     AAAA   AANN    AANN       AANN    ANNN
-  list_activity        AAAA   AANN    AANN       AANN    ANNN
+  list_permissions     AAAA   AANN    AANN       AANN    FNNN
+  list_activity        AAAA   AANN    AANN       AANN    FNNN
   read_comments        AAAA   AANN    AANN       AANN    ANNN
   watch                AAAA   AANN    AANN       AANN    ANNN
   leave                AATT   AANN    AANN       AANN    ANNN
@@ -151,6 +153,24 @@ describe("authorizeFileAction", () => {
     expect(() => authorizeFileAction("write_comment", { file, role: null }, CALLER)).toThrow(
       expect.objectContaining({ code: "forbidden", message: expect.stringContaining("as a commenter") }),
     );
+  });
+
+  it("throws forbidden to a public file's passer-by asking for its people or its activity, saying who may", () => {
+    expect(() => authorizeFileAction("list_permissions", { file, role: null }, CALLER)).toThrow(
+      expect.objectContaining({
+        code: "forbidden",
+        message: "Only people the file is shared with may see its people.",
+      }),
+    );
+    expect(() => authorizeFileAction("list_activity", { file, role: null }, CALLER)).toThrow(
+      expect.objectContaining({
+        code: "forbidden",
+        message: "Only people the file is shared with may see its activity.",
+      }),
+    );
+    expect(authorizeFileAction("list_permissions", { file, role: "viewer" }, CALLER)).toEqual({ file, role: "viewer" });
+    expect(authorizeFileAction("list_activity", { file, role: null }, OWNER)).toEqual({ file, role: "owner" });
+    expect(FILE_ACTIONS.filter(needsGivenRole)).toEqual(["list_permissions", "list_activity"]);
   });
 
   it("throws file_in_trash for the owner's trashed file", () => {

@@ -10,6 +10,7 @@ import {
   type FileEventStream,
 } from "../src/index.js";
 import { aCellar, bytesOf, signIn, uploadCsv } from "./support/helpers.js";
+import { toyReader, toyWriter } from "./support/toy-spreadsheets.js";
 
 const DAY = 86_400_000;
 
@@ -90,6 +91,80 @@ describe("a file's event stream", () => {
     });
     stream.close();
     expect(await events.next()).toBe("ended");
+  });
+
+  it("tells a change of cells with the ranges written, of structure with its operations, and who was taken off", async () => {
+    const { cellar } = aCellar({ spreadsheets: toyReader().reader, spreadsheetWriter: toyWriter().writer });
+    const ada = (await signIn(cellar, "ada@example.com")).user;
+    const file = await uploadCsv(cellar, ada.id, { name: "Budget.csv", content: "a,b\n1,2\n" });
+    const { permission } = await cellar.people.share({
+      callerId: ada.id,
+      fileId: file.id,
+      email: "grace@example.com",
+      role: "editor",
+      notify: false,
+    });
+    const stream = await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id });
+    const events = reader(stream);
+    expect(await events.next()).toMatchObject({ kind: "file", id: "2" });
+    const author = { id: ada.id, email: ada.email, name: ada.name };
+
+    const edited = await cellar.edits.editValues({
+      callerId: ada.id,
+      fileId: file.id,
+      precondition: "any",
+      body: {
+        data: [
+          { range: "A1", values: [["x"]] },
+          { range: "B2:B3", values: [[5], [6]] },
+        ],
+      },
+    });
+    expect(await events.next()).toEqual({
+      kind: "content",
+      id: "3",
+      version: 2,
+      sha256: edited.file.sha256,
+      author,
+      ranges: ["data!A1", "data!B2:B3"],
+    });
+    const appended = await cellar.edits.appendRows({
+      callerId: ada.id,
+      fileId: file.id,
+      precondition: undefined,
+      values: [[7, 8]],
+    });
+    expect(await events.next()).toEqual({
+      kind: "content",
+      id: "4",
+      version: 3,
+      sha256: appended.file.sha256,
+      author,
+      ranges: ["data!A4:B4"],
+    });
+    const changed = await cellar.edits.changeStructure({
+      callerId: ada.id,
+      fileId: file.id,
+      precondition: "any",
+      body: { operations: [{ delete: "rows", sheet: "data", from: 2, count: 1 }] },
+    });
+    expect(await events.next()).toEqual({
+      kind: "content",
+      id: "5",
+      version: 4,
+      sha256: changed.file.sha256,
+      author,
+      structure: [{ delete: "rows", sheet: "data", from: 2, count: 1 }],
+    });
+    await cellar.people.remove({ callerId: ada.id, fileId: file.id, permissionId: permission.id });
+    expect(await events.next()).toEqual({
+      kind: "permissions",
+      id: "6",
+      action: "unshared",
+      email: "grace@example.com",
+      role: null,
+    });
+    stream.close();
   });
 
   it("tells each comment as it happens: made, edited, resolved and deleted, each as it is when told", async () => {
@@ -244,6 +319,34 @@ describe("a file's event stream", () => {
     });
   });
 
+  it("tells a reader who sees a public file with no role no one's address: a change of its people is the file, as it is for them", async () => {
+    const { cellar, ada, eve, file } = await aWatchedFile();
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { visibility: "public" } });
+    const eves = reader(await cellar.live.openFileStream({ callerId: eve.id, fileId: file.id }));
+    expect(await eves.next()).toMatchObject({ kind: "file", file: { role: null } });
+    const adas = reader(await cellar.live.openFileStream({ callerId: ada.id, fileId: file.id }));
+    await adas.next();
+
+    await cellar.people.share({ callerId: ada.id, fileId: file.id, email: "new@example.com", role: "editor" });
+    expect(await eves.next()).toEqual({
+      kind: "file",
+      id: expect.stringMatching(/^\d+$/),
+      file: expect.objectContaining({ id: file.id, role: null }),
+    });
+    // Those the file is shared with are told who, as ever.
+    expect(await adas.next()).toMatchObject({ kind: "permissions", email: "new@example.com", role: "editor" });
+
+    // Given a role, Eve is told of the file's people from then on; taken off it, no longer.
+    const given = await cellar.people.share({ callerId: ada.id, fileId: file.id, email: eve.email, role: "viewer" });
+    expect(await eves.next()).toMatchObject({ kind: "permissions", action: "shared", email: eve.email });
+    await cellar.people.remove({ callerId: ada.id, fileId: file.id, permissionId: given.permission.id });
+    expect(await eves.next()).toMatchObject({ kind: "file", file: { role: null } });
+    await cellar.people.share({ callerId: ada.id, fileId: file.id, email: "more@example.com", role: "viewer" });
+    const told = await eves.next();
+    expect(told).toMatchObject({ kind: "file", file: { role: null } });
+    expect(JSON.stringify(told)).not.toContain("more@example.com");
+  });
+
   it("tells a stream of one file nothing of another's changes, and ends at once when closed", async () => {
     const { cellar, ada, grace, file } = await aWatchedFile();
     const other = await uploadCsv(cellar, ada.id, { name: "Other.csv" });
@@ -308,7 +411,11 @@ describe("a file's event stream", () => {
 
   it("ends with revoked when its reader's session is signed out, or has expired", async () => {
     const { cellar, clock, grace, graceSession, file } = await aWatchedFile();
-    const watching = { callerId: grace.id, fileId: file.id, sessionId: graceSession.id };
+    const watching = {
+      callerId: grace.id,
+      fileId: file.id,
+      credential: { kind: "session" as const, id: graceSession.id },
+    };
     const events = reader(await cellar.live.openFileStream(watching));
     await events.next();
     await cellar.auth.signOut({ sessionId: graceSession.id });
@@ -317,7 +424,11 @@ describe("a file's event stream", () => {
 
     const again = await signIn(cellar, "grace@example.com");
     const expiring = reader(
-      await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id, sessionId: again.session.id }),
+      await cellar.live.openFileStream({
+        callerId: grace.id,
+        fileId: file.id,
+        credential: { kind: "session", id: again.session.id },
+      }),
     );
     await expiring.next();
     clock.set(new Date(again.session.expiresAt.getTime() + 1));
@@ -582,9 +693,64 @@ describe("an account's own stream", () => {
     }
   });
 
+  it("stays open while the store cannot be read, and tells what it missed once it can", async () => {
+    const { cellar, ada, grace, file } = await aWatchedFile();
+    const next = accountReader(await cellar.live.openAccountStream({ callerId: grace.id }));
+    expect(await next()).toMatchObject({ kind: "ready" });
+    const activity = cellar.deps.activity;
+    const listCommitted = activity.listCommitted.bind(activity);
+    let failures = 0;
+    let failing = true;
+    activity.listCommitted = async (query) => {
+      if (failing) {
+        failures++;
+        throw new Error("connection terminated");
+      }
+      return listCommitted(query);
+    };
+    const told = next();
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "During.csv" } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(failures).toBeGreaterThan(0);
+    failing = false;
+    // It reads again by itself, a second after the failure at the latest.
+    expect(await told).toMatchObject({ kind: "file", file: { id: file.id, name: "During.csv" } });
+  });
+
+  it("ends with the error when the store fails for another reason than being unavailable", async () => {
+    const { cellar } = aCellar({
+      isStorageUnavailable: (error) => (error as Error).message === "connection terminated",
+    });
+    const ada = (await signIn(cellar, "ada@example.com")).user;
+    const file = await uploadCsv(cellar, ada.id);
+    const next = accountReader(await cellar.live.openAccountStream({ callerId: ada.id }));
+    expect(await next()).toMatchObject({ kind: "ready" });
+    cellar.deps.activity.listCommitted = async () => {
+      throw new TypeError("position is not a number");
+    };
+    const told = next();
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Renamed.csv" } });
+    await expect(told).rejects.toThrow("position is not a number");
+  });
+
+  it("is revoked at once for a session signed out before it opened, and refused to an account that is gone", async () => {
+    const { cellar, grace, graceSession } = await aWatchedFile();
+    await cellar.auth.signOut({ sessionId: graceSession.id });
+    const next = accountReader(
+      await cellar.live.openAccountStream({ callerId: grace.id, credential: { kind: "session", id: graceSession.id } }),
+    );
+    expect(await next()).toEqual({ kind: "revoked", id: expect.stringMatching(/^\d+$/) });
+    expect(await next()).toBe("ended");
+    await expect(cellar.live.openAccountStream({ callerId: "user_gone" })).rejects.toMatchObject({
+      code: "unauthorized",
+    });
+  });
+
   it("ends with revoked when its session is signed out, and counts towards the account's 20 streams", async () => {
     const { cellar, grace, graceSession, file } = await aWatchedFile();
-    const next = accountReader(await cellar.live.openAccountStream({ callerId: grace.id, sessionId: graceSession.id }));
+    const next = accountReader(
+      await cellar.live.openAccountStream({ callerId: grace.id, credential: { kind: "session", id: graceSession.id } }),
+    );
     await next();
     const fileStreams = [];
     for (let k = 0; k < 19; k++)

@@ -314,7 +314,7 @@ describe("sharing a file", () => {
 });
 
 describe("the people on a file", () => {
-  it("are listed oldest first to anyone who may see the file, a public file's passer-by too", async () => {
+  it("are listed oldest first to the owner and the people on the file; a public file's passer-by is refused", async () => {
     const { cellar, clock, ada, grace, linus, file } = await adasFile();
     await share(cellar, ada.id, file.id, grace.email, "viewer");
     clock.advance(1000);
@@ -328,7 +328,12 @@ describe("the people on a file", () => {
       code: "not_found",
     });
     await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { visibility: "public" } });
-    expect(await cellar.people.list({ callerId: linus.id, fileId: file.id })).toHaveLength(2);
+    // Linus sees the file now, but not who it is shared with (decisions §7).
+    await expect(cellar.people.list({ callerId: linus.id, fileId: file.id })).rejects.toMatchObject({
+      code: "forbidden",
+      message: "Only people the file is shared with may see its people.",
+    });
+    expect(await cellar.people.list({ callerId: ada.id, fileId: file.id })).toHaveLength(2);
   });
 
   it("have their role changed by the owner, which takes effect at once", async () => {

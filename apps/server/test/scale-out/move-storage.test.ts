@@ -21,7 +21,7 @@ function moveStorage(env: Record<string, string>) {
 }
 
 describe("moving an embedded install to PostgreSQL and S3", () => {
-  it("copies accounts, sessions, files and their bytes, every version, activity, people and comments, so everything works on the new storage, and can run again", async () => {
+  it("copies accounts, sessions, access tokens, files and their bytes, every version, activity, people and comments, so everything works on the new storage, and can run again", async () => {
     const dataDir = scratch.dataDir();
     const embedded = await scratch.startProcess({ DATA_DIR: dataDir });
     const ada = await signIn({ requestAt: embedded.url, dataDir }, "ada@example.com");
@@ -93,6 +93,14 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     expect((await fetch(`${embedded.url}/v1/files/${trashed.id}`, { method: "DELETE", headers: auth })).status).toBe(
       200,
     );
+    // A script's access token: it must keep working after the move.
+    const made = await fetch(`${embedded.url}/v1/tokens`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ name: "nightly", scope: "read" }),
+    });
+    expect(made.status).toBe(201);
+    const script = { authorization: `Bearer ${((await made.json()) as { token: string }).token}` };
     expect(await embedded.stop("SIGTERM")).toBe(0);
 
     const database = await createTestDatabase(inject("postgresUrl"), "move");
@@ -104,13 +112,14 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     expect(moved.stderr).toBe("");
     expect(moved.status).toBe(0);
     expect(moved.stdout).toMatch(
-      /done: 2 users, 2 sessions, 3 files, 2 versions, 2 roles and 2 comments on them copied, 0 already there; sessions stay valid\./,
+      /done: 2 users, 2 sessions, 1 access tokens, 3 files, 2 versions, 2 roles and 2 comments on them copied, 0 already there; sessions stay valid\./,
     );
 
     // A server on the new storage, with a fresh DATA_DIR: nothing comes from the old one.
     const shared = await scratch.startProcess({ ...env, DATA_DIR: scratch.dataDir() });
     // The session and the key that signed it moved too: the same JWT works.
     expect((await fetch(`${shared.url}/v1/users/me`, { headers: auth })).status).toBe(200);
+    expect((await fetch(`${shared.url}/v1/files/${small.id}`, { headers: script })).status).toBe(200);
     const active = await listAll(shared.url, ada.jwt);
     expect(active.map((file) => file.id).sort()).toEqual([files[0]?.id, files[1]?.id].sort());
     expect(sha256(await download(shared.url, ada.jwt, files[0]?.id as string))).toBe(sha256(contents[0] as Buffer));
@@ -143,7 +152,7 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     const again = moveStorage(env);
     expect(again.status).toBe(0);
     expect(again.stdout).toMatch(
-      /done: 0 users, 0 sessions, 0 files, 0 versions, 0 roles and 0 comments on them copied, 7 already there;/,
+      /done: 0 users, 0 sessions, 0 access tokens, 0 files, 0 versions, 0 roles and 0 comments on them copied, 8 already there;/,
     );
   }, 90_000);
 

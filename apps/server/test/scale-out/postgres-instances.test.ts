@@ -70,6 +70,36 @@ describe("server processes sharing one PostgreSQL database", () => {
     expect((await fetch(`${b.url}/v1/users/me`, { headers: auth })).status).toBe(401);
   }, 60_000);
 
+  it("refuse a deleted access token and a signed-out device on every instance from the moment one has answered", async () => {
+    const [a, b] = (await startInstances(await freshDatabaseUrl(), 2)) as [ServerProcess, ServerProcess];
+    const laptop = await signIn({ requestAt: a.url, dataDir: dataDirOf(a) }, "ada@example.com");
+    const phone = await signIn({ requestAt: b.url, dataDir: dataDirOf(b) }, "ada@example.com");
+    const session = { authorization: `Bearer ${laptop.jwt}` };
+    const made = await postJson(`${a.url}/v1/tokens`, { name: "script", scope: "read" }, session);
+    expect(made.status).toBe(201);
+    const token = (await made.json()) as { id: string; token: string };
+    const viaToken = { authorization: `Bearer ${token.token}` };
+    const viaPhone = { authorization: `Bearer ${phone.jwt}` };
+    // Used on B first, so that B has seen both alive.
+    expect((await fetch(`${b.url}/v1/users/me`, { headers: viaToken })).status).toBe(200);
+    expect((await fetch(`${b.url}/v1/users/me`, { headers: viaPhone })).status).toBe(200);
+
+    const deleted = await fetch(`${a.url}/v1/tokens/${token.id}`, { method: "DELETE", headers: session });
+    expect(deleted.status).toBe(204);
+    expect((await fetch(`${b.url}/v1/users/me`, { headers: viaToken })).status).toBe(401);
+
+    const sessions = (await (await fetch(`${a.url}/v1/sessions`, { headers: session })).json()) as {
+      id: string;
+      current: boolean;
+    }[];
+    const phoneSession = sessions.find((listed) => !listed.current);
+    expect(sessions).toHaveLength(2);
+    const ended = await fetch(`${a.url}/v1/sessions/${phoneSession?.id}`, { method: "DELETE", headers: session });
+    expect(ended.status).toBe(204);
+    expect((await fetch(`${b.url}/v1/users/me`, { headers: viaPhone })).status).toBe(401);
+    expect((await fetch(`${b.url}/v1/users/me`, { headers: session })).status).toBe(200);
+  }, 60_000);
+
   it("count one account's requests together: the limit holds across instances, and Remaining tells the truth", async () => {
     const instances = await startInstances(await freshDatabaseUrl(), 2, { RATE_LIMIT_MAX: "12" });
     const [a, b] = instances as [ServerProcess, ServerProcess];

@@ -26,7 +26,7 @@ export function registerActivityRoutes(
         operationId: "listActivity",
         summary: "List what happened to a file",
         description:
-          "Who did what to the file and when, newest first: uploads, renames, changes of visibility, trash and restore, who was given, changed or taken off a role, changes of content, and comments. For anyone who may see the file. Paginated like `GET /files`, with the same headers.",
+          "Who did what to the file and when, newest first: uploads, renames, changes of visibility, trash and restore, who was given, changed or taken off a role, changes of content, and comments. For the file's owner (the trash included) and the people on it: someone who sees a public file without a role on it may not see its activity (403). Paginated like `GET /files`, with the same headers.",
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,
@@ -38,8 +38,9 @@ export function registerActivityRoutes(
             type: "array",
             items: { $ref: `${ACTIVITY_ENTRY_SCHEMA_ID}#` },
           },
-          ...errorResponses([400, 404, ...AUTHENTICATED], {
+          ...errorResponses([400, 403, 404, ...AUTHENTICATED], {
             400: "validation_error: a bad `page` or `per_page`.",
+            403: "forbidden: a public file you see without a role on it: only the people it is shared with may see its activity.",
           }),
         },
       },

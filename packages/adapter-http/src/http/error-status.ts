@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   invalid_token: 401,
   forbidden: 403,
+  insufficient_scope: 403,
   not_found: 404,
   file_in_trash: 409,
   limit_reached: 409,

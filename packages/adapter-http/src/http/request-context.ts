@@ -9,10 +9,12 @@ declare module "fastify" {
 
   interface FastifyContextConfig {
     /**
-     * Who may call a /v1 route: `"bearer"` (the default) needs a valid bearer token;
-     * `"anyone"` does not.
+     * Who may call a /v1 route: `"bearer"` (the default) needs a valid bearer token, a
+     * session's or an access token whose scope allows the method (`read`: GET and HEAD);
+     * `"session"` needs a signed-in session (managing tokens, sessions and webhooks:
+     * decisions §10); `"anyone"` needs no token.
      */
-    cellarAccess?: "bearer" | "anyone";
+    cellarAccess?: "bearer" | "session" | "anyone";
     /**
      * The body a /v1 route takes; a body of any other type is refused with 415. `raw`
      * takes bytes of any type, which the route checks itself.

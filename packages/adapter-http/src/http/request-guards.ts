@@ -1,4 +1,4 @@
-import { type Cellar, CellarError, ErrorCode, isCellarError } from "@cellar/core";
+import { assertScope, type Cellar, CellarError, ErrorCode, isCellarError, type ScopeNeeded } from "@cellar/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "./error-handler.js";
 import { addressKey, countBeforeRefusing, setRateLimitHeaders } from "./rate-limit-headers.js";
@@ -16,7 +16,8 @@ const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 /**
  * The checks every /v1 request passes, in order, before its body is even read:
  * availability, authentication, the rate limit, then whether the route needs a caller
- * and takes this kind of body. The same hook sets the headers every /v1 answer carries
+ * (and what of their scope: a read-only access token may not write) and takes this kind
+ * of body. The same hook sets the headers every /v1 answer carries
  * (one hook instead of two: every request runs it). They run for unknown routes too, so a 404 still carries
  * the rate-limit headers.
  */
@@ -58,11 +59,19 @@ export function addRequestGuards(app: FastifyInstance, options: RequestGuardOpti
     // Unknown routes answer 404 to everyone: whether a token was sent changes nothing there.
     // (routeOptions builds a new object on every read: read it once.)
     const route = request.is404 ? undefined : request.routeOptions.config;
-    if (route !== undefined && route.cellarAccess !== "anyone" && request.cellarAuth === null) {
-      throw new CellarError(ErrorCode.unauthorized, "A valid access token is required.");
+    if (route !== undefined && route.cellarAccess !== "anyone") {
+      if (request.cellarAuth === null)
+        throw new CellarError(ErrorCode.unauthorized, "A valid access token is required.");
+      assertScope(request.cellarAuth, scopeNeeded(request.method, route.cellarAccess));
     }
     if (route?.cellarBody !== undefined && route.cellarBody !== "raw") assertBodyType(request, route.cellarBody);
   });
+}
+
+/** What a call needs of its caller's scope (decisions §10): reading is GET and HEAD, event streams included. */
+function scopeNeeded(method: string, access: "bearer" | "session" | undefined): ScopeNeeded {
+  if (access === "session") return "session";
+  return method === "GET" || method === "HEAD" ? "read" : "write";
 }
 
 /** The bearer token of an `Authorization` header, if it carries one. */

@@ -78,7 +78,7 @@ export function registerLiveRoutes(
       schema: {
         operationId: "watchFile",
         summary: "Follow a file's changes as they happen",
-        description: `A \`text/event-stream\` of the file's events, for anyone who may see it: \`file\` (the file object, first and after each rename, visibility change, trash or restore), \`content\` (\`{ version, sha256, author, range? }\`), \`permissions\` (\`{ action, email, role }\`), \`comment\` (\`{ action, comment_id, parent_id, comment }\`: a comment created, edited, its thread resolved or reopened, or deleted; \`comment\` is the comment as it is when the event is sent, null once it is gone), \`presence\` (\`{ viewers: [{ id, name }] }\`: who has the file open, after the first event and whenever it changes), \`reset\` (the file object: the events after \`Last-Event-ID\` are no longer all kept; read the file afresh) and \`revoked\` (the caller may no longer see the file; the stream ends). Every event has an \`id\`; reconnecting with \`Last-Event-ID\` tells what was missed. A comment line comes at least every ${HEARTBEAT_MS / 1000} s. At most ${MAX_STREAMS_PER_ACCOUNT} streams per account are open at once, over every server (429). Read it with \`fetch\`: an EventSource cannot send the bearer token.`,
+        description: `A \`text/event-stream\` of the file's events, for anyone who may see it: \`file\` (the file object, first and after each rename, visibility change, trash or restore), \`content\` (\`{ version, sha256, author, range? }\`), \`permissions\` (\`{ action, email, role }\`; only to the owner and the people on the file: someone who sees a public file without a role on it is told \`file\` instead, naming no one), \`comment\` (\`{ action, comment_id, parent_id, comment }\`: a comment created, edited, its thread resolved or reopened, or deleted; \`comment\` is the comment as it is when the event is sent, null once it is gone), \`presence\` (\`{ viewers: [{ id, name }] }\`: who has the file open, after the first event and whenever it changes), \`reset\` (the file object: the events after \`Last-Event-ID\` are no longer all kept; read the file afresh) and \`revoked\` (the caller may no longer see the file; the stream ends). Every event has an \`id\`; reconnecting with \`Last-Event-ID\` tells what was missed. A comment line comes at least every ${HEARTBEAT_MS / 1000} s. At most ${MAX_STREAMS_PER_ACCOUNT} streams per account are open at once, over every server (429). Read it with \`fetch\`: an EventSource cannot send the bearer token.`,
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,
@@ -93,13 +93,13 @@ export function registerLiveRoutes(
       },
     },
     async (request, reply) => {
-      const { userId, session } = callerOf(request);
+      const { userId, credential } = callerOf(request);
       streams.checkOpen();
       const lastEventId = request.headers["last-event-id"];
       const watched = await cellar.live.openFileStream({
         callerId: userId,
         fileId: request.params.id,
-        sessionId: session.id,
+        credential,
         ...(typeof lastEventId === "string" ? { lastEventId } : {}),
       });
       pipeToStream(request, reply, streams, watched, fileEventSent);
@@ -127,12 +127,12 @@ export function registerLiveRoutes(
       },
     },
     async (request, reply) => {
-      const { userId, session } = callerOf(request);
+      const { userId, credential } = callerOf(request);
       streams.checkOpen();
       const lastEventId = request.headers["last-event-id"];
       const watched = await cellar.live.openAccountStream({
         callerId: userId,
-        sessionId: session.id,
+        credential,
         ...(typeof lastEventId === "string" ? { lastEventId } : {}),
       });
       pipeToStream(request, reply, streams, watched, accountEventSent);

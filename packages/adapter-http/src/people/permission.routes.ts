@@ -81,13 +81,15 @@ export function registerPermissionRoutes(app: FastifyInstance, { cellar }: { rea
         operationId: "listPermissions",
         summary: "List the people on a file",
         description:
-          "Everyone the owner gave a role on the file, oldest first. For anyone who may see the file: its owner (the trash included), the people on it, and, for a public file, anyone signed in.",
+          "Everyone the owner gave a role on the file, oldest first. For its owner (the trash included) and the people on it: someone who sees a public file without a role on it may not see who it is shared with (403).",
         tags: TAGS,
         security: BEARER_SECURITY,
         params: fileIdParamsSchema,
         response: {
           200: { description: "The people on the file, oldest first.", type: "array", items: permissionRef },
-          ...errorResponses([400, 404, ...AUTHENTICATED]),
+          ...errorResponses([400, 403, 404, ...AUTHENTICATED], {
+            403: "forbidden: a public file you see without a role on it: only the people it is shared with may see its people.",
+          }),
         },
       },
     },

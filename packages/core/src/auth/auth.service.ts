@@ -4,15 +4,20 @@ import { rateLimitedError, retryAfterSeconds } from "../rate-limit/rate-limiter.
 import type { Clock } from "../shared/clock.port.js";
 import { CellarError, ErrorCode } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
+import { type Page, toPage, toPageRequest } from "../shared/pagination.js";
 import type { RandomSource } from "../shared/random.port.js";
+import { hashAccessToken, looksLikeAccessToken } from "../tokens/access-token.entity.js";
+import type { AccessTokenRepository } from "../tokens/access-token-repository.port.js";
 import { defaultUserName, type UserRecord } from "../users/user.entity.js";
 import type { UserRepository } from "../users/user-repository.port.js";
+import type { Authenticated } from "./credential.js";
 import { normaliseEmail } from "./email.js";
 import type { JwtCodec } from "./jwt.js";
+import { createLastUsedMarks } from "./last-used-marks.js";
 import { hashToken, MAGIC_LINK_TOKEN_BYTES } from "./magic-link.entity.js";
 import type { MagicLinkRepository } from "./magic-link-repository.port.js";
 import type { Mailer } from "./mailer.port.js";
-import type { SessionRecord } from "./session.entity.js";
+import { MAX_USER_AGENT_LENGTH, type SessionRecord } from "./session.entity.js";
 import type { SessionRepository } from "./session-repository.port.js";
 
 const FIFTEEN_MINUTES_MS = 15 * 60_000;
@@ -28,6 +33,7 @@ const MAX_TOKEN_LENGTH = 512;
 export interface AuthServiceDeps {
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
+  readonly accessTokens: AccessTokenRepository;
   readonly magicLinks: MagicLinkRepository;
   /** Roles given to an address before it had an account are attached at its sign-in. */
   readonly permissions: PermissionRepository;
@@ -41,22 +47,23 @@ export interface AuthServiceDeps {
   readonly magicLinkTtlSeconds: number;
 }
 
-/** Who a bearer JWT speaks for: its user's id, and its live session. */
-export interface Authenticated {
-  readonly userId: string;
-  readonly session: SessionRecord;
-}
-
 export interface SignedIn {
   readonly jwt: string;
   readonly user: UserRecord;
   readonly session: SessionRecord;
 }
 
+/** A live session as its user sees it listed: `current` for the one the request came with. */
+export interface ListedSession {
+  readonly session: SessionRecord;
+  readonly current: boolean;
+}
+
 export type AuthService = ReturnType<typeof createAuthService>;
 
 export function createAuthService(deps: AuthServiceDeps) {
-  const { users, sessions, magicLinks, clock, rateLimits } = deps;
+  const { users, sessions, accessTokens, magicLinks, clock, rateLimits } = deps;
+  const lastUsed = createLastUsedMarks();
   // Relative to PUBLIC_URL's own path, so a server behind a proxy at /cellar links to /cellar/sign-in.
   const signInUrl = new URL("sign-in", deps.publicUrl.endsWith("/") ? deps.publicUrl : `${deps.publicUrl}/`);
 
@@ -107,7 +114,7 @@ export function createAuthService(deps: AuthServiceDeps) {
      * to the address while it had no account become the user's, so the files shared with
      * it are theirs to see from this sign-in on.
      */
-    async verifySignInLink(input: { token: unknown; clientAddress: string }): Promise<SignedIn> {
+    async verifySignInLink(input: { token: unknown; clientAddress: string; userAgent?: string }): Promise<SignedIn> {
       const now = clock.now();
       const failureKey = `verify-failures:${input.clientAddress}`;
       const failures = await rateLimits.peek({ key: failureKey, now });
@@ -137,11 +144,14 @@ export function createAuthService(deps: AuthServiceDeps) {
       // and when nothing waits the attach is one indexed update that changes no row.
       await deps.permissions.attachPending({ email: user.email, userId: user.id });
       const session: SessionRecord = {
-        id: newId(deps.random, "ses"),
+        id: newId(deps.random, "sess"),
         userId: user.id,
         createdAt: now,
         expiresAt: new Date(now.getTime() + deps.jwtTtlSeconds * 1000),
         revokedAt: null,
+        userAgent: input.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) || null,
+        // Signing in is using it.
+        lastUsedAt: now,
       };
       await sessions.insert(session);
       const iat = Math.floor(now.getTime() / 1000);
@@ -155,13 +165,26 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     /**
-     * Checks a bearer JWT: signature, algorithm, claims and expiry, then that its session
-     * is live. Any failure is `unauthorized`; why is in `cause`. A live session means its
-     * user exists: sessions go with their user (`SessionRepository`), so the user's row
-     * is not read here — every request would pay for it, and only the profile needs it.
+     * Checks a bearer token: an access token (`cellar_pat_…`) by its hash, anything else
+     * as a session's JWT (signature, algorithm, claims and expiry, then that its session
+     * is live). Any failure is `unauthorized`; why is in `cause`. A live credential means
+     * its user exists: both go with their user, so the user's row is not read here —
+     * every request would pay for it, and only the profile needs it. When it was last used
+     * is written at most once a minute per credential (`LAST_USED_RESOLUTION_MS`), and
+     * never waited for.
      */
     async authenticate(token: string): Promise<Authenticated> {
       const now = clock.now();
+      if (looksLikeAccessToken(token)) {
+        const tokenHash = token.length <= MAX_TOKEN_LENGTH ? hashAccessToken(token) : null;
+        const record = tokenHash === null ? null : await accessTokens.findByHash(tokenHash);
+        if (record === null || tokenHash === null) throw unauthorized("unknown access token");
+        if (record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime()) {
+          throw unauthorized("expired access token");
+        }
+        lastUsed.mark(record, now, (at) => accessTokens.touch({ id: record.id, at }));
+        return { userId: record.userId, scope: record.scope, credential: { kind: "token", id: record.id, tokenHash } };
+      }
       let claims: Awaited<ReturnType<JwtCodec["verify"]>>;
       try {
         claims = deps.jwt.remembered(token, now) ?? (await deps.jwt.verify(token, now));
@@ -172,7 +195,41 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (session === null || session.userId !== claims.sub) throw unauthorized("unknown session");
       if (session.revokedAt !== null) throw unauthorized("revoked session");
       if (session.expiresAt.getTime() <= now.getTime()) throw unauthorized("expired session");
-      return { userId: session.userId, session };
+      lastUsed.mark(session, now, (at) => sessions.touch({ id: session.id, at }));
+      return { userId: session.userId, scope: "session", credential: { kind: "session", id: session.id } };
+    },
+
+    /** The caller's sessions that still hold, newest first; `currentSessionId` is marked `current`. */
+    async listSessions(input: {
+      callerId: string;
+      currentSessionId: string | null;
+      page?: unknown;
+      perPage?: unknown;
+    }): Promise<Page<ListedSession>> {
+      const page = toPageRequest(input);
+      const { items, total } = await sessions.listLive({
+        userId: input.callerId,
+        now: clock.now(),
+        offset: page.offset,
+        limit: page.perPage,
+      });
+      const listed = items.map((session) => ({ session, current: session.id === input.currentSessionId }));
+      return toPage(page, listed, total);
+    },
+
+    /**
+     * Ends one of the caller's sessions (another device's, or this one): its JWT is
+     * refused from the answer on, on every instance. A session that is someone else's,
+     * unknown, or no longer live is `not_found`.
+     */
+    async endSession(input: { callerId: string; sessionId: string }): Promise<void> {
+      const now = clock.now();
+      const session = await sessions.findById(input.sessionId);
+      const live = session !== null && session.revokedAt === null && session.expiresAt.getTime() > now.getTime();
+      if (!live || session.userId !== input.callerId) {
+        throw new CellarError(ErrorCode.not_found, "No such session.");
+      }
+      await sessions.revoke({ id: session.id, at: now });
     },
 
     /** Revokes a session: its JWT is refused from then on. */

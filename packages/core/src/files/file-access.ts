@@ -15,8 +15,8 @@ const LEAST_ROLE = {
   read_cells: "viewer", // its sheets and cell values
   list_versions: "viewer",
   download_version: "viewer", // an old version's bytes
-  list_permissions: "viewer",
-  list_activity: "viewer",
+  list_permissions: "viewer", // a role held on it, though: see NEEDS_GIVEN_ROLE
+  list_activity: "viewer", // a role held on it, though: see NEEDS_GIVEN_ROLE
   read_comments: "viewer",
   watch: "viewer", // open an event stream of the file
   leave: "viewer", // remove one's own permission
@@ -66,6 +66,21 @@ const OWNER_WHILE_TRASHED: ReadonlySet<FileAction> = new Set<FileAction>([
   "restore",
 ]);
 
+/**
+ * What needs a role held on the file, not only the viewing anyone signed in has of a
+ * public one, and why: its people and its activity tell the addresses of those it is
+ * shared with, which only they and the owner are shown (decisions §7).
+ */
+const NEEDS_GIVEN_ROLE: Partial<Record<FileAction, string>> = {
+  list_permissions: "Only people the file is shared with may see its people.",
+  list_activity: "Only people the file is shared with may see its activity.",
+};
+
+/** Whether `action` needs a role held on the file: a public file's no-role caller may not do it. */
+export function needsGivenRole(action: FileAction): boolean {
+  return NEEDS_GIVEN_ROLE[action] !== undefined;
+}
+
 export type AccessDecision = "allow" | "not_found" | "forbidden" | "file_in_trash";
 
 /**
@@ -87,8 +102,8 @@ export function callerRole(file: FileRecord, callerId: string, given: Role | nul
  * | read_cells          | viewer    | allow | 409            | allow  | allow     | allow  | allow           | 404              | 404                  |
  * | list_versions       | viewer    | allow | allow          | allow  | allow     | allow  | allow           | 404              | 404                  |
  * | download_version    | viewer    | allow | 409            | allow  | allow     | allow  | allow           | 404              | 404                  |
- * | list_permissions    | viewer    | allow | allow          | allow  | allow     | allow  | allow           | 404              | 404                  |
- * | list_activity       | viewer    | allow | allow          | allow  | allow     | allow  | allow           | 404              | 404                  |
+ * | list_permissions    | viewer¹   | allow | allow          | allow  | allow     | allow  | 403             | 404              | 404                  |
+ * | list_activity       | viewer¹   | allow | allow          | allow  | allow     | allow  | 403             | 404              | 404                  |
  * | read_comments       | viewer    | allow | allow          | allow  | allow     | allow  | allow           | 404              | 404                  |
  * | watch               | viewer    | allow | allow          | allow  | allow     | allow  | allow           | 404              | 404                  |
  * | leave               | viewer    | allow | 409            | allow  | allow     | allow  | allow           | 404              | 404                  |
@@ -110,7 +125,9 @@ export function callerRole(file: FileRecord, callerId: string, given: Role | nul
  *
  * The columns editor, commenter and viewer hold for a private file and a public one
  * alike; "no role, public" is a public, active file's every other signed-in caller (a
- * viewer, whose file object says `role: null`). 403 is `forbidden`, 404 `not_found`,
+ * viewer, whose file object says `role: null`). ¹ A role held on the file: the viewing
+ * anyone has of a public file is not enough (`needsGivenRole`), since its people and its
+ * activity tell the addresses of those it is shared with. 403 is `forbidden`, 404 `not_found`,
  * 409 `file_in_trash`. A file someone may not see is answered exactly as a missing one,
  * so its existence is never revealed: only the owner sees a trashed file.
  */
@@ -120,6 +137,7 @@ export function decideFileAccess(action: FileAction, file: FileRecord | null, ro
     return file.state === "active" || OWNER_WHILE_TRASHED.has(action) ? "allow" : "file_in_trash";
   }
   if (file.state !== "active" || (role === null && file.visibility !== "public")) return "not_found";
+  if (role === null && needsGivenRole(action)) return "forbidden";
   return roleIncludes(role ?? "viewer", LEAST_ROLE[action]) ? "allow" : "forbidden";
 }
 
@@ -134,9 +152,11 @@ const REFUSALS: Record<Exclude<AccessDecision, "allow">, (action: FileAction) =>
   forbidden: (action) =>
     new CellarError(
       ErrorCode.forbidden,
-      LEAST_ROLE[action] === "owner"
-        ? "Only the file's owner may do that."
-        : `Only someone the file is shared with as ${LEAST_ROLE[action] === "editor" ? "an editor" : "a commenter"} or more may do that.`,
+      // A role-needing action is refused only to a caller holding none.
+      NEEDS_GIVEN_ROLE[action] ??
+        (LEAST_ROLE[action] === "owner"
+          ? "Only the file's owner may do that."
+          : `Only someone the file is shared with as ${LEAST_ROLE[action] === "editor" ? "an editor" : "a commenter"} or more may do that.`),
     ),
   file_in_trash: () => new CellarError(ErrorCode.file_in_trash, "The file is in the trash; restore it first."),
 };

@@ -2,6 +2,7 @@ import type { SessionRepository } from "../auth/session-repository.port.js";
 import type { CommentRepository } from "../comments/comment-repository.port.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { PermissionRepository } from "../people/permission-repository.port.js";
+import type { AccessTokenRepository } from "../tokens/access-token-repository.port.js";
 import type { ChangeFeed } from "./change-feed.port.js";
 
 /** The repositories whose writes `announcingRepositories` announces. */
@@ -10,18 +11,19 @@ interface AnnouncedRepositories {
   permissions: PermissionRepository;
   comments: CommentRepository;
   sessions: SessionRepository;
+  accessTokens: AccessTokenRepository;
 }
 
 /**
- * The file, permission, comment and session repositories, announcing on `feed` each file
- * whose event log a write has just grown, after the write has committed, so a reader that
- * hears of it finds the new entries; every change that writes activity goes through the
- * first three ports, so none is left unannounced. A purge is announced too (its readers
- * end), and a session revoked as a change of any file (every stream checks that its
- * session lives).
+ * The file, permission, comment, session and access token repositories, announcing on
+ * `feed` each file whose event log a write has just grown, after the write has committed,
+ * so a reader that hears of it finds the new entries; every change that writes activity
+ * goes through the first three ports, so none is left unannounced. A purge is announced
+ * too (its readers end), and a session revoked or a token deleted as a change of any file
+ * (every stream checks that what it was opened with still holds).
  */
 export function announcingRepositories(repositories: AnnouncedRepositories, feed: ChangeFeed): AnnouncedRepositories {
-  const { files, permissions, comments, sessions } = repositories;
+  const { files, permissions, comments, sessions, accessTokens } = repositories;
   const announce = (fileId: string) => feed.announce({ fileId });
   return {
     files: withOverrides(files, {
@@ -84,6 +86,13 @@ export function announcingRepositories(repositories: AnnouncedRepositories, feed
         const revoked = await sessions.revoke(input);
         if (revoked) feed.announce({ fileId: null });
         return revoked;
+      },
+    }),
+    accessTokens: withOverrides(accessTokens, {
+      async delete(input) {
+        const deleted = await accessTokens.delete(input);
+        if (deleted) feed.announce({ fileId: null });
+        return deleted;
       },
     }),
   };

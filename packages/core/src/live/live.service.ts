@@ -5,7 +5,7 @@ import type {
   NumberedActivity,
   PlacedActivity,
 } from "../activity/activity-repository.port.js";
-import type { SessionRepository } from "../auth/session-repository.port.js";
+import type { Credential, CredentialStates } from "../auth/credential.js";
 import type { Comment, CommentAction } from "../comments/comment.entity.js";
 import type { CommentRepository } from "../comments/comment-repository.port.js";
 import { type FileMetadata, toMetadata } from "../files/file.entity.js";
@@ -22,7 +22,7 @@ import type { ChangeFeed } from "./change-feed.port.js";
 import { createSharedFileLogs, LOG_PAGE } from "./shared-file-logs.js";
 import type { StreamLeaseRepository, Viewer } from "./stream-lease-repository.port.js";
 import { createStreamLeases } from "./stream-leases.js";
-import { createStreamWakes, sessionHolds } from "./stream-wakes.js";
+import { createStreamWakes, credentialHolds } from "./stream-wakes.js";
 
 /**
  * What a reader of a file's events is told, in order. Each event of the file's log has
@@ -133,7 +133,8 @@ export function createLiveService(deps: {
   activity: ActivityRepository;
   /** Where a `comment` event reads the comment it tells of. */
   comments: CommentRepository;
-  sessions: SessionRepository;
+  /** Whether the session or access token a stream was opened with still holds. */
+  credentials: CredentialStates;
   users: UserRepository;
   leases: StreamLeaseRepository;
   feed: ChangeFeed;
@@ -142,7 +143,7 @@ export function createLiveService(deps: {
   /** Whether an error means the store cannot serve for now: the stream waits and reads again; any other ends it. */
   isUnavailable: (error: unknown) => boolean;
 }) {
-  const { files, activity, comments, sessions, users, feed, clock, isUnavailable } = deps;
+  const { files, activity, comments, credentials, users, feed, clock, isUnavailable } = deps;
   const logs = createSharedFileLogs({ activity, leases: deps.leases, feed, clock });
   const leases = createStreamLeases({ leases: deps.leases, feed, clock, random: deps.random });
   leases.onRound(() => logs.round());
@@ -227,6 +228,12 @@ export function createLiveService(deps: {
     access: AuthorizedFile,
     reads: number,
   ): Promise<FileEvent | null> | FileEvent | null {
+    // A reader holding no role (it sees a public file) is not told who the file is shared
+    // with (decisions §7: its people are only for them), only the file as it is now for it:
+    // its own role may be what changed.
+    if (access.role === null && PEOPLE_ACTIONS.has(entry.action)) {
+      return { kind: "file", id: String(entry.seq), file: toMetadata(access.file, access.role) };
+    }
     if (!SHARED_EVENT_ACTIONS.has(entry.action)) return eventOf(entry, access);
     if (entry.action === "commented") {
       const known = commentEvents.get(entry);
@@ -257,10 +264,10 @@ export function createLiveService(deps: {
       callerId: string;
       fileId: string;
       lastEventId?: string;
-      /** The caller's session: the stream ends (`revoked`) once it is signed out or expires. */
-      sessionId?: string;
+      /** What the caller signed in with: the stream ends (`revoked`) once it is revoked, deleted or expires. */
+      credential?: Credential;
     }): Promise<FileEventStream> {
-      const { callerId, fileId, sessionId } = input;
+      const { callerId, fileId, credential } = input;
       await authorized(callerId, fileId);
       const leaseId = await leases.take({ userId: callerId, fileId });
       // Joined before the log is first read, so no change falls between the two.
@@ -285,7 +292,7 @@ export function createLiveService(deps: {
         leases.drop(leaseId, fileId);
       };
       try {
-        await wakes.watchSession(sessions, sessionId);
+        await wakes.watchCredential(credentials, credential);
       } catch (error) {
         close();
         throw error;
@@ -294,7 +301,7 @@ export function createLiveService(deps: {
 
       /** The reader's access now, also to its session, or null when either is gone. */
       async function access(): Promise<AuthorizedFile | null> {
-        if (!(await sessionHolds({ sessions, clock }, sessionId))) return null;
+        if (!(await credentialHolds(credentials, credential))) return null;
         return stillAuthorized(callerId, fileId);
       }
 
@@ -412,9 +419,9 @@ export function createLiveService(deps: {
     async openAccountStream(input: {
       callerId: string;
       lastEventId?: string;
-      sessionId?: string;
+      credential?: Credential;
     }): Promise<AccountEventStream> {
-      const { callerId, sessionId } = input;
+      const { callerId, credential } = input;
       const user = await users.findById(callerId);
       if (user === null) throw new CellarError(ErrorCode.unauthorized, "The account no longer exists.");
       const account = { id: user.id, email: user.email };
@@ -430,7 +437,7 @@ export function createLiveService(deps: {
         leases.drop(leaseId, null);
       };
       try {
-        await wakes.watchSession(sessions, sessionId);
+        await wakes.watchCredential(credentials, credential);
       } catch (error) {
         close();
         throw error;
@@ -442,7 +449,7 @@ export function createLiveService(deps: {
           while (cursor === null && !closed) {
             try {
               const now = await tail.now();
-              if (!(await sessionHolds({ sessions, clock }, sessionId))) {
+              if (!(await credentialHolds(credentials, credential))) {
                 yield { kind: "revoked", id: now };
                 return;
               }
@@ -472,7 +479,7 @@ export function createLiveService(deps: {
             wakes.pending = false;
             try {
               // Every wake checks the session: a sign-out is told as a notice of any file.
-              if (!(await sessionHolds({ sessions, clock }, sessionId))) {
+              if (!(await credentialHolds(credentials, credential))) {
                 yield { kind: "revoked", id: cursor };
                 return;
               }
@@ -527,6 +534,9 @@ const SHARED_EVENT_ACTIONS: ReadonlySet<string> = new Set([
   "unshared",
   "commented",
 ]);
+
+/** The actions that change the file's people: their events name a person. */
+const PEOPLE_ACTIONS: ReadonlySet<string> = new Set(["shared", "role_changed", "unshared"]);
 
 const CONTENT_ACTIONS: ReadonlySet<string> = new Set([
   "content_replaced",

@@ -1,13 +1,14 @@
-import type { SessionRepository } from "../auth/session-repository.port.js";
+import type { Credential, CredentialStates } from "../auth/credential.js";
 import type { Clock } from "../shared/clock.port.js";
 
 /** The longest a timer can wait (a session lasting longer is checked again then). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * When a stream reads again: after a notice (`wake`), once its session's time is up, or
- * after a delay (`next(ms)`). `pending` says whether anything woke it since it last read;
- * `sessionEnded` whether the wake may have been the session's end (its timer).
+ * When a stream reads again: after a notice (`wake`), once its credential's time is up
+ * (a session's or an access token's), or after a delay (`next(ms)`). `pending` says
+ * whether anything woke it since it last read; `sessionEnded` whether the wake may have
+ * been the credential's end (its timer).
  */
 export function createStreamWakes(clock: Clock) {
   let resolve: (() => void) | null = null;
@@ -33,18 +34,18 @@ export function createStreamWakes(clock: Clock) {
         }
       });
     },
-    /** A session's end is a change too: the stream wakes then, finds it gone and ends. */
-    async watchSession(sessions: SessionRepository, sessionId: string | undefined): Promise<void> {
-      const session = sessionId === undefined ? null : await sessions.findById(sessionId);
-      if (session === null) return;
-      const ms = Math.min(MAX_TIMER_MS, Math.max(0, session.expiresAt.getTime() - clock.now().getTime()) + 1);
+    /** A credential's end is a change too: the stream wakes then, finds it gone and ends. */
+    async watchCredential(credentials: CredentialStates, credential: Credential | undefined): Promise<void> {
+      const state = credential === undefined ? null : await credentials.expiry(credential);
+      if (state === null || state.expiresAt === null) return;
+      const ms = Math.min(MAX_TIMER_MS, Math.max(0, state.expiresAt.getTime() - clock.now().getTime()) + 1);
       expiry = setTimeout(() => {
         wakes.sessionEnded = true;
         wakes.wake();
       }, ms);
       expiry.unref();
     },
-    /** Stops the session's timer, and lets a waiting stream go on (to find itself closed). */
+    /** Stops the credential's timer, and lets a waiting stream go on (to find itself closed). */
     stop(): void {
       clearTimeout(expiry);
       const waiting = resolve;
@@ -55,12 +56,10 @@ export function createStreamWakes(clock: Clock) {
   return wakes;
 }
 
-/** Whether the session named still holds (none named: yes). */
-export async function sessionHolds(
-  deps: { sessions: SessionRepository; clock: Clock },
-  sessionId: string | undefined,
+/** Whether the credential named still holds (none named: yes). */
+export async function credentialHolds(
+  credentials: CredentialStates,
+  credential: Credential | undefined,
 ): Promise<boolean> {
-  if (sessionId === undefined) return true;
-  const session = await deps.sessions.findById(sessionId);
-  return session !== null && session.revokedAt === null && session.expiresAt > deps.clock.now();
+  return credential === undefined || (await credentials.expiry(credential)) !== null;
 }

@@ -16,9 +16,10 @@ export interface MaintenanceReport {
   readonly activityPruned: number;
   /** Versions retention let go (neither current nor kept, old, not among the newest), deleted. */
   readonly versionsPruned: number;
-  /** Expired sessions, sign-in links, rate-limit windows and the leases of streams gone with their instance, forgotten. */
+  /** Expired sessions, access tokens, sign-in links, rate-limit windows and the leases of streams gone with their instance, forgotten. */
   readonly expired: {
     readonly sessions: number;
+    readonly accessTokens: number;
     readonly magicLinks: number;
     readonly rateWindows: number;
     readonly streamLeases: number;

@@ -8,7 +8,11 @@ import { systemClock } from "../shared/clock.port.js";
 import type { RandomSource } from "../shared/random.port.js";
 import type { SpreadsheetReader } from "../sheets/spreadsheet-reader.port.js";
 import { createMemoryActivityRepository } from "./memory-activity-repository.js";
-import { createMemoryMagicLinkRepository, createMemorySessionRepository } from "./memory-auth-repositories.js";
+import {
+  createMemoryAccessTokenRepository,
+  createMemoryMagicLinkRepository,
+  createMemorySessionRepository,
+} from "./memory-auth-repositories.js";
 import { createMemoryBlobStore } from "./memory-blob-store.js";
 import { createMemoryCommentRepository } from "./memory-comment-repository.js";
 import { createMemoryFileRepository } from "./memory-file-repository.js";
@@ -28,12 +32,20 @@ export function createMemoryRepositories() {
   const tables = createMemoryTables();
   const files = createMemoryFileRepository(tables);
   const sessions = createMemorySessionRepository();
+  const accessTokens = createMemoryAccessTokenRepository();
   return {
     files,
     sheetIndexes: files,
-    // Sessions go with their user, as a SQL engine's cascade makes them.
-    users: createMemoryUserRepository({ tables, onRemoved: (id) => sessions.removeAllOf(id) }),
+    // Sessions and tokens go with their user, as a SQL engine's cascade makes them.
+    users: createMemoryUserRepository({
+      tables,
+      onRemoved: (id) => {
+        sessions.removeAllOf(id);
+        accessTokens.removeAllOf(id);
+      },
+    }),
     sessions,
+    accessTokens,
     magicLinks: createMemoryMagicLinkRepository(),
     permissions: createMemoryPermissionRepository(tables),
     activity: createMemoryActivityRepository(tables),

@@ -8,6 +8,8 @@ export const ErrorCode = {
   unauthorized: "unauthorized",
   invalid_token: "invalid_token",
   forbidden: "forbidden",
+  /** A call an access token's scope does not allow, or one only a signed-in session may make. */
+  insufficient_scope: "insufficient_scope",
   not_found: "not_found",
   file_in_trash: "file_in_trash",
   limit_reached: "limit_reached",

@@ -23,8 +23,12 @@ export function base32(bytes: Uint8Array): string {
 /** 15 random bytes: 120 bits, comfortably above the 96 the API promises. */
 const ID_RANDOM_BYTES = 15;
 
-/** `file_`, `user_`, `ses_` (sessions), `perm_` (people on a file), `act_` (activity entries), `cmt_` (comments), `lease_` (open event streams). */
-export type IdPrefix = "file" | "user" | "ses" | "perm" | "act" | "cmt" | "blob" | "lease";
+/**
+ * `file_`, `user_`, `sess_` (sessions; `ses_` before decisions §10 named them), `perm_`
+ * (people on a file), `act_` (activity entries), `cmt_` (comments), `lease_` (open event
+ * streams), `tok_` (access tokens), `hook_` (webhooks), `evt_` (webhook events).
+ */
+export type IdPrefix = "file" | "user" | "sess" | "perm" | "act" | "cmt" | "blob" | "lease" | "tok" | "hook" | "evt";
 
 export function newId(random: RandomSource, prefix: IdPrefix): string {
   return `${prefix}_${base32(random.bytes(ID_RANDOM_BYTES))}`;

@@ -9,6 +9,7 @@ import type { StreamLeaseRepository } from "../live/stream-lease-repository.port
 import type { PermissionRepository } from "../people/permission-repository.port.js";
 import type { RateLimitStore } from "../rate-limit/rate-limit-store.port.js";
 import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
+import type { AccessTokenRepository } from "../tokens/access-token-repository.port.js";
 import type { UserRepository } from "../users/user-repository.port.js";
 import type { VersionRepository } from "../versions/version-repository.port.js";
 
@@ -38,6 +39,7 @@ export interface MetadataStorage extends StorageEngine {
   readonly sheetIndexes: SheetIndexRepository;
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
+  readonly accessTokens: AccessTokenRepository;
   readonly magicLinks: MagicLinkRepository;
   readonly permissions: PermissionRepository;
   readonly activity: ActivityRepository;

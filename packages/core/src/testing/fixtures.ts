@@ -6,6 +6,7 @@ import type { FileRecord } from "../files/file.entity.js";
 import type { PermissionRecord } from "../people/permission.entity.js";
 import { base32 } from "../shared/ids.js";
 import { cryptoRandom } from "../shared/random.port.js";
+import { type AccessTokenRecord, hashAccessToken } from "../tokens/access-token.entity.js";
 import type { UserRecord } from "../users/user.entity.js";
 
 /** A unique id suffix of the shape Cellar issues: 24 base32 characters. */
@@ -64,6 +65,23 @@ export function aSession(userId: string, overrides: Partial<SessionRecord> = {})
     createdAt: T0,
     expiresAt: at(3_600_000),
     revokedAt: null,
+    userAgent: null,
+    lastUsedAt: null,
+    ...overrides,
+  };
+}
+
+/** An access token of `userId`, stored by the hash of a random value. */
+export function anAccessToken(userId: string, overrides: Partial<AccessTokenRecord> = {}): AccessTokenRecord {
+  return {
+    id: `tok_${uniqueSuffix()}`,
+    userId,
+    name: "nightly import",
+    scope: "read",
+    tokenHash: hashAccessToken(`cellar_pat_${uniqueSuffix()}`),
+    createdAt: T0,
+    expiresAt: null,
+    lastUsedAt: null,
     ...overrides,
   };
 }

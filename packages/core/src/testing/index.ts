@@ -8,6 +8,8 @@
  * blobStoreContract({ describe, it, expect }, { create: () => ({ blobs: createMyStore() }) });
  * ```
  */
+
+export { accessTokenRepositoryContract } from "./access-token-repository.contract.js";
 export { activityRepositoryContract } from "./activity-repository.contract.js";
 export { type BlobStoreFixture, blobStoreContract, byteStream, collect } from "./blob-store.contract.js";
 export { commentRepositoryContract } from "./comment-repository.contract.js";
@@ -18,6 +20,7 @@ export {
   aComment,
   aFile,
   aMagicLink,
+  anAccessToken,
   anActivityEntry,
   aPermission,
   aSession,
@@ -49,6 +52,7 @@ export { streamLeaseRepositoryContract } from "./stream-lease-repository.contrac
 export { userRepositoryContract } from "./user-repository.contract.js";
 export { versionRepositoryContract } from "./version-repository.contract.js";
 
+import { accessTokenRepositoryContract } from "./access-token-repository.contract.js";
 import { activityRepositoryContract } from "./activity-repository.contract.js";
 import { commentRepositoryContract } from "./comment-repository.contract.js";
 import type { ContractSubject, ContractTestApi } from "./contract-api.js";
@@ -66,6 +70,7 @@ export function repositoryContracts(t: ContractTestApi, subject: ContractSubject
   fileRepositoryContract(t, subject);
   userRepositoryContract(t, subject);
   sessionRepositoryContract(t, subject);
+  accessTokenRepositoryContract(t, subject);
   magicLinkRepositoryContract(t, subject);
   permissionRepositoryContract(t, subject);
   activityRepositoryContract(t, subject);

@@ -9,6 +9,7 @@ import type { StreamLeaseRepository } from "../live/stream-lease-repository.port
 import type { PermissionRecord } from "../people/permission.entity.js";
 import type { PermissionRepository, UpsertPermissionResult } from "../people/permission-repository.port.js";
 import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
+import type { AccessTokenRepository } from "../tokens/access-token-repository.port.js";
 import type { UserRecord } from "../users/user.entity.js";
 import type { UserRepository } from "../users/user-repository.port.js";
 import type { VersionRepository } from "../versions/version-repository.port.js";
@@ -25,6 +26,7 @@ export interface RepositoryFixture extends Closable {
   readonly files: FileRepository & SheetIndexRepository;
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
+  readonly accessTokens: AccessTokenRepository;
   readonly magicLinks: MagicLinkRepository;
   readonly permissions: PermissionRepository;
   readonly activity: ActivityRepository;

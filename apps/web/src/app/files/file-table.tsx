@@ -33,7 +33,14 @@ import type { Listing, ListKind } from "./listing.js";
 import { PAGE_SIZES, Pages } from "./pages.js";
 import { usePanels } from "./panels.js";
 import { type ListQuery, nextSort, SORT_LABELS, type SortColumn, sortedBy } from "./query.js";
-import { mayRename, mayShare, ONLY_EDITORS_RENAME, ROLE_LABELS } from "./roles.js";
+import {
+  mayRename,
+  mayShare,
+  ONLY_EDITORS_RENAME,
+  type PeopleAction,
+  peopleActionRefused,
+  ROLE_LABELS,
+} from "./roles.js";
 import { type MenuAction, RowMenu } from "./row-menu.js";
 import { SEARCH_FIELD_ID, Toolbar } from "./toolbar.js";
 
@@ -141,21 +148,33 @@ export function FileTable(props: {
         ...(mayRename(file.role) ? {} : { disabledBecause: ONLY_EDITORS_RENAME }),
       },
     ];
+    // A public file seen with no role: its people and activity are not for the reader.
+    const refused = (action: PeopleAction) => {
+      const because = peopleActionRefused(file.role, action);
+      return because === undefined ? {} : { disabledBecause: because };
+    };
     const activity: MenuAction = {
       label: "Activity",
       icon: History,
       run: () => panels.open({ panel: "activity", file }),
+      ...refused("activity"),
     };
     if (!mayShare(file.role)) {
       return [
         ...open,
-        { label: "People", icon: Users, run: () => panels.open({ panel: "share", file, onChange: () => {} }) },
+        {
+          label: "People",
+          icon: Users,
+          run: () => panels.open({ panel: "share", file, onChange: () => {} }),
+          ...refused("people"),
+        },
         activity,
         {
           label: "Leave",
           icon: LogOut,
           danger: true,
           run: () => removeRow(file, () => leave(file), `You left ${file.name}.`),
+          ...refused("leave"),
         },
       ];
     }
