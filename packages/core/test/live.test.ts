@@ -347,6 +347,34 @@ describe("a file's event stream", () => {
     expect(JSON.stringify(told)).not.toContain("more@example.com");
   });
 
+  it("opened with an access token, ends with revoked once the token is deleted, or at its expiry", async () => {
+    const { cellar, clock, grace, file } = await aWatchedFile();
+    const made = await cellar.accessTokens.create({ callerId: grace.id, name: "dashboard", scope: "read" });
+    const token = await cellar.auth.authenticate(made.token);
+    const events = reader(
+      await cellar.live.openFileStream({ callerId: grace.id, fileId: file.id, credential: token.credential }),
+    );
+    expect(await events.next()).toMatchObject({ kind: "file" });
+    await cellar.accessTokens.delete({ callerId: grace.id, tokenId: made.record.id });
+    expect(await events.next()).toEqual({ kind: "revoked", id: expect.stringMatching(/^\d+$/) });
+    expect(await events.next()).toBe("ended");
+
+    const daily = await cellar.accessTokens.create({ callerId: grace.id, name: "d", scope: "read", expiresInDays: 1 });
+    const expiring = reader(
+      await cellar.live.openFileStream({
+        callerId: grace.id,
+        fileId: file.id,
+        credential: (await cellar.auth.authenticate(daily.token)).credential,
+      }),
+    );
+    await expiring.next();
+    clock.set(new Date((daily.record.expiresAt as Date).getTime() + 1));
+    // Its timer is the clock's; any other wake (another token deleted) finds it expired too.
+    const other = await cellar.accessTokens.create({ callerId: grace.id, name: "other", scope: "read" });
+    await cellar.accessTokens.delete({ callerId: grace.id, tokenId: other.record.id });
+    expect(await expiring.next()).toMatchObject({ kind: "revoked" });
+  });
+
   it("tells a stream of one file nothing of another's changes, and ends at once when closed", async () => {
     const { cellar, ada, grace, file } = await aWatchedFile();
     const other = await uploadCsv(cellar, ada.id, { name: "Other.csv" });
