@@ -36,6 +36,10 @@ import type { UserRepository } from "./users/user-repository.port.js";
 import { VERSION_RETENTION_COUNT, VERSION_RETENTION_DAYS } from "./versions/version.entity.js";
 import type { VersionRepository } from "./versions/version-repository.port.js";
 import { createVersionService, type VersionService } from "./versions/versions.service.js";
+import { createWebhookDispatch, type WebhookDispatch } from "./webhooks/webhook-dispatch.js";
+import type { WebhookRepository } from "./webhooks/webhook-repository.port.js";
+import type { WebhookTransport } from "./webhooks/webhook-transport.port.js";
+import { createWebhookService, type WebhookService } from "./webhooks/webhooks.service.js";
 
 /** Cellar's settings; everything but `publicUrl` and `jwtSecret` has a default. */
 export interface CellarConfig {
@@ -56,6 +60,8 @@ export interface CellarConfig {
    * shared with someone new) and mentions in comments, together.
    */
   readonly inviteRateMax?: number;
+  /** The wait before a failed webhook delivery is tried again, doubling after each failure (`WEBHOOK_RETRY_BASE_S`). */
+  readonly webhookRetryBaseSeconds?: number;
   /** Days a version that is neither current nor kept is kept at least. */
   readonly versionRetentionDays?: number;
   /** How many of a file's newest versions are kept whatever their age. */
@@ -72,6 +78,7 @@ export const DEFAULT_CONFIG = {
   rateLimitWindowSeconds: 60,
   trashRetentionDays: 30,
   inviteRateMax: 50,
+  webhookRetryBaseSeconds: 60,
   versionRetentionDays: VERSION_RETENTION_DAYS,
   versionRetentionCount: VERSION_RETENTION_COUNT,
 } as const satisfies Partial<CellarConfig>;
@@ -100,6 +107,13 @@ export interface CellarDeps {
   readonly comments: CommentRepository;
   readonly blobs: BlobStore;
   readonly mailer: Mailer;
+  /** Webhooks, their queue and their attempts (decisions §10); usually the same engine as `files`. */
+  readonly webhooks?: WebhookRepository;
+  /**
+   * Sends webhook deliveries. With `webhooks` too, the Cellar has webhooks; without
+   * either, `Cellar.webhooks` and `Cellar.webhookDispatch` are absent.
+   */
+  readonly webhookTransport?: WebhookTransport;
   readonly rateLimits: RateLimitStore;
   /**
    * Reads the cells of CSV and XLSX files (`@cellar/adapter-sheets`). Without one, the
@@ -151,6 +165,10 @@ export interface Cellar {
   readonly auth: AuthService;
   /** Access tokens for scripts and services: made, listed and deleted by their owner. */
   readonly accessTokens: AccessTokenService;
+  /** Webhooks: made, read, changed and deleted by their owner; absent without `CellarDeps.webhooks`. */
+  readonly webhooks?: WebhookService;
+  /** Feeds and delivers the webhooks' queue; the server runs it in the background. */
+  readonly webhookDispatch?: WebhookDispatch;
   readonly users: UserService;
   readonly rateLimiter: RateLimiter;
   readonly config: ResolvedCellarConfig;
@@ -168,6 +186,7 @@ const POSITIVE_WHOLE_SETTINGS = [
   "rateLimitWindowSeconds",
   "trashRetentionDays",
   "inviteRateMax",
+  "webhookRetryBaseSeconds",
   "versionRetentionDays",
   "versionRetentionCount",
 ] as const;
@@ -250,7 +269,31 @@ export function createCellar(deps: CellarDeps): Cellar {
     // The new content is read through in the background, as an upload's is.
     onContentChanged: (file) => sheets.analyseSoon(file),
   });
+  const webhooks =
+    deps.webhooks === undefined || deps.webhookTransport === undefined
+      ? {}
+      : {
+          webhooks: createWebhookService({
+            webhooks: deps.webhooks,
+            files: fileRepository,
+            transport: deps.webhookTransport,
+            clock,
+            random,
+          }),
+          webhookDispatch: createWebhookDispatch({
+            webhooks: deps.webhooks,
+            activity: deps.activity,
+            files: fileRepository,
+            permissions: permissionRepository,
+            comments: commentRepository,
+            transport: deps.webhookTransport,
+            clock,
+            random,
+            retryBaseMs: config.webhookRetryBaseSeconds * 1000,
+          }),
+        };
   return {
+    ...webhooks,
     config,
     files,
     people: createPeopleService({

@@ -248,6 +248,7 @@ export { createMemoryRateLimitStore } from "./memory/memory-rate-limit-store.js"
 export { createMemoryTables, type MemoryTables } from "./memory/memory-tables.js";
 export { createMemoryUserRepository, type MemoryUserRepository } from "./memory/memory-user-repository.js";
 export { createMemoryVersionRepository } from "./memory/memory-version-repository.js";
+export { createMemoryWebhookRepository } from "./memory/memory-webhook-repository.js";
 // People: who else holds a role on a file.
 export { INVITATION_WINDOW_MS } from "./people/mail-budget.js";
 export type { PeopleService, ShareResult } from "./people/people.service.js";
@@ -383,3 +384,24 @@ export {
 } from "./versions/version.entity.js";
 export type { VersionRepository } from "./versions/version-repository.port.js";
 export type { ContentPrecondition, ListedVersion, VersionService } from "./versions/versions.service.js";
+// Webhooks: signed deliveries of a file's events to other services.
+export {
+  MAX_WEBHOOKS_PER_ACCOUNT,
+  nextAttemptAt,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_FAILURE_WINDOW_MS,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEventType,
+  type WebhookRecord,
+  webhookEventTypeOf,
+} from "./webhooks/webhook.entity.js";
+export { CLAIM_MS, FEED_STEP, type WebhookDispatch } from "./webhooks/webhook-dispatch.js";
+export type { AttemptOutcome, WebhookPage, WebhookRepository } from "./webhooks/webhook-repository.port.js";
+export type {
+  DeliveryResult,
+  OutgoingEvent,
+  RefusedDestination,
+  WebhookTransport,
+} from "./webhooks/webhook-transport.port.js";
+export type { WebhookService } from "./webhooks/webhooks.service.js";

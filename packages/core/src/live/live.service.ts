@@ -205,12 +205,7 @@ export function createLiveService(deps: {
     }
   }
 
-  /** What a `commented` entry tells: the comment as it is now, or null once it is gone. */
-  async function commentEvent(entry: Extract<NumberedActivity, { action: "commented" }>): Promise<FileEvent> {
-    const { comment_id: commentId, action, parent_id: parentId } = entry.details;
-    const comment = action === "deleted" ? null : await comments.findById({ fileId: entry.fileId, id: commentId });
-    return { kind: "comment", id: String(entry.seq), action, commentId, parentId, comment };
-  }
+  const commentEvent = (entry: Extract<NumberedActivity, { action: "commented" }>) => commentEventOf(comments, entry);
 
   /**
    * The events of an entry that every reader is told alike (all but `file`, which carries
@@ -547,6 +542,29 @@ const CONTENT_ACTIONS: ReadonlySet<string> = new Set([
 ]);
 
 /** What an entry of the log tells a reader, or null for one that tells nothing new. */
+/**
+ * What one entry of a file's log tells someone who holds a role on the file (or owns
+ * it): the event its file stream would tell them, a comment read as it is now. For
+ * webhooks, which are told of one entry at a time.
+ */
+export function fileEventOf(
+  comments: CommentRepository,
+  entry: NumberedActivity,
+  access: AuthorizedFile,
+): Promise<FileEvent | null> | FileEvent | null {
+  return entry.action === "commented" ? commentEventOf(comments, entry) : eventOf(entry, access);
+}
+
+/** What a `commented` entry tells: the comment as it is now, or null once it is gone. */
+async function commentEventOf(
+  comments: CommentRepository,
+  entry: Extract<NumberedActivity, { action: "commented" }>,
+): Promise<FileEvent> {
+  const { comment_id: commentId, action, parent_id: parentId } = entry.details;
+  const comment = action === "deleted" ? null : await comments.findById({ fileId: entry.fileId, id: commentId });
+  return { kind: "comment", id: String(entry.seq), action, commentId, parentId, comment };
+}
+
 function eventOf(entry: NumberedActivity, access: AuthorizedFile): FileEvent | null {
   const id = String(entry.seq);
   switch (entry.action) {

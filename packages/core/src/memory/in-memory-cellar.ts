@@ -7,6 +7,7 @@ import type { Clock } from "../shared/clock.port.js";
 import { systemClock } from "../shared/clock.port.js";
 import type { RandomSource } from "../shared/random.port.js";
 import type { SpreadsheetReader } from "../sheets/spreadsheet-reader.port.js";
+import type { WebhookTransport } from "../webhooks/webhook-transport.port.js";
 import { createMemoryActivityRepository } from "./memory-activity-repository.js";
 import {
   createMemoryAccessTokenRepository,
@@ -23,6 +24,7 @@ import { createMemoryStreamLeaseRepository } from "./memory-stream-lease-reposit
 import { createMemoryTables } from "./memory-tables.js";
 import { createMemoryUserRepository } from "./memory-user-repository.js";
 import { createMemoryVersionRepository } from "./memory-version-repository.js";
+import { createMemoryWebhookRepository } from "./memory-webhook-repository.js";
 
 /**
  * Every metadata repository in memory, on one set of tables, so that they relate their
@@ -52,6 +54,7 @@ export function createMemoryRepositories() {
     versions: createMemoryVersionRepository(tables),
     streamLeases: createMemoryStreamLeaseRepository(tables),
     comments: createMemoryCommentRepository(tables),
+    webhooks: createMemoryWebhookRepository(tables),
   };
 }
 
@@ -81,6 +84,8 @@ export interface InMemoryCellarOptions {
   readonly formulaEngine?: () => Promise<FormulaEngine>;
   /** The change feed its event streams follow (`CellarDeps.changeFeed`); one of its own by default. */
   readonly changeFeed?: ChangeFeed;
+  /** Sends webhook deliveries: with one, the Cellar has webhooks, kept in memory (`CellarDeps.webhooks`). */
+  readonly webhookTransport?: WebhookTransport;
   /** Which errors of the ports count as their storage being unavailable (`CellarDeps.isStorageUnavailable`). */
   readonly isStorageUnavailable?: (error: unknown) => boolean;
 }
@@ -99,6 +104,7 @@ export function createInMemoryCellar(options: InMemoryCellarOptions = {}): Cella
     ...(options.formulaEngine === undefined ? {} : { formulaEngine: options.formulaEngine }),
     ...(options.isStorageUnavailable === undefined ? {} : { isStorageUnavailable: options.isStorageUnavailable }),
     ...(options.changeFeed === undefined ? {} : { changeFeed: options.changeFeed }),
+    ...(options.webhookTransport === undefined ? {} : { webhookTransport: options.webhookTransport }),
     config: {
       publicUrl: "http://127.0.0.1:3000",
       jwtSecret: randomBytes(32),

@@ -26,9 +26,9 @@ const ID_RANDOM_BYTES = 15;
 /**
  * `file_`, `user_`, `sess_` (sessions; `ses_` before decisions §10 named them), `perm_`
  * (people on a file), `act_` (activity entries), `cmt_` (comments), `lease_` (open event
- * streams), `tok_` (access tokens), `hook_` (webhooks), `evt_` (webhook events).
+ * streams), `tok_` (access tokens), `hook_` (webhooks), `dlv_` (their deliveries).
  */
-export type IdPrefix = "file" | "user" | "sess" | "perm" | "act" | "cmt" | "blob" | "lease" | "tok" | "hook" | "evt";
+export type IdPrefix = "file" | "user" | "sess" | "perm" | "act" | "cmt" | "blob" | "lease" | "tok" | "hook" | "dlv";
 
 export function newId(random: RandomSource, prefix: IdPrefix): string {
   return `${prefix}_${base32(random.bytes(ID_RANDOM_BYTES))}`;

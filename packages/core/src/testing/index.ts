@@ -51,6 +51,12 @@ export { type SpreadsheetWriterFixture, spreadsheetWriterContract } from "./spre
 export { streamLeaseRepositoryContract } from "./stream-lease-repository.contract.js";
 export { userRepositoryContract } from "./user-repository.contract.js";
 export { versionRepositoryContract } from "./version-repository.contract.js";
+export {
+  aDelivery,
+  aWebhook,
+  type WebhookFixture,
+  webhookRepositoryContract,
+} from "./webhook-repository.contract.js";
 
 import { accessTokenRepositoryContract } from "./access-token-repository.contract.js";
 import { activityRepositoryContract } from "./activity-repository.contract.js";
