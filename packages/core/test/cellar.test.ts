@@ -18,6 +18,7 @@ describe("createCellar", () => {
       rateLimitWindowSeconds: 60,
       trashRetentionDays: 30,
       inviteRateMax: 50,
+      webhookRetryBaseSeconds: 60,
       versionRetentionDays: 30,
       versionRetentionCount: 100,
     });
