@@ -22,6 +22,7 @@ export { createPostgresRateLimitStore } from "./pg-rate-limit-store.js";
 export { createPostgresRepositories } from "./pg-repositories.js";
 export { createPostgresUserRepository } from "./pg-user-repository.js";
 export { createPostgresVersionRepository } from "./pg-version-repository.js";
+export { createPostgresWebhookRepository } from "./pg-webhook-repository.js";
 export { createPostgresPool, type PostgresPoolOptions } from "./pool.js";
 export {
   isPostgresUnavailable,

@@ -359,6 +359,62 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX access_tokens_by_user ON access_tokens (user_id, created_at DESC, id DESC);
   CREATE INDEX access_tokens_by_expiry ON access_tokens (expires_at) WHERE expires_at IS NOT NULL;
   `,
+  /* 13 */ `
+  -- Webhooks (decisions §10): they go with their user, and one of a single file with it.
+  CREATE TABLE webhooks (
+    id             text COLLATE "C" PRIMARY KEY,
+    user_id        text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    url            text NOT NULL,
+    events         jsonb NOT NULL,
+    file_id        text REFERENCES files (id) ON DELETE CASCADE,
+    secret         text NOT NULL,
+    active         boolean NOT NULL,
+    failing_since  timestamptz,
+    created_at     timestamptz NOT NULL,
+    updated_at     timestamptz NOT NULL
+  );
+  CREATE INDEX webhooks_by_user ON webhooks (user_id, created_at DESC, id DESC);
+  CREATE INDEX webhooks_by_file ON webhooks (file_id) WHERE file_id IS NOT NULL;
+
+  -- Where the feed of the queue stands in the activity log: one row, null before its first step.
+  CREATE TABLE webhook_cursor (
+    one       integer PRIMARY KEY CHECK (one = 1),
+    position  text
+  );
+  INSERT INTO webhook_cursor (one, position) VALUES (1, NULL);
+
+  -- One event to deliver to one webhook; claimed_until: whose turn it is.
+  CREATE TABLE webhook_deliveries (
+    id             text COLLATE "C" PRIMARY KEY,
+    hook_id        text NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+    event_id       text NOT NULL,
+    file_id        text NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    seq            integer NOT NULL,
+    type           text NOT NULL,
+    created_at     timestamptz NOT NULL,
+    attempts       integer NOT NULL,
+    due_at         timestamptz NOT NULL,
+    state          text NOT NULL CHECK (state IN ('pending', 'delivered', 'dropped')),
+    claimed_until  timestamptz NOT NULL DEFAULT '-infinity'
+  );
+  -- Each webhook's and file's oldest pending delivery: what may be claimed.
+  CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (hook_id, file_id, seq) WHERE state = 'pending';
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (due_at) WHERE state = 'pending';
+  CREATE INDEX webhook_deliveries_by_file ON webhook_deliveries (file_id);
+
+  CREATE TABLE webhook_attempts (
+    hook_id      text NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+    delivery_id  text NOT NULL,
+    event_id     text NOT NULL,
+    attempt      integer NOT NULL,
+    status       integer,
+    duration_ms  integer NOT NULL,
+    at           timestamptz NOT NULL,
+    error        text,
+    PRIMARY KEY (delivery_id, attempt)
+  );
+  CREATE INDEX webhook_attempts_by_hook ON webhook_attempts (hook_id, at DESC, attempt DESC);
+  `,
 ];
 
 /** Gives every file without one its name key, a batch of files at a time. */

@@ -11,6 +11,7 @@ import { createPostgresPermissionRepository } from "./pg-permission-repository.j
 import { createPostgresStreamLeaseRepository } from "./pg-stream-lease-repository.js";
 import { createPostgresUserRepository } from "./pg-user-repository.js";
 import { createPostgresVersionRepository } from "./pg-version-repository.js";
+import { createPostgresWebhookRepository } from "./pg-webhook-repository.js";
 
 /** Every metadata repository of core on one pool (after `migrate`). */
 export function createPostgresRepositories(pool: Pool) {
@@ -27,5 +28,6 @@ export function createPostgresRepositories(pool: Pool) {
     versions: createPostgresVersionRepository(pool),
     streamLeases: createPostgresStreamLeaseRepository(pool),
     comments: createPostgresCommentRepository(pool),
+    webhooks: createPostgresWebhookRepository(pool),
   };
 }

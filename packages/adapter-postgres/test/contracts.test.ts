@@ -1,4 +1,4 @@
-import { rateLimitStoreContract, repositoryContracts } from "@cellar/core/testing";
+import { rateLimitStoreContract, repositoryContracts, webhookRepositoryContract } from "@cellar/core/testing";
 import { createTestSchema } from "@cellar/test-engines";
 import { describe, expect, inject, it } from "vitest";
 import { createPostgresPool, createPostgresRateLimitStore, createPostgresRepositories, migrate } from "../src/index.js";
@@ -22,6 +22,12 @@ async function freshPool() {
 
 describe("PostgreSQL adapters against core's contracts", () => {
   repositoryContracts(t, {
+    async create() {
+      const { pool, close } = await freshPool();
+      return { ...createPostgresRepositories(pool), close };
+    },
+  });
+  webhookRepositoryContract(t, {
     async create() {
       const { pool, close } = await freshPool();
       return { ...createPostgresRepositories(pool), close };

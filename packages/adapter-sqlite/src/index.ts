@@ -36,3 +36,4 @@ export {
 } from "./sqlite-storage.js";
 export { createSqliteUserRepository } from "./sqlite-user-repository.js";
 export { createSqliteVersionRepository } from "./sqlite-version-repository.js";
+export { createSqliteWebhookRepository } from "./sqlite-webhook-repository.js";

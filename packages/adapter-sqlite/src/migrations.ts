@@ -291,6 +291,62 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX access_tokens_by_user ON access_tokens (user_id, created_at DESC, id DESC);
   CREATE INDEX access_tokens_by_expiry ON access_tokens (expires_at) WHERE expires_at IS NOT NULL;
   `,
+  /* 12 */ `
+  -- Webhooks (decisions §10): they go with their user, and one of a single file with it.
+  CREATE TABLE webhooks (
+    id             TEXT PRIMARY KEY,
+    user_id        TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    url            TEXT NOT NULL,
+    events         TEXT NOT NULL,  -- a JSON array of kinds
+    file_id        TEXT REFERENCES files (id) ON DELETE CASCADE,
+    secret         TEXT NOT NULL,
+    active         INTEGER NOT NULL CHECK (active IN (0, 1)),
+    failing_since  INTEGER,
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX webhooks_by_user ON webhooks (user_id, created_at DESC, id DESC);
+  CREATE INDEX webhooks_by_file ON webhooks (file_id) WHERE file_id IS NOT NULL;
+
+  -- Where the feed of the queue stands in the activity log: one row, null before its first step.
+  CREATE TABLE webhook_cursor (
+    one       INTEGER PRIMARY KEY CHECK (one = 1),
+    position  TEXT
+  ) STRICT;
+  INSERT INTO webhook_cursor (one, position) VALUES (1, NULL);
+
+  -- One event to deliver to one webhook; claimed_until: whose turn it is (0: no one's).
+  CREATE TABLE webhook_deliveries (
+    id             TEXT PRIMARY KEY,
+    hook_id        TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+    event_id       TEXT NOT NULL,
+    file_id        TEXT NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    seq            INTEGER NOT NULL,
+    type           TEXT NOT NULL,
+    created_at     INTEGER NOT NULL,
+    attempts       INTEGER NOT NULL,
+    due_at         INTEGER NOT NULL,
+    state          TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'dropped')),
+    claimed_until  INTEGER NOT NULL DEFAULT 0
+  ) STRICT;
+  -- Each webhook's and file's oldest pending delivery: what may be claimed.
+  CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (hook_id, file_id, seq) WHERE state = 'pending';
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (due_at) WHERE state = 'pending';
+  CREATE INDEX webhook_deliveries_by_file ON webhook_deliveries (file_id);
+
+  CREATE TABLE webhook_attempts (
+    hook_id      TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+    delivery_id  TEXT NOT NULL,
+    event_id     TEXT NOT NULL,
+    attempt      INTEGER NOT NULL,
+    status       INTEGER,
+    duration_ms  INTEGER NOT NULL,
+    at           INTEGER NOT NULL,
+    error        TEXT,
+    PRIMARY KEY (delivery_id, attempt)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX webhook_attempts_by_hook ON webhook_attempts (hook_id, at DESC, attempt DESC);
+  `,
 ];
 
 export class SchemaTooNewError extends Error {

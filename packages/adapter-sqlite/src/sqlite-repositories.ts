@@ -12,6 +12,7 @@ import { createSqlitePermissionRepository } from "./sqlite-permission-repository
 import { createSqliteStreamLeaseRepository } from "./sqlite-stream-lease-repository.js";
 import { createSqliteUserRepository } from "./sqlite-user-repository.js";
 import { createSqliteVersionRepository } from "./sqlite-version-repository.js";
+import { createSqliteWebhookRepository } from "./sqlite-webhook-repository.js";
 
 export interface SqliteRepositoriesOptions {
   /**
@@ -42,6 +43,7 @@ export function createSqliteRepositories(db: Database, options: SqliteRepositori
     versions: createSqliteVersionRepository(db),
     streamLeases: createSqliteStreamLeaseRepository(db),
     comments: createSqliteCommentRepository(db),
+    webhooks: createSqliteWebhookRepository(db),
     /** Drops every kept row: call it after writing through `db` directly. */
     forgetCachedReads: () => cache.clear(),
   };

@@ -89,6 +89,7 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
       versions: repositories.versions,
       streamLeases: repositories.streamLeases,
       comments: repositories.comments,
+      webhooks: repositories.webhooks,
       rateLimits,
       async ping() {
         db.prepare("SELECT 1").get();

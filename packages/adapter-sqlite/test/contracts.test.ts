@@ -1,4 +1,4 @@
-import { rateLimitStoreContract, repositoryContracts } from "@cellar/core/testing";
+import { rateLimitStoreContract, repositoryContracts, webhookRepositoryContract } from "@cellar/core/testing";
 import { describe, expect, it } from "vitest";
 import { createSqliteRateLimitStore, createSqliteRepositories } from "../src/index.js";
 import { tempDatabase } from "./support.js";
@@ -21,6 +21,12 @@ describe("SQLite adapters against core's contracts", () => {
         return { ...createSqliteRepositories(temp.db, { cacheReads: true }), close: temp.close };
       },
     });
+  });
+  webhookRepositoryContract(t, {
+    create() {
+      const temp = tempDatabase();
+      return { ...createSqliteRepositories(temp.db), close: temp.close };
+    },
   });
   rateLimitStoreContract(t, {
     create() {

@@ -12,6 +12,7 @@ import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port
 import type { AccessTokenRepository } from "../tokens/access-token-repository.port.js";
 import type { UserRepository } from "../users/user-repository.port.js";
 import type { VersionRepository } from "../versions/version-repository.port.js";
+import type { WebhookRepository } from "../webhooks/webhook-repository.port.js";
 
 /**
  * What an adapter that owns an engine (a database, a bucket, a folder) hands back besides
@@ -46,6 +47,7 @@ export interface MetadataStorage extends StorageEngine {
   readonly versions: VersionRepository;
   readonly streamLeases: StreamLeaseRepository;
   readonly comments: CommentRepository;
+  readonly webhooks: WebhookRepository;
   readonly rateLimits: RateLimitStore;
   /**
    * The JWT key every instance on this storage shares when none is configured: the one
