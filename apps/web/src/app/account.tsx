@@ -2,13 +2,33 @@ import { unwrap } from "@cellar/client";
 import { useSignal } from "@preact/signals";
 import type { JSX } from "preact";
 import { useEffect } from "preact/hooks";
+import { SessionsSection } from "./account/sessions.js";
+import { TokensSection } from "./account/tokens.js";
 import { Frame } from "./files.js";
 import { messageOf } from "./messages.js";
-import { client } from "./session.js";
+import { client, endIfRefused } from "./session.js";
 import { say } from "./toast.js";
+import "./account/account.css";
+
+/**
+ * The account page (`/account`), fetched the first time it is opened: a column of
+ * sections, each a card with its own heading, list and errors. More sections (webhooks,
+ * §10) go after the tokens, each a module of `account/` of its own.
+ */
+export function Account() {
+  return (
+    <Frame title="Account">
+      <div class="account-sections">
+        <Profile />
+        <SessionsSection />
+        <TokensSection />
+      </div>
+    </Frame>
+  );
+}
 
 /** Your address, and the name your account goes by. */
-export function Account() {
+function Profile() {
   const email = useSignal<string | null>(null);
   const name = useSignal("");
 
@@ -18,7 +38,9 @@ export function Account() {
         email.value = me.email;
         name.value = me.name;
       },
-      (error: unknown) => say(messageOf(error), "error"),
+      (error: unknown) => {
+        if (!endIfRefused(error)) say(messageOf(error), "error");
+      },
     );
   }, []);
 
@@ -34,8 +56,9 @@ export function Account() {
   }
 
   return (
-    <Frame title="Account">
-      <div class="card narrow-form">
+    <section class="card account-section" aria-labelledby="profile-title">
+      <h2 id="profile-title">Profile</h2>
+      <div class="narrow-form">
         <p>
           Signed in as <strong>{email.value ?? "…"}</strong>
         </p>
@@ -53,6 +76,6 @@ export function Account() {
           </button>
         </form>
       </div>
-    </Frame>
+    </section>
   );
 }

@@ -1,27 +1,59 @@
 import { signal } from "@preact/signals";
-import { Account } from "./account.js";
 import { Files, Frame, SharedWithMe, Trash } from "./files.js";
 import { FinishSignIn } from "./finish-sign-in.js";
 import { navigate, route } from "./router.js";
 import { token } from "./session.js";
 import { SignIn } from "./sign-in.js";
 
-type PreviewModule = typeof import("./preview/preview.js");
+/**
+ * A page's module, fetched the first time the page is shown: most visits never need it
+ * (the preview and its grid; the account page and its sessions and tokens).
+ */
+function lazyPage<Module>(load: () => Promise<Module>) {
+  const loaded = signal<Module | "failed" | null>(null);
+  let requested = false;
+  return {
+    /** The module once it is here, "failed" when it could not be fetched; asks for it the first time. */
+    get(): Module | "failed" | null {
+      const now = loaded.value;
+      if (now === null && !requested) {
+        requested = true;
+        load().then(
+          (module) => {
+            loaded.value = module;
+          },
+          () => {
+            requested = false;
+            loaded.value = "failed";
+          },
+        );
+      }
+      return now;
+    },
+    retry(): void {
+      loaded.value = null;
+    },
+  };
+}
 
-/** The preview and its grid, fetched the first time a file is opened: most visits never need them. */
-const preview = signal<PreviewModule | "failed" | null>(null);
-let previewRequested = false;
-function loadPreview(): void {
-  if (previewRequested) return;
-  previewRequested = true;
-  import("./preview/preview.js").then(
-    (module) => {
-      preview.value = module;
-    },
-    () => {
-      previewRequested = false;
-      preview.value = "failed";
-    },
+const preview = lazyPage(() => import("./preview/preview.js"));
+const account = lazyPage(() => import("./account.js"));
+
+/** The frame while a page's module is fetched, or why it could not be. */
+function Fetching(props: { title: string; what: string; opening: string; failed: boolean; retry: () => void }) {
+  return (
+    <Frame title={props.title}>
+      {props.failed ? (
+        <p role="alert">
+          The {props.what} could not be loaded: Cellar cannot be reached.{" "}
+          <button type="button" onClick={props.retry}>
+            Try again
+          </button>
+        </p>
+      ) : (
+        <p>{props.opening}</p>
+      )}
+    </Frame>
   );
 }
 
@@ -31,25 +63,31 @@ export function App() {
   if (token.value === null) return <SignIn />;
   if (path === "/trash") return <Trash />;
   if (path === "/shared") return <SharedWithMe />;
-  if (path === "/account") return <Account />;
+  if (path === "/account") {
+    const loaded = account.get();
+    if (loaded !== null && loaded !== "failed") return <loaded.Account />;
+    return (
+      <Fetching
+        title="Account"
+        what="account page"
+        opening="Opening your account…"
+        failed={loaded === "failed"}
+        retry={account.retry}
+      />
+    );
+  }
   const opened = /^\/files\/([^/]+)$/.exec(path)?.[1];
   if (opened !== undefined) {
-    const loaded = preview.value;
+    const loaded = preview.get();
     if (loaded !== null && loaded !== "failed") return <loaded.Preview id={decodeURIComponent(opened)} />;
-    if (loaded === null) loadPreview();
     return (
-      <Frame title="Opening…">
-        {loaded === "failed" ? (
-          <p role="alert">
-            The preview could not be loaded: Cellar cannot be reached.{" "}
-            <button type="button" onClick={() => (preview.value = null)}>
-              Try again
-            </button>
-          </p>
-        ) : (
-          <p>Opening the file…</p>
-        )}
-      </Frame>
+      <Fetching
+        title="Opening…"
+        what="preview"
+        opening="Opening the file…"
+        failed={loaded === "failed"}
+        retry={preview.retry}
+      />
     );
   }
   if (path !== "/files") queueMicrotask(() => navigate("/files", { replace: true }));

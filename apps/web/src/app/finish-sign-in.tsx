@@ -3,7 +3,7 @@ import { useSignal } from "@preact/signals";
 import { Brand } from "./brand.js";
 import { messageOf } from "./messages.js";
 import { navigate, route } from "./router.js";
-import { client, keepToken, signedOut } from "./session.js";
+import { client, keepToken, sessionEnded, signedOut } from "./session.js";
 
 /**
  * Where the mailed link lands (`/sign-in?token=…`). Opening it spends nothing — a mail
@@ -20,6 +20,7 @@ export function FinishSignIn() {
     try {
       const session = await unwrap(client.value.api.POST("/sessions/verify", { body: { token: token ?? "" } }));
       signedOut.value = false;
+      sessionEnded.value = false;
       keepToken(session.jwt);
       // The token leaves the address bar and the history.
       navigate("/files", { replace: true });

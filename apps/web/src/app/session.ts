@@ -1,4 +1,4 @@
-import { type CellarClient, createCellarClient } from "@cellar/client";
+import { CellarApiError, type CellarClient, createCellarClient } from "@cellar/client";
 import { computed, signal } from "@preact/signals";
 
 /**
@@ -25,3 +25,18 @@ export function keepToken(value: string | null): void {
 
 /** Set on signing out, for the sign-in page to say so: a page that simply reappeared could mean anything. */
 export const signedOut = signal(false);
+
+/** Set when the server refused this session (signed out from another device, or expired), for the sign-in page to say so. */
+export const sessionEnded = signal(false);
+
+/**
+ * Forgets the session when `error` is the server refusing it (401): the app shows the
+ * sign-in page, saying why. True when it was; false for any other error, to be said as usual.
+ */
+export function endIfRefused(error: unknown): boolean {
+  if (!(error instanceof CellarApiError && error.status === 401) || token.value === null) return false;
+  signedOut.value = false;
+  sessionEnded.value = true;
+  keepToken(null);
+  return true;
+}

@@ -1,9 +1,9 @@
 import { unwrap } from "@cellar/client";
 import { useSignal } from "@preact/signals";
-import { CircleCheck, Mail } from "lucide-preact";
+import { CircleAlert, CircleCheck, Mail } from "lucide-preact";
 import { Brand } from "./brand.js";
 import { messageOf } from "./messages.js";
-import { client, signedOut } from "./session.js";
+import { client, sessionEnded, signedOut } from "./session.js";
 
 /** Asks for an email address, then says to check the mail. */
 export function SignIn() {
@@ -17,6 +17,7 @@ export function SignIn() {
     busy.value = true;
     error.value = null;
     signedOut.value = false;
+    sessionEnded.value = false;
     try {
       await unwrap(client.value.api.POST("/sessions", { body: { email: email.value.trim() } }));
       sentTo.value = email.value.trim();
@@ -51,6 +52,12 @@ export function SignIn() {
           <p class="notice success" role="status">
             <CircleCheck />
             You are signed out. Sign in again whenever you like.
+          </p>
+        )}
+        {sessionEnded.value && !signedOut.value && (
+          <p class="notice" role="status">
+            <CircleAlert />
+            Your session has ended: it was signed out from another device, or it expired. Sign in again.
           </p>
         )}
         <h1>Sign in to Cellar</h1>

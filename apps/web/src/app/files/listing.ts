@@ -1,7 +1,7 @@
 import { apiError, type CellarFile, type StreamEvent } from "@cellar/client";
 import { signal } from "@preact/signals";
 import { messageOf } from "../messages.js";
-import { client } from "../session.js";
+import { client, endIfRefused } from "../session.js";
 import { DEFAULT_SORT, type ListQuery } from "./query.js";
 
 /** One page of a listing, as the API counted it. */
@@ -48,7 +48,9 @@ export function createListing(kind: ListKind) {
       });
       if (ticket !== latest) return;
       if (!response.ok || data === undefined) {
-        error.value = (await apiError(response, body)).message;
+        const refused = await apiError(response, body);
+        // A session signed out from another device, or expired: the sign-in page, saying so.
+        if (!endIfRefused(refused)) error.value = refused.message;
         return;
       }
       const pages = Number(response.headers.get("x-total-pages") ?? "1");
