@@ -52,3 +52,12 @@ export {
   WEB_APP_ROUTES,
   webAppIsBuilt,
 } from "./web-app.plugin.js";
+export { type CheckedDestination, checkDestination, type ResolveHost, refusedAddress } from "./webhooks/destination.js";
+export {
+  createWebhookTransport,
+  WEBHOOK_ANSWER_BYTES,
+  WEBHOOK_TIMEOUT_MS,
+  type WebhookTransportOptions,
+  webhookBody,
+  webhookSignature,
+} from "./webhooks/transport.js";

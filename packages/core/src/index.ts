@@ -132,6 +132,7 @@ export {
   normaliseFileName,
   parseVisibility,
   VISIBILITIES,
+  toMetadata,
   type Visibility,
 } from "./files/file.entity.js";
 export type { Download, FileService, ReceivedUpload, UploadOptions } from "./files/file.service.js";

@@ -155,8 +155,8 @@ function accountEventSent(event: AccountEvent): SentEvent {
   }
 }
 
-/** A file event as the stream sends it. */
-function fileEventSent(event: FileEvent): SentEvent {
+/** A file event as the stream sends it; a webhook's body carries the same `data`. */
+export function fileEventSent(event: FileEvent): SentEvent {
   switch (event.kind) {
     case "file":
     case "reset":
