@@ -290,6 +290,7 @@ export function createCellar(deps: CellarDeps): Cellar {
             clock,
             random,
             retryBaseMs: config.webhookRetryBaseSeconds * 1000,
+            feed,
           }),
         };
   return {

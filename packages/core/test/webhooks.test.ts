@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type {
   DeliveryResult,
   OutgoingEvent,
@@ -228,5 +228,20 @@ describe("webhooks (decisions §10)", () => {
     while ((await dispatch.deliverDue()) > 0) {}
     expect(receiver.sent).toHaveLength(5);
     expect(new Set(receiver.sent.map((event) => event.eventId)).size).toBe(5);
+  });
+
+  it("running, deliver a change as it is made, with no one calling the steps", async () => {
+    const { cellar, ada, file, webhooks, dispatch, receiver } = await aScene();
+    await webhooks.create({ callerId: ada.id, url: "https://hooks.example/", events: ["file"] });
+    const errors: unknown[] = [];
+    const running = dispatch.start({ onError: (error) => errors.push(error) });
+    try {
+      await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Live.csv" } });
+      await vi.waitFor(() => expect(receiver.sent).toHaveLength(1), { timeout: 5000 });
+      expect(receiver.sent[0]?.event).toMatchObject({ file: { name: "Live.csv" } });
+    } finally {
+      await running.stop();
+    }
+    expect(errors).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import type { ActivityRepository, PlacedActivity } from "../activity/activity-re
 import type { CommentRepository } from "../comments/comment-repository.port.js";
 import { authorizeFileAction } from "../files/file-access.js";
 import type { FileRepository } from "../files/file-repository.port.js";
+import type { ChangeFeed } from "../live/change-feed.port.js";
 import { fileEventOf } from "../live/live.service.js";
 import type { PermissionRepository } from "../people/permission-repository.port.js";
 import type { Clock } from "../shared/clock.port.js";
@@ -28,6 +29,11 @@ export const FEED_STEP = 500;
  */
 export const CLAIM_MS = 30_000;
 
+/** How often a running dispatch looks for due retries when no change wakes it. */
+export const POLL_MS = 1000;
+/** Deliveries attempted at once, at most, by one instance. */
+export const DELIVERY_CONCURRENCY = 32;
+
 export interface WebhookDispatchDeps {
   readonly webhooks: WebhookRepository;
   readonly activity: ActivityRepository;
@@ -41,6 +47,8 @@ export interface WebhookDispatchDeps {
   readonly retryBaseMs: number;
   /** Told once when 24 hours of failures turn a webhook off: mails its owner. */
   readonly onTurnedOff?: (hook: WebhookRecord) => Promise<void>;
+  /** What wakes a running dispatch: a notice of a change, on any instance. */
+  readonly feed?: ChangeFeed;
 }
 
 export type WebhookDispatch = ReturnType<typeof createWebhookDispatch>;
@@ -175,7 +183,7 @@ export function createWebhookDispatch(deps: WebhookDispatchDeps) {
     }
   }
 
-  return {
+  const dispatch = {
     /**
      * One step of the feed: the deliveries of up to `limit` entries committed after the
      * cursor, queued with the cursor's new place. Returns how many entries it read and
@@ -205,5 +213,54 @@ export function createWebhookDispatch(deps: WebhookDispatchDeps) {
       if (failed !== undefined) throw failed.reason;
       return claimed.length;
     },
+
+    /**
+     * Runs the dispatch in the background until `stop`: feeds the queue and delivers what is
+     * due, then waits for a change (told by the feed, from any instance) or `POLL_MS` for
+     * retries coming due. An error is told to `onError`, and the loop goes on after a pause.
+     */
+    start(options: { readonly onError: (error: unknown) => void }): { stop(): Promise<void> } {
+      let running = true;
+      let wake: (() => void) | null = null;
+      let woken = false;
+      const unsubscribe = deps.feed?.subscribe((notice) => {
+        if (notice.presence === true) return;
+        woken = true;
+        wake?.();
+      });
+      const pause = (ms: number) =>
+        new Promise<void>((resolve) => {
+          if (woken || !running) return resolve();
+          const timer = setTimeout(done, ms);
+          function done() {
+            clearTimeout(timer);
+            wake = null;
+            resolve();
+          }
+          wake = done;
+        });
+      const loop = (async () => {
+        while (running) {
+          woken = false;
+          try {
+            while (running && (await dispatch.feed()).entries > 0) {}
+            while (running && (await dispatch.deliverDue(DELIVERY_CONCURRENCY)) > 0) {}
+            await pause(POLL_MS);
+          } catch (error) {
+            options.onError(error);
+            await pause(POLL_MS);
+          }
+        }
+      })();
+      return {
+        async stop() {
+          running = false;
+          unsubscribe?.();
+          wake?.();
+          await loop;
+        },
+      };
+    },
   };
+  return dispatch;
 }
