@@ -1,5 +1,6 @@
 import "reflect-metadata";
 import { join } from "node:path";
+import { createWebhookTransport } from "@cellar/adapter-http";
 import { createOutboxMailer, createSmtpMailer } from "@cellar/adapter-mail";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "@cellar/adapter-sheets";
 import { type BlobStorage, createCellar, type FormulaEngine } from "@cellar/core";
@@ -98,6 +99,9 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
         versions: metadata.versions,
         streamLeases: metadata.streamLeases,
         comments: metadata.comments,
+        webhooks: metadata.webhooks,
+        // Every attempt checks its destination after DNS (decisions §10).
+        webhookTransport: createWebhookTransport({ allowPrivate: settings.webhookAllowPrivate }),
         rateLimits: metadata.rateLimits,
         blobs,
         // Reaches every server on this storage, whatever process or machine it runs in.
@@ -118,6 +122,7 @@ export function createServerContainer(input: { settings: Settings; logger: Logge
           rateLimitWindowSeconds: settings.rateLimitWindowSeconds,
           trashRetentionDays: settings.trashRetentionDays,
           inviteRateMax: settings.inviteRateMax,
+          webhookRetryBaseSeconds: settings.webhookRetryBaseSeconds,
           versionRetentionDays: settings.versionRetentionDays,
           versionRetentionCount: settings.versionRetentionCount,
         },

@@ -234,6 +234,10 @@ export async function startServer(
       running = runMaintenance();
     }, settings.purgeIntervalSeconds * 1000);
     timer.unref();
+    // Webhooks are delivered by every instance, each delivery by one at a time (decisions §10).
+    const webhooks = cellar.webhookDispatch?.start({
+      onError: (error) => app.log.error({ err: error }, "webhook delivery failed"),
+    });
 
     let closing: Promise<void> | undefined;
     const close = (graceMs = SHUTDOWN_GRACE_MS) => {
@@ -246,6 +250,7 @@ export async function startServer(
         }, graceMs);
         try {
           await app.close();
+          await webhooks?.stop();
           await running;
         } finally {
           clearTimeout(cutOff);

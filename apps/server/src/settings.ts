@@ -27,6 +27,10 @@ export interface Settings {
   readonly versionRetentionDays: number;
   /** How many of a file's newest versions are kept whatever their age. */
   readonly versionRetentionCount: number;
+  /** The wait before a failed webhook delivery is tried again, doubling after each failure. */
+  readonly webhookRetryBaseSeconds: number;
+  /** Webhooks may go to loopback and private addresses, over http:// too: for development only. */
+  readonly webhookAllowPrivate: boolean;
   readonly logLevel: LogLevel;
   /**
    * Which proxies' `X-Forwarded-For` to believe when working out a client's address (the
@@ -152,6 +156,14 @@ function logLevel(env: Env): LogLevel {
   return value as LogLevel;
 }
 
+/** `true` or `false` (unset: false); anything else is refused rather than guessed. */
+function flag(env: Env, name: string): boolean {
+  const value = optional(env, name);
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  throw new SettingsError(`${name} must be true or false, not ${JSON.stringify(value)}.`);
+}
+
 export function readSettings(env: Env = process.env): Settings {
   const jwtSecret = env.JWT_SECRET;
   if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret, "utf8") < MIN_JWT_SECRET_BYTES) {
@@ -177,6 +189,8 @@ export function readSettings(env: Env = process.env): Settings {
     inviteRateMax: wholeNumber(env, "INVITE_RATE_MAX", 50),
     versionRetentionDays: wholeNumber(env, "VERSION_RETENTION_DAYS", 30),
     versionRetentionCount: wholeNumber(env, "VERSION_RETENTION_COUNT", 100),
+    webhookRetryBaseSeconds: wholeNumber(env, "WEBHOOK_RETRY_BASE_S", 60),
+    webhookAllowPrivate: flag(env, "WEBHOOK_ALLOW_PRIVATE"),
     logLevel: logLevel(env),
     trustProxy: trustProxy(env),
     // Like SMTP_URL, it holds a password: checked here, never quoted back.

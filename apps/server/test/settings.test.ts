@@ -21,6 +21,8 @@ describe("reading settings from the environment", () => {
       inviteRateMax: 50,
       versionRetentionDays: 30,
       versionRetentionCount: 100,
+      webhookRetryBaseSeconds: 60,
+      webhookAllowPrivate: false,
       logLevel: "info",
       trustProxy: false,
       databaseUrl: undefined,
@@ -78,6 +80,8 @@ describe("reading settings from the environment", () => {
       INVITE_RATE_MAX: "5",
       VERSION_RETENTION_DAYS: "90",
       VERSION_RETENTION_COUNT: "10",
+      WEBHOOK_RETRY_BASE_S: "5",
+      WEBHOOK_ALLOW_PRIVATE: "true",
     });
     expect(settings).toMatchObject({
       host: "0.0.0.0",
@@ -96,7 +100,16 @@ describe("reading settings from the environment", () => {
       inviteRateMax: 5,
       versionRetentionDays: 90,
       versionRetentionCount: 10,
+      webhookRetryBaseSeconds: 5,
+      webhookAllowPrivate: true,
     });
+  });
+
+  it("takes WEBHOOK_ALLOW_PRIVATE as true or false only", () => {
+    expect(readSettings({ WEBHOOK_ALLOW_PRIVATE: "false" }).webhookAllowPrivate).toBe(false);
+    expect(() => readSettings({ WEBHOOK_ALLOW_PRIVATE: "yes" })).toThrow(
+      /^WEBHOOK_ALLOW_PRIVATE must be true or false, not "yes"\.$/,
+    );
   });
 
   it.each([
@@ -114,6 +127,7 @@ describe("reading settings from the environment", () => {
     ["INVITE_RATE_MAX", "fifty"],
     ["VERSION_RETENTION_DAYS", "0"],
     ["VERSION_RETENTION_COUNT", "-1"],
+    ["WEBHOOK_RETRY_BASE_S", "0"],
   ])("stops on %s=%s with one line naming the setting", (name, value) => {
     expect(() => readSettings({ [name]: value })).toThrow(SettingsError);
     expect(() => readSettings({ [name]: value })).toThrow(new RegExp(`^${name} must be a whole number`));

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { LookupFunction } from "node:net";
 import type { DeliveryResult, OutgoingEvent, WebhookTransport } from "@cellar/core";
-import { Agent, request } from "undici";
+import type * as Undici from "undici";
 import { fileEventSent } from "../live/live.routes.js";
 import { checkDestination, type ResolveHost, resolveWithDns } from "./destination.js";
 
@@ -44,6 +44,8 @@ export function webhookBody(event: OutgoingEvent): string {
  * the check that allowed it. No redirect is followed; a 3xx is a failure.
  */
 export function createWebhookTransport(options: WebhookTransportOptions = {}): WebhookTransport {
+  // Loaded with the first delivery: a server no webhook is delivered from never holds it.
+  let undici: Promise<typeof Undici> | undefined;
   const allowPrivate = options.allowPrivate ?? false;
   const resolve = options.resolve ?? resolveWithDns;
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
@@ -67,6 +69,8 @@ export function createWebhookTransport(options: WebhookTransportOptions = {}): W
           ]);
         } else callback(null, checked.address, checked.family);
       };
+      undici ??= import("undici");
+      const { Agent, request } = await undici;
       const dispatcher = new Agent({
         connect: { lookup, timeout: timeoutMs },
         headersTimeout: timeoutMs,
