@@ -11,6 +11,7 @@ export {
   DEV_MODE_INVITATION_LOG_MESSAGE,
   DEV_MODE_LOG_MESSAGE,
   DEV_MODE_MENTION_LOG_MESSAGE,
+  DEV_MODE_WEBHOOK_LOG_MESSAGE,
   type OutboxLog,
   type OutboxMailer,
   type OutboxMailerOptions,

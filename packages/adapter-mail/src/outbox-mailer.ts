@@ -8,11 +8,13 @@ import {
   type MentionMail,
   type SignInMail,
   systemClock,
+  type WebhookDisabledMail,
 } from "@cellar/core";
 import { composeInvitationMessage } from "./invitation-message.js";
 import { composeMentionMessage } from "./mention-message.js";
 import { buildPlainTextMail } from "./plain-text-mail.js";
 import { composeSignInMessage } from "./sign-in-message.js";
+import { composeWebhookDisabledMessage } from "./webhook-disabled-message.js";
 
 /**
  * Where the outbox reports each mail: a message and structured fields. A pino logger fits
@@ -50,6 +52,7 @@ export interface OutboxMailer extends Mailer {
   sendInvitation(mail: InvitationMail): Promise<void>;
   /** Likewise for the mail telling someone they were mentioned in a comment. */
   sendMention(mail: MentionMail): Promise<void>;
+  sendWebhookDisabled(mail: WebhookDisabledMail): Promise<void>;
   /** Nothing to release; here so that the server can close either mailer alike. */
   close(): Promise<void>;
 }
@@ -58,6 +61,8 @@ export const DEV_MODE_LOG_MESSAGE = "DEV MODE (no SMTP_URL set): sign-in mail wr
 export const DEV_MODE_INVITATION_LOG_MESSAGE =
   "DEV MODE (no SMTP_URL set): invitation mail written to the outbox, not sent";
 export const DEV_MODE_MENTION_LOG_MESSAGE = "DEV MODE (no SMTP_URL set): mention mail written to the outbox, not sent";
+export const DEV_MODE_WEBHOOK_LOG_MESSAGE =
+  "DEV MODE (no SMTP_URL set): mail of a webhook turned off written to the outbox, not sent";
 
 /**
  * The development mailer, used only when no SMTP server is configured: each mail becomes
@@ -135,6 +140,12 @@ export function createOutboxMailer(options: OutboxMailerOptions): OutboxMailer {
       const { raw } = await buildPlainTextMail({ ...composeMentionMessage({ mail, from }), date });
       const path = await keep(raw, date);
       log(DEV_MODE_MENTION_LOG_MESSAGE, { devMode: true, to: mail.to, fileId: mail.fileId, path });
+    },
+    async sendWebhookDisabled(mail) {
+      const date = clock.now();
+      const { raw } = await buildPlainTextMail({ ...composeWebhookDisabledMessage({ mail, from }), date });
+      const path = await keep(raw, date);
+      log(DEV_MODE_WEBHOOK_LOG_MESSAGE, { devMode: true, to: mail.to, hookId: mail.hookId, path });
     },
     async close() {},
   };

@@ -1,9 +1,10 @@
-import type { InvitationMail, Mailer, MentionMail, SignInMail } from "@cellar/core";
+import type { InvitationMail, Mailer, MentionMail, SignInMail, WebhookDisabledMail } from "@cellar/core";
 import type { SendMailOptions } from "nodemailer";
 import { composeInvitationMessage } from "./invitation-message.js";
 import { composeMentionMessage } from "./mention-message.js";
 import { buildPlainTextMail } from "./plain-text-mail.js";
 import { composeSignInMessage } from "./sign-in-message.js";
+import { composeWebhookDisabledMessage } from "./webhook-disabled-message.js";
 
 export interface SmtpMailerOptions {
   /**
@@ -44,6 +45,7 @@ export interface SmtpMailer extends Mailer {
   sendInvitation(mail: InvitationMail): Promise<void>;
   /** Likewise for the mail telling someone they were mentioned in a comment. */
   sendMention(mail: MentionMail): Promise<void>;
+  sendWebhookDisabled(mail: WebhookDisabledMail): Promise<void>;
   /** Releases the transport. Sends started afterwards reject. */
   close(): Promise<void>;
 }
@@ -159,6 +161,13 @@ export function createSmtpMailer(options: SmtpMailerOptions): SmtpMailer {
         date: new Date(),
       });
       await send({ raw, envelope: { from: envelope.from, to: [...envelope.to] } }, "mention mail", null);
+    },
+    async sendWebhookDisabled(mail) {
+      const { raw, envelope } = await buildPlainTextMail({
+        ...composeWebhookDisabledMessage({ mail, from: options.from }),
+        date: new Date(),
+      });
+      await send({ raw, envelope: { from: envelope.from, to: [...envelope.to] } }, "webhook mail", null);
     },
     async close() {
       closed = true;

@@ -8,6 +8,7 @@ import {
   DEV_MODE_INVITATION_LOG_MESSAGE,
   DEV_MODE_LOG_MESSAGE,
   DEV_MODE_MENTION_LOG_MESSAGE,
+  DEV_MODE_WEBHOOK_LOG_MESSAGE,
   type OutboxMailer,
 } from "../src/index.js";
 import { anInvitation, FILE_URL, INJECTION } from "./support/invitation-mail.js";
@@ -184,6 +185,34 @@ describe("createOutboxMailer: sendMention", () => {
       {
         message: DEV_MODE_MENTION_LOG_MESSAGE,
         fields: { devMode: true, to: "grace@example.com", fileId: "file_abcdefghijklmnopqrstuvwx", path },
+      },
+    ]);
+  });
+});
+
+describe("createOutboxMailer: sendWebhookDisabled", () => {
+  it("writes the mail of a webhook turned off: plain text, its URL on one line, the Account page's link alone", async () => {
+    await anOutbox().sendWebhookDisabled({
+      to: "ada@example.com",
+      hookId: "hook_abcdefghijklmnopqrstuvwx",
+      url: "https://hooks.example/in?x=1\nBcc: eve@example.com",
+      failingSince: new Date("2026-11-27T10:00:00.000Z"),
+      accountUrl: "https://files.example.org/account",
+    });
+    const files = await readdir(dir);
+    const path = join(dir, files[0] ?? "");
+    const message = parseMessage(await readFile(path, "utf8"));
+    expect(message.headers.get("to")).toBe("ada@example.com");
+    expect(message.headers.get("bcc")).toBeUndefined();
+    expect(decodeHeader(message.headers.get("subject") ?? "")).toBe("A Cellar webhook was turned off");
+    const lines = partOf(message, "text/plain").split(/\r?\n/);
+    expect(lines).toContain("https://files.example.org/account");
+    expect(lines.some((line) => line.startsWith("Bcc:"))).toBe(false);
+    expect(lines.join("\n")).toContain("hook_abcdefghijklmnopqrstuvwx since 2026-11-27T10:00:00.000Z");
+    expect(logged).toEqual([
+      {
+        message: DEV_MODE_WEBHOOK_LOG_MESSAGE,
+        fields: { devMode: true, to: "ada@example.com", hookId: "hook_abcdefghijklmnopqrstuvwx", path },
       },
     ]);
   });

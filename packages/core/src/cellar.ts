@@ -291,6 +291,20 @@ export function createCellar(deps: CellarDeps): Cellar {
             random,
             retryBaseMs: config.webhookRetryBaseSeconds * 1000,
             feed,
+            async onTurnedOff(hook) {
+              const owner = await deps.users.findById(hook.userId);
+              if (owner === null) return;
+              await deps.mailer.sendWebhookDisabled({
+                to: owner.email,
+                hookId: hook.id,
+                url: hook.url,
+                failingSince: hook.failingSince ?? clock.now(),
+                accountUrl: new URL(
+                  "account",
+                  config.publicUrl.endsWith("/") ? config.publicUrl : `${config.publicUrl}/`,
+                ).href,
+              });
+            },
           }),
         };
   return {

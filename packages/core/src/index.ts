@@ -50,7 +50,7 @@ export {
 } from "./auth/jwt.js";
 export { hashToken, MAGIC_LINK_TOKEN_BYTES, type MagicLinkRecord } from "./auth/magic-link.entity.js";
 export type { MagicLinkRepository } from "./auth/magic-link-repository.port.js";
-export type { InvitationMail, Mailer, MentionMail, SignInMail } from "./auth/mailer.port.js";
+export type { InvitationMail, Mailer, MentionMail, SignInMail, WebhookDisabledMail } from "./auth/mailer.port.js";
 export { LAST_USED_RESOLUTION_MS, MAX_USER_AGENT_LENGTH, type SessionRecord } from "./auth/session.entity.js";
 export type { SessionPage, SessionRepository } from "./auth/session-repository.port.js";
 // The composition.
@@ -131,8 +131,8 @@ export {
   kindFromFileName,
   normaliseFileName,
   parseVisibility,
-  VISIBILITIES,
   toMetadata,
+  VISIBILITIES,
   type Visibility,
 } from "./files/file.entity.js";
 export type { Download, FileService, ReceivedUpload, UploadOptions } from "./files/file.service.js";

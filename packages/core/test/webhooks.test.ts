@@ -190,6 +190,16 @@ describe("webhooks (decisions §10)", () => {
     }
     const off = await webhooks.get({ callerId: ada.id, hookId: hook.id });
     expect(off.active).toBe(false);
+    // Its owner is told, once.
+    expect(cellar.deps.mailer.webhooksDisabled).toEqual([
+      {
+        to: "ada@example.com",
+        hookId: hook.id,
+        url: "https://hooks.example/",
+        failingSince: expect.any(Date),
+        accountUrl: "http://127.0.0.1:3000/account",
+      },
+    ]);
     const attempts = (await webhooks.listAttempts({ callerId: ada.id, hookId: hook.id, perPage: 100 })).items;
     // 1, 2, 4 … minutes apart, the last at the end of the 24 hours.
     expect(attempts.length).toBeGreaterThanOrEqual(10);

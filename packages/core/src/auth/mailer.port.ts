@@ -47,6 +47,20 @@ export interface MentionMail {
 }
 
 /**
+ * What the mail telling a webhook's owner that it was turned off must say: 24 hours of
+ * failed deliveries (decisions §10). It holds no secret.
+ */
+export interface WebhookDisabledMail {
+  readonly to: string;
+  readonly hookId: string;
+  readonly url: string;
+  /** Since when every attempt failed. */
+  readonly failingSince: Date;
+  /** `{PUBLIC_URL}/account`: where it is turned on again. */
+  readonly accountUrl: string;
+}
+
+/**
  * Sends mail.
  *
  * Guarantees:
@@ -57,10 +71,12 @@ export interface MentionMail {
  *   otherwise, so that the core can say whether the person was told. Its body is plain
  *   text: the owner's message and the file's name are never read as HTML;
  * - `sendMention` likewise, for a mention in a comment: plain text, the comment never
- *   read as HTML.
+ *   read as HTML;
+ * - `sendWebhookDisabled` likewise, for a webhook turned off: plain text.
  */
 export interface Mailer {
   sendSignInLink(mail: SignInMail): Promise<void>;
   sendInvitation(mail: InvitationMail): Promise<void>;
   sendMention(mail: MentionMail): Promise<void>;
+  sendWebhookDisabled(mail: WebhookDisabledMail): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { InvitationMail, Mailer, MentionMail, SignInMail } from "../auth/mailer.port.js";
+import type { InvitationMail, Mailer, MentionMail, SignInMail, WebhookDisabledMail } from "../auth/mailer.port.js";
 
 export interface MemoryMailer extends Mailer {
   /** Every sign-in mail handed over, oldest first. */
@@ -7,6 +7,8 @@ export interface MemoryMailer extends Mailer {
   readonly invitations: InvitationMail[];
   /** Every mail telling someone of a mention, oldest first. */
   readonly mentions: MentionMail[];
+  /** Every mail telling an owner their webhook was turned off, oldest first. */
+  readonly webhooksDisabled: WebhookDisabledMail[];
   /** While set, sending fails with this error, as an unreachable mail server would. */
   failure: Error | null;
 }
@@ -16,6 +18,7 @@ export function createMemoryMailer(): MemoryMailer {
     sent: [],
     invitations: [],
     mentions: [],
+    webhooksDisabled: [],
     failure: null,
     async sendSignInLink(mail) {
       if (mailer.failure !== null) throw mailer.failure;
@@ -28,6 +31,10 @@ export function createMemoryMailer(): MemoryMailer {
     async sendMention(mail) {
       if (mailer.failure !== null) throw mailer.failure;
       mailer.mentions.push(mail);
+    },
+    async sendWebhookDisabled(mail) {
+      if (mailer.failure !== null) throw mailer.failure;
+      mailer.webhooksDisabled.push(mail);
     },
   };
   return mailer;
