@@ -8,6 +8,7 @@ import { sheetCommands } from "./commands/sheets.js";
 import { transferCommands } from "./commands/transfers.js";
 import { versionCommands } from "./commands/versions.js";
 import { watchCommands } from "./commands/watch.js";
+import { webhookCommands } from "./commands/webhooks.js";
 import { contextOf } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { failure } from "./failure.js";
@@ -19,6 +20,7 @@ import { VERSION } from "./version.js";
 const COMMANDS: readonly CommandSpec[] = [
   ...accountCommands,
   ...credentialCommands,
+  ...webhookCommands,
   ...fileCommands,
   ...peopleCommands,
   ...transferCommands,

@@ -214,6 +214,67 @@ describe("access tokens and sessions", () => {
   });
 });
 
+describe("webhooks", () => {
+  it("adds one (its secret shown once), lists it, lists its delivery attempts and removes it", async () => {
+    const home = await signedInHome("wes@example.com");
+    writeFileSync(join(home, "hooked.csv"), "a,b\n1,2\n");
+    const fileId = (await cellar(["upload", "hooked.csv", "--quiet"], { home, cwd: home })).stdout.trim();
+    const made = await cellar(["webhook", "add", "https://hooks.example/in", "--events", "file,comment"], { home });
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(/^whsec_[A-Za-z0-9_-]{43}\n$/);
+    expect(made.stderr).toMatch(
+      /^Made webhook hook_[a-z2-7]{24} to https:\/\/hooks\.example\/in, for file,comment events of your files and those shared with you\. Its secret is shown this once/,
+    );
+    const one = await cellar(["webhook", "add", "https://hooks.example/one", "--file", fileId, "--json"], { home });
+    expect(JSON.parse(one.stdout)).toMatchObject({
+      events: ["file", "content", "permissions", "comment"],
+      file_id: fileId,
+    });
+
+    const listed = await cellar(["webhook", "ls"], { home });
+    expect(listed.stdout).toMatch(
+      /^ID +URL +EVENTS +FILE +ACTIVE +CREATED\nhook_[a-z2-7]{24} +https:\/\/hooks\.example\/one +\* +file_/,
+    );
+    expect(listed.stdout).toMatch(/https:\/\/hooks\.example\/in +file,comment +\(all\) +yes +/);
+    expect(listed.stdout).not.toContain("whsec_");
+    const [oneId, hookId] = (await cellar(["webhook", "ls", "--quiet"], { home })).stdout.trim().split("\n");
+
+    const none = await cellar(["webhook", "deliveries", hookId as string], { home });
+    expect(none).toMatchObject({ code: 0, stdout: "" });
+    expect(none.stderr).toContain("No delivery attempts yet");
+
+    // A rename, fed to the queue and delivered: one attempt, answered 200.
+    const dispatch = server.cellar.webhookDispatch;
+    if (dispatch === undefined) throw new Error("no webhooks");
+    await dispatch.feed();
+    expect(await cellar(["rename", fileId, "renamed.csv"], { home })).toMatchObject({ code: 0 });
+    while ((await dispatch.feed()).entries > 0) {}
+    while ((await dispatch.deliverDue()) > 0) {}
+    const attempts = await cellar(["webhook", "deliveries", hookId as string], { home });
+    expect(attempts.stdout).toMatch(
+      /^WHEN +EVENT +ATTEMPT +STATUS +MS +ERROR\n\d{4}-\d\d-\d\d \d\d:\d\d +evt_[a-z2-7]+ +1 +200 +3 *\n$/,
+    );
+
+    expect(await cellar(["webhook", "rm", oneId as string], { home })).toMatchObject({
+      code: 0,
+      stderr: `Deleted ${oneId}: nothing more is delivered to it.\n`,
+    });
+    expect((await cellar(["webhook", "ls", "--quiet"], { home })).stdout).toBe(`${hookId}\n`);
+  });
+
+  it("refuses bad input: unknown kinds before asking, a refused address as the server says", async () => {
+    const home = await signedInHome("wyn@example.com");
+    const badKind = await cellar(["webhook", "add", "https://hooks.example/in", "--events", "file,presence"], { home });
+    expect(badKind).toMatchObject({ code: EXIT.usage });
+    expect(badKind.stderr).toContain("not presence");
+    const refused = await cellar(["webhook", "add", "https://refused.example/in"], { home });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("url");
+    expect(refused.stdout).toBe("");
+    expect((await cellar(["webhook", "ls"], { home })).stderr).toContain("No webhooks");
+  });
+});
+
 describe("files", () => {
   let home = "";
   beforeAll(async () => {

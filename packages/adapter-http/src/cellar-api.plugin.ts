@@ -29,6 +29,8 @@ import { userSchema, userSummarySchema } from "./users/user.schemas.js";
 import { registerContentRoute } from "./versions/content.routes.js";
 import { registerVersionRoutes } from "./versions/version.routes.js";
 import { versionSchema } from "./versions/version.schemas.js";
+import { registerWebhookRoutes } from "./webhooks/webhook.routes.js";
+import { webhookAttemptSchema, webhookSchema } from "./webhooks/webhook.schemas.js";
 
 export interface CellarApiOptions {
   /** The service the API exposes. */
@@ -100,6 +102,8 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
     foundCellSchema,
     sessionSchema,
     accessTokenSchema,
+    // Only where the Cellar has webhooks, as their routes are.
+    ...(cellar.webhooks === undefined ? [] : [webhookSchema, webhookAttemptSchema]),
   ]) {
     app.addSchema(schema);
   }
@@ -137,6 +141,8 @@ export const cellarApi: FastifyPluginAsync<CellarApiOptions> = async (app, optio
   registerUserRoutes(app, { cellar });
   registerSessionRoutes(app, { cellar, publicBase });
   registerAccessTokenRoutes(app, { cellar, publicBase });
+  // Only a Cellar given a webhook transport has webhooks (`CellarDeps.webhookTransport`).
+  if (cellar.webhooks !== undefined) registerWebhookRoutes(app, { webhooks: cellar.webhooks, publicBase });
   const streams = new EventStreams();
   // Open streams would keep the server from closing: their readers reconnect elsewhere.
   app.addHook("preClose", async () => streams.endAll());

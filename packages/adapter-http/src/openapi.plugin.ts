@@ -66,6 +66,11 @@ const TAGS = [
     description:
       "Tokens with a scope for scripts and services that cannot follow a mail link; made and deleted from a session.",
   },
+  {
+    name: "Webhooks",
+    description:
+      "Signed POSTs of your files' events to another service, retried until delivered; made, changed and deleted from a session. Served by servers that deliver webhooks.",
+  },
 ];
 
 const openApiPlugin: FastifyPluginAsync<CellarOpenApiOptions> = async (app, options) => {

@@ -88,6 +88,12 @@ describe("GET /openapi.json", () => {
         "POST /tokens",
         "GET /tokens",
         "DELETE /tokens/{id}",
+        "POST /webhooks",
+        "GET /webhooks",
+        "GET /webhooks/{id}",
+        "PATCH /webhooks/{id}",
+        "DELETE /webhooks/{id}",
+        "GET /webhooks/{id}/deliveries",
       ].sort(),
     );
   });

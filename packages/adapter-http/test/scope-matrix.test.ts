@@ -53,6 +53,12 @@ const MATRIX: Readonly<Record<string, Row>> = {
   "POST /tokens":                             ["scope", "scope", "ok"],
   "GET /tokens":                              ["scope", "scope", "ok"],
   "DELETE /tokens/{id}":                      ["scope", "scope", "ok"],
+  "POST /webhooks":                           ["scope", "scope", "ok"],
+  "GET /webhooks":                            ["scope", "scope", "ok"],
+  "GET /webhooks/{id}":                       ["scope", "scope", "ok"],
+  "PATCH /webhooks/{id}":                     ["scope", "scope", "ok"],
+  "DELETE /webhooks/{id}":                    ["scope", "scope", "ok"],
+  "GET /webhooks/{id}/deliveries":            ["scope", "scope", "ok"],
 };
 
 /** The operations that need no token at all: a token's scope changes nothing there. */
@@ -77,6 +83,8 @@ const BODIES: Readonly<Record<string, unknown>> = {
   "PATCH /files/{id}/versions/{n}": { keep: true },
   "PATCH /users/me": { name: "Ada" },
   "POST /tokens": { name: "another", scope: "read" },
+  "POST /webhooks": { url: "https://hooks.example/in", events: ["*"] },
+  "PATCH /webhooks/{id}": { active: false },
 };
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -93,7 +101,7 @@ async function operationsOf(t: TestApp): Promise<string[]> {
   );
 }
 
-/** A user with a file, a person on it, a comment, tokens of both scopes, and a token and a session to delete. */
+/** A user with a file, a person on it, a comment, tokens of both scopes, a webhook, and a token and a session to delete. */
 async function aScene(t: TestApp) {
   const ada = await t.signIn("ada@example.com");
   const spare = await t.signIn("ada@example.com");
@@ -112,6 +120,14 @@ async function aScene(t: TestApp) {
   const read = await token("read");
   const write = await token("write");
   const doomed = await token("read");
+  const hook = (
+    await t.inject({
+      method: "POST",
+      url: "/v1/webhooks",
+      headers: ada.headers,
+      payload: { url: "https://hooks.example/in", events: ["file"] },
+    })
+  ).json<{ id: string }>();
   const sessions = (await t.inject({ method: "GET", url: "/v1/sessions", headers: spare.headers })).json<
     { id: string; current: boolean }[]
   >();
@@ -123,6 +139,7 @@ async function aScene(t: TestApp) {
       n: "1",
       sessionId: sessions.find((session) => session.current)?.id ?? "",
       tokenId: doomed.id,
+      hookId: hook.id,
     },
     credentials: {
       read: `Bearer ${read.token}`,
@@ -150,6 +167,7 @@ describe("the scope matrix (decisions §10)", () => {
     const path = template
       .replace(/^\/sessions\/\{id\}$/, `/sessions/${scene.ids.sessionId}`)
       .replace(/^\/tokens\/\{id\}$/, `/tokens/${scene.ids.tokenId}`)
+      .replace(/^\/webhooks\/\{id\}/, `/webhooks/${scene.ids.hookId}`)
       .replace(/\{(id|pid|cid|n)\}/g, (_whole, name: keyof typeof scene.ids) => scene.ids[name]);
     const url = `http://127.0.0.1:${address.port}/v1${path}${QUERIES[operation] ?? ""}`;
     const body = BODIES[operation];

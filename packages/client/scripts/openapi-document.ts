@@ -1,6 +1,7 @@
 import { cellarApi, cellarOpenApi } from "@cellar/adapter-http";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "@cellar/adapter-sheets";
 import { createInMemoryCellar } from "@cellar/core";
+import { createRecordingWebhookTransport } from "@cellar/core/testing";
 import Fastify from "fastify";
 
 /** The OpenAPI document the server serves at /openapi.json, built from the same plugins. */
@@ -14,6 +15,8 @@ export async function servedOpenApiDocument(): Promise<Record<string, unknown>> 
       config: { publicUrl },
       spreadsheets: createSpreadsheetReader(),
       spreadsheetWriter: createSpreadsheetWriter(),
+      // A server that delivers webhooks serves their routes: the document has them all.
+      webhookTransport: createRecordingWebhookTransport().transport,
     }),
     publicUrl,
   });

@@ -181,6 +181,36 @@ export type AccessTokenRequest = operations["createAccessToken"]["requestBody"][
 /** A sign-in that still holds, as `GET /sessions` lists it. */
 export type Session = components["schemas"]["Session"];
 
+/** A webhook as read: never its secret. */
+export type Webhook = components["schemas"]["Webhook"];
+/** A webhook just made, with its secret (`whsec_…`): shown this once. */
+export type NewWebhook = operations["createWebhook"]["responses"][201]["content"]["application/json"];
+/** What a new webhook is: where deliveries go, the kinds of event (or `["*"]`), and the one file it follows, if any. */
+export type WebhookRequest = operations["createWebhook"]["requestBody"]["content"]["application/json"];
+/** What may change of a webhook: at least one of `url`, `events` and `active`. */
+export type WebhookChanges = operations["updateWebhook"]["requestBody"]["content"]["application/json"];
+/** One attempt at delivering one event to a webhook. */
+export type WebhookAttempt = components["schemas"]["WebhookAttempt"];
+
+/**
+ * Webhooks (decisions §10): signed POSTs of your files' events to another service;
+ * managed from a signed-in session only, on a server that delivers webhooks.
+ */
+export interface Webhooks {
+  /** Makes a webhook; its signing secret (`secret`) is in this answer only. */
+  create(request: WebhookRequest): Promise<NewWebhook>;
+  /** Your webhooks, newest first, page after page, as one sequence. */
+  list(): AsyncIterable<Webhook>;
+  /** One of your webhooks. */
+  get(id: string): Promise<Webhook>;
+  /** Changes its `url`, its `events`, or turns it off or on again (`active`). */
+  update(id: string, changes: WebhookChanges): Promise<Webhook>;
+  /** Deletes a webhook: nothing more is delivered to it. */
+  delete(id: string): Promise<void>;
+  /** Its delivery attempts, newest first, page after page, as one sequence. */
+  deliveries(id: string): AsyncIterable<WebhookAttempt>;
+}
+
 /** Access tokens for scripts and services (decisions §10); managed from a signed-in session only. */
 export interface AccessTokens {
   /** Makes a token; its value (`token`) is in this answer only. */
@@ -206,6 +236,8 @@ export interface CellarClient {
   readonly tokens: AccessTokens;
   /** Sessions: where you are signed in, and signing one out. */
   readonly sessions: Sessions;
+  /** Webhooks: make, list, read, change, delete, and their delivery attempts. */
+  readonly webhooks: Webhooks;
   /**
    * Uploads a file as it streams (never whole in memory when given a stream or a blob),
    * reporting progress as its bytes go out. Not retried: a stream is sent once.
@@ -480,6 +512,22 @@ export function createCellarClient(options: CellarClientOptions): CellarClient {
       async end(id) {
         await unwrap(api().DELETE("/sessions/{id}", { params: { path: { id } } }));
       },
+    },
+    webhooks: {
+      create: (request) => unwrap(api().POST("/webhooks", { body: request })),
+      list: () =>
+        everyPage((page) => api().GET("/webhooks", { params: { query: { page: String(page), per_page: "100" } } })),
+      get: (id) => unwrap(api().GET("/webhooks/{id}", { params: { path: { id } } })),
+      update: (id, changes) => unwrap(api().PATCH("/webhooks/{id}", { params: { path: { id } }, body: changes })),
+      async delete(id) {
+        await unwrap(api().DELETE("/webhooks/{id}", { params: { path: { id } } }));
+      },
+      deliveries: (id) =>
+        everyPage((page) =>
+          api().GET("/webhooks/{id}/deliveries", {
+            params: { path: { id }, query: { page: String(page), per_page: "100" } },
+          }),
+        ),
     },
     watchFile: (fileId, streamOptions) =>
       eventStream(`/files/${encodeURIComponent(fileId)}/events`, streamOptions) as AsyncIterable<FileStreamEvent>,

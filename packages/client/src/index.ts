@@ -20,6 +20,7 @@ export {
   type FindOptions,
   type FoundCell,
   type NewAccessToken,
+  type NewWebhook,
   PERMISSION_ROLES,
   type Permission,
   type PermissionRole,
@@ -32,6 +33,11 @@ export {
   type ValuesEdit,
   type ValuesOptions,
   type VersionListOptions,
+  type Webhook,
+  type WebhookAttempt,
+  type WebhookChanges,
+  type WebhookRequest,
+  type Webhooks,
 } from "./client.js";
 export { ifMatchOf, type ReplaceContentOptions } from "./content.js";
 export { type Download, type DownloadOptions, offeredFileName, type VersionDownloadOptions } from "./download.js";

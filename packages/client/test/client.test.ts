@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { cellarApi, cellarOpenApi } from "@cellar/adapter-http";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "@cellar/adapter-sheets";
 import { createInMemoryCellar } from "@cellar/core";
+import { createRecordingWebhookTransport } from "@cellar/core/testing";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatedTypes } from "../scripts/generated-types.js";
@@ -36,11 +37,13 @@ function steppingClock() {
 
 describe("the client against a real server", () => {
   const publicUrl = "http://127.0.0.1";
+  const receiver = createRecordingWebhookTransport();
   const cellar = createInMemoryCellar({
     config: { publicUrl },
     spreadsheets: createSpreadsheetReader(),
     spreadsheetWriter: createSpreadsheetWriter(),
     clock: steppingClock(),
+    webhookTransport: receiver.transport,
   });
   const app = Fastify({ logger: false });
   let baseUrl = "";
@@ -227,6 +230,52 @@ describe("the client against a real server", () => {
     expect((invalid as CellarApiError).details[0]?.field).toBe("name");
     const anonymous = createCellarClient({ baseUrl });
     await expect(unwrap(anonymous.api.GET("/users/me"))).rejects.toMatchObject({ status: 401, code: "unauthorized" });
+  });
+
+  it("makes, lists, reads, changes and deletes webhooks, and lists their delivery attempts", async () => {
+    const client = await signedIn("wren@example.com");
+    const file = await client.upload(csv("a,b\n"), { name: "Hooked" });
+    const made = await client.webhooks.create({ url: "https://hooks.example/in", events: ["*"], file_id: file.id });
+    expect(made).toMatchObject({
+      id: expect.stringMatching(/^hook_/),
+      events: ["file", "content", "permissions", "comment"],
+      file_id: file.id,
+      active: true,
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    const listed: unknown[] = [];
+    for await (const hook of client.webhooks.list()) listed.push(hook);
+    expect(listed).toEqual([expect.objectContaining({ id: made.id })]);
+    expect(listed[0]).not.toHaveProperty("secret");
+    expect(await client.webhooks.get(made.id)).not.toHaveProperty("secret");
+    expect(await client.webhooks.update(made.id, { events: ["file"] })).toMatchObject({ events: ["file"] });
+
+    const dispatch = cellar.webhookDispatch;
+    if (dispatch === undefined) throw new Error("no webhooks");
+    await dispatch.feed();
+    await unwrap(client.api.PATCH("/files/{id}", { params: { path: { id: file.id } }, body: { name: "Renamed" } }));
+    while ((await dispatch.feed()).entries > 0) {}
+    while ((await dispatch.deliverDue()) > 0) {}
+    const attempts: unknown[] = [];
+    for await (const attempt of client.webhooks.deliveries(made.id)) attempts.push(attempt);
+    expect(attempts).toEqual([
+      {
+        event_id: expect.stringMatching(/^evt_/),
+        attempt: 1,
+        status: 200,
+        duration_ms: 3,
+        at: expect.any(String),
+        error: null,
+      },
+    ]);
+
+    await expect(client.webhooks.create({ url: "https://refused.example/", events: ["file"] })).rejects.toMatchObject({
+      status: 400,
+      code: "validation_error",
+      details: [{ field: "url" }],
+    });
+    await client.webhooks.delete(made.id);
+    await expect(client.webhooks.get(made.id)).rejects.toMatchObject({ status: 404, code: "not_found" });
   });
 
   it("reads a window of cells raw or as the workbook's author sees them", async () => {

@@ -2,6 +2,7 @@ import { createFormulaEngine } from "@cellar/adapter-formulas";
 import { cellarApi } from "@cellar/adapter-http";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "@cellar/adapter-sheets";
 import { createInMemoryCellar } from "@cellar/core";
+import { createRecordingWebhookTransport } from "@cellar/core/testing";
 import Fastify from "fastify";
 
 /** A real Cellar API (in-memory core, Fastify adapter) on a free port of 127.0.0.1. */
@@ -10,11 +11,14 @@ export async function startCellarServer() {
   // Workbooks compute, as on the server (decisions §8).
   const engine = createFormulaEngine();
   const formulaEngine = async () => engine;
+  // Webhooks' deliveries are recorded, not sent: a test drives `cellar.webhookDispatch`.
+  const webhookReceiver = createRecordingWebhookTransport();
   const cellar = createInMemoryCellar({
     config: { publicUrl },
     spreadsheets: createSpreadsheetReader({ loadEngine: formulaEngine }),
     spreadsheetWriter: createSpreadsheetWriter(),
     formulaEngine,
+    webhookTransport: webhookReceiver.transport,
   });
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
   await app.register(cellarApi, { prefix: "/v1", cellar, publicUrl });
@@ -22,6 +26,7 @@ export async function startCellarServer() {
   return {
     url,
     cellar,
+    webhookReceiver,
     /** The link of the last sign-in mail sent to `email`. */
     lastLink(email: string): string {
       const mail = cellar.deps.mailer.sent.findLast((sent) => sent.to === email);

@@ -6,8 +6,9 @@ import {
   type FileRecord,
   type FileRepository,
   type FormulaEngine,
+  type WebhookTransport,
 } from "@cellar/core";
-import { createFakeClock } from "@cellar/core/testing";
+import { createFakeClock, createRecordingWebhookTransport } from "@cellar/core/testing";
 import Fastify, { type InjectOptions, type LightMyRequestResponse } from "fastify";
 import {
   cellarApi,
@@ -34,6 +35,12 @@ export interface TestAppOptions {
   readonly frozenFileReads?: boolean;
   /** Workbooks compute (decisions §8): the reader and the edits get the formula engine. */
   readonly formulas?: boolean;
+  /**
+   * What sends webhook deliveries; null: a Cellar without webhooks (no `/webhooks` routes).
+   * Default: `webhookReceiver`, a transport that records every delivery, answers 200 and
+   * refuses hosts named `refused.example`.
+   */
+  readonly webhookTransport?: WebhookTransport | null;
 }
 
 /**
@@ -47,11 +54,15 @@ export async function buildTestApp(options: TestAppOptions = {}) {
     return engine;
   };
   const clock = createFakeClock(new Date("2026-11-21T10:00:00.000Z"));
+  const webhookReceiver = createRecordingWebhookTransport();
+  const webhookTransport =
+    options.webhookTransport === undefined ? webhookReceiver.transport : options.webhookTransport;
   const cellar = createInMemoryCellar({
     clock,
     spreadsheets: createSpreadsheetReader(options.formulas === true ? { loadEngine: formulaEngine } : {}),
     spreadsheetWriter: createSpreadsheetWriter(),
     ...(options.formulas === true ? { formulaEngine } : {}),
+    ...(webhookTransport === null ? {} : { webhookTransport }),
     config: { publicUrl: PUBLIC_URL, maxUploadBytes: 64 * 1024, ...options.config },
   });
   if (options.frozenFileReads === true) freezeFileReads(cellar.deps.files);
@@ -123,7 +134,7 @@ export async function buildTestApp(options: TestAppOptions = {}) {
     return inject({ method: "POST", url: `/v1/files/${fileId}/permissions`, headers: authorization, payload: body });
   }
 
-  return { app, cellar, clock, inject, signIn, upload, uploadCsv, share, lastMailedToken };
+  return { app, cellar, clock, inject, signIn, upload, uploadCsv, share, lastMailedToken, webhookReceiver };
 }
 
 /** Makes `files.findWithRole` answer frozen records, one object per unchanged row. */

@@ -34,6 +34,11 @@ export { magicLinkRepositoryContract } from "./magic-link-repository.contract.js
 export { permissionRepositoryContract } from "./permission-repository.contract.js";
 export { type RateLimitStoreFixture, rateLimitStoreContract } from "./rate-limit-store.contract.js";
 export {
+  createRecordingWebhookTransport,
+  REFUSED_WEBHOOK_HOST,
+  type RecordingWebhookTransport,
+} from "./recording-webhook-transport.js";
+export {
   givePermission,
   type RepositoryFixture,
   storedFile,

@@ -177,7 +177,7 @@ export function createWebhookDispatch(deps: WebhookDispatchDeps) {
       attempt: { ...attempt, status: result.status, durationMs: result.durationMs, at: startedAt, error: result.error },
       outcome,
     });
-    if (turnOff && after !== null && after.active) {
+    if (turnOff && after?.active) {
       const off = await webhooks.update({ id: hook.id, userId: hook.userId, changes: { active: false }, at: now });
       if (off !== null) await deps.onTurnedOff?.(off);
     }
