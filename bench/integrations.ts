@@ -9,16 +9,27 @@
  *   median of ROUNDS ratios; `token_get_file_rps` and `jwt_get_file_rps` are the medians
  *   of the rounds' absolute figures.
  *
+ * - `webhook_delivery_p99_ms`: from a change's answer to its webhook delivery reaching a
+ *   receiver on 127.0.0.1 (`WEBHOOK_ALLOW_PRIVATE=true`), over WEBHOOK_CHANGES appends of a
+ *   row made ten at a time (each file's one after another); the p99 of those intervals.
+ *   Appends, not renames: a `content` event names the version its change made, where a
+ *   `file` event tells the file as it is when delivered.
+ * - `webhook_deliveries_per_s`: WEBHOOK_BURST appends made as fast as twenty clients can,
+ *   then the deliveries the receiver got per second, from the first to the last.
+ *
  * Each measurement is an entry of MEASUREMENTS: it is given the running server and returns
  * its keys and table rows, so that more (webhooks) can be added beside it.
  *
  *   BENCH_ROUNDS=9 BENCH_SECONDS=5 scripts/pnpm bench:integrations
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { json, signIn, uploadSmallCsv } from "./cellar-client.js";
 import { LOAD_SETTING, load, median, pairedRatio, ROUNDS, SECONDS, WARM_UP_SECONDS } from "./load.js";
 import { cpuSeconds, type RunningProcess } from "./processes.js";
-import { type KeyRow, type Results, report, scaffold } from "./scaffold.js";
+import { type KeyRow, knob, type Results, report, scaffold } from "./scaffold.js";
+import { quantile } from "./stats.js";
 
 const bench = scaffold("cellar-bench-integrations-");
 
@@ -108,11 +119,124 @@ const tokenReads: Measurement = async (cellar) => {
   };
 };
 
+const WEBHOOK_CHANGES = knob("WEBHOOK_CHANGES", 1000);
+const WEBHOOK_BURST = knob("WEBHOOK_BURST", 2000);
+
+/** A receiver on 127.0.0.1 noting when each delivery (by its file and the version it tells) arrived. */
+async function aReceiver() {
+  const arrivals = new Map<string, number>();
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const at = performance.now();
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { file_id: string; data: { version: number } };
+      const key = `${body.file_id}:${body.data.version}`;
+      if (!arrivals.has(key)) arrivals.set(key, at);
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return {
+    url,
+    arrivals,
+    async until(keys: Iterable<string>): Promise<void> {
+      const end = Date.now() + 300_000;
+      const awaited = [...keys];
+      while (!awaited.every((key) => arrivals.has(key))) {
+        if (Date.now() > end) throw new Error(`the receiver got too few deliveries in 5 minutes`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Appends a row to each of `files` `each` times, the files at once, each file's in turn; when each was answered, by file and version. */
+async function appends(
+  cellar: RunningProcess,
+  jwt: string,
+  files: readonly { id: string }[],
+  each: number,
+): Promise<Map<string, number>> {
+  const answered = new Map<string, number>();
+  await Promise.all(
+    files.map(async (file) => {
+      for (let n = 0; n < each; n++) {
+        const appended = await json<{ file: { version: number } }>(`${cellar.url}/v1/files/${file.id}/rows`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ values: [[String(n), "x"]], input: "raw" }),
+          jwt,
+        });
+        if (appended.status !== 200) throw new Error(`POST /rows answered ${appended.status}`);
+        answered.set(`${file.id}:${appended.body.file.version}`, performance.now());
+      }
+    }),
+  );
+  return answered;
+}
+
+/** Webhook deliveries: the wait from a change's answer to its delivery, and how many a second. */
+const webhookDeliveries: Measurement = async (cellar) => {
+  const bob = await signIn(cellar, "bob@example.com");
+  const receiver = await aReceiver();
+  try {
+    const made = await json<{ id: string }>(`${cellar.url}/v1/webhooks`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url: receiver.url, events: ["content"] }),
+      jwt: bob.jwt,
+    });
+    if (made.status !== 201) throw new Error(`POST /v1/webhooks answered ${made.status}`);
+    const files = [];
+    for (let f = 0; f < 20; f++) files.push(await uploadSmallCsv(cellar, bob.jwt));
+    // Latency: ten files at a time, each file's renames one after another.
+    const answered = await appends(cellar, bob.jwt, files.slice(0, 10), WEBHOOK_CHANGES / 10);
+    await receiver.until(answered.keys());
+    // A delivery may come before its change's answer has reached the client: no wait then.
+    const waits = [...answered]
+      .map(([key, at]) => Math.max(0, (receiver.arrivals.get(key) ?? at) - at))
+      .sort((a, b) => a - b);
+    // Throughput: a burst from twenty clients, delivered as fast as the server can.
+    const burstAnswered = await appends(cellar, bob.jwt, files, WEBHOOK_BURST / 20);
+    await receiver.until(burstAnswered.keys());
+    const burst = [...burstAnswered.keys()].map((key) => receiver.arrivals.get(key) as number);
+    const perSecond = (burst.length - 1) / ((Math.max(...burst) - Math.min(...burst)) / 1000);
+    return {
+      results: {
+        webhook_delivery_p99_ms: quantile(waits, 0.99),
+        webhook_delivery_median_ms: quantile(waits, 0.5),
+        webhook_deliveries_per_s: perSecond,
+      },
+      rows: [
+        {
+          key: "webhook_delivery_p99_ms",
+          target: "≤ 1,000",
+          note: `${WEBHOOK_CHANGES} appends, ten files at a time; from the append's answer to the receiver's request`,
+          format: (value) => value.toFixed(0),
+        },
+        { key: "webhook_delivery_median_ms", note: "the same, median", format: (value) => value.toFixed(0) },
+        {
+          key: "webhook_deliveries_per_s",
+          target: "≥ 200",
+          note: `${WEBHOOK_BURST} appends by twenty clients, delivered first to last (SQLite)`,
+          format: (value) => value.toFixed(0),
+        },
+      ],
+    };
+  } finally {
+    await receiver.close();
+  }
+};
+
 /** The measurements, in the order they run; each adds its keys. */
-const MEASUREMENTS: readonly Measurement[] = [tokenReads];
+const MEASUREMENTS: readonly Measurement[] = [tokenReads, webhookDeliveries];
 
 async function main() {
-  const cellar = await bench.startCellar({ dataDir: join(bench.work, "data") });
+  // Webhooks go to a receiver on the loopback.
+  const cellar = await bench.startCellar({ dataDir: join(bench.work, "data"), env: { WEBHOOK_ALLOW_PRIVATE: "true" } });
   const results: Results = {};
   const rows: KeyRow[] = [];
   for (const measure of MEASUREMENTS) {
