@@ -215,48 +215,82 @@ export function createWebhookDispatch(deps: WebhookDispatchDeps) {
     },
 
     /**
-     * Runs the dispatch in the background until `stop`: feeds the queue and delivers what is
-     * due, then waits for a change (told by the feed, from any instance) or `POLL_MS` for
-     * retries coming due. An error is told to `onError`, and the loop goes on after a pause.
+     * Runs the dispatch in the background until `stop`: feeds the queue whenever a change is
+     * told (by the feed, from any instance), and keeps up to `DELIVERY_CONCURRENCY`
+     * deliveries under way, claiming more as each ends (a file's next event becomes due
+     * when the one before it is delivered), and every `POLL_MS` for retries coming due. An
+     * error is told to `onError`, and the loop goes on.
      */
     start(options: { readonly onError: (error: unknown) => void }): { stop(): Promise<void> } {
       let running = true;
-      let wake: (() => void) | null = null;
+      /** Whether a change was told since the queue was last fed. */
+      let changed = true;
+      let poke: (() => void) | null = null;
+      /** A wake that came while the loop was not waiting: the next pause does not wait. */
       let woken = false;
+      const wake = () => {
+        const waiting = poke;
+        poke = null;
+        if (waiting === null) woken = true;
+        else waiting();
+      };
       const unsubscribe = deps.feed?.subscribe((notice) => {
         if (notice.presence === true) return;
-        woken = true;
-        wake?.();
+        changed = true;
+        wake();
       });
-      const pause = (ms: number) =>
+      const underWay = new Set<Promise<void>>();
+      const launch = (delivery: WebhookDelivery) => {
+        const attempt: Promise<void> = deliver(delivery)
+          .catch(options.onError)
+          .finally(() => {
+            underWay.delete(attempt);
+            wake();
+          });
+        underWay.add(attempt);
+      };
+      const pause = () =>
         new Promise<void>((resolve) => {
-          if (woken || !running) return resolve();
-          const timer = setTimeout(done, ms);
-          function done() {
-            clearTimeout(timer);
-            wake = null;
-            resolve();
+          if (!running || changed || woken) {
+            woken = false;
+            return resolve();
           }
-          wake = done;
+          const timer = setTimeout(() => {
+            poke = null;
+            resolve();
+          }, POLL_MS);
+          poke = () => {
+            clearTimeout(timer);
+            resolve();
+          };
         });
       const loop = (async () => {
         while (running) {
-          woken = false;
           try {
-            while (running && (await dispatch.feed()).entries > 0) {}
-            while (running && (await dispatch.deliverDue(DELIVERY_CONCURRENCY)) > 0) {}
-            await pause(POLL_MS);
+            if (changed) {
+              changed = false;
+              while (running && (await dispatch.feed()).entries > 0) {}
+            }
+            const room = DELIVERY_CONCURRENCY - underWay.size;
+            if (running && room > 0) {
+              const now = clock.now();
+              const claimed = await webhooks.claimDue({ now, until: new Date(now.getTime() + CLAIM_MS), limit: room });
+              for (const delivery of claimed) launch(delivery);
+              // More may be due at once: claim again before waiting.
+              if (claimed.length === room) continue;
+            }
           } catch (error) {
             options.onError(error);
-            await pause(POLL_MS);
           }
+          await pause();
         }
+        await Promise.allSettled(underWay);
       })();
       return {
         async stop() {
           running = false;
           unsubscribe?.();
-          wake?.();
+          wake();
           await loop;
         },
       };
