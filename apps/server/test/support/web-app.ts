@@ -62,8 +62,9 @@ export interface Session {
  * whose files it uploads through the API: none relies on what another test left.
  *
  * Call it at the top of a `describe`: it adds the hooks that start and stop all of it.
+ * `options.env`: more settings for the main server (e.g. `WEBHOOK_ALLOW_PRIVATE`).
  */
-export function useWebApp() {
+export function useWebApp(options: { env?: Record<string, string> } = {}) {
   const work = mkdtempSync(join(tmpdir(), "cellar-web-"));
   const appFolder = join(work, "app");
   let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
@@ -98,7 +99,7 @@ export function useWebApp() {
         logger: false,
         webAppFolder: appFolder,
       });
-    server = await serve("data");
+    server = await serve("data", options.env);
     smallServer = await serve("small-data", { MAX_UPLOAD_BYTES: String(SMALL_UPLOAD_LIMIT) });
     browser = await launchChromium();
   }, TEST_MS);
@@ -258,7 +259,7 @@ export function useWebApp() {
   async function restartServer(): Promise<void> {
     const { port } = new URL(server.url);
     await server.close(1000);
-    server = await serve("data", { PORT: port });
+    server = await serve("data", { ...options.env, PORT: port });
   }
 
   /** Asks for a link through the app's own form and returns the link the SMTP server received. */

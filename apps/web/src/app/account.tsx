@@ -4,6 +4,7 @@ import type { JSX } from "preact";
 import { useEffect } from "preact/hooks";
 import { SessionsSection } from "./account/sessions.js";
 import { TokensSection } from "./account/tokens.js";
+import { WebhooksSection } from "./account/webhooks.js";
 import { Frame } from "./files.js";
 import { messageOf } from "./messages.js";
 import { client, endIfRefused } from "./session.js";
@@ -12,8 +13,8 @@ import "./account/account.css";
 
 /**
  * The account page (`/account`), fetched the first time it is opened: a column of
- * sections, each a card with its own heading, list and errors. More sections (webhooks,
- * §10) go after the tokens, each a module of `account/` of its own.
+ * sections, each a card with its own heading, list and errors: the profile, sessions,
+ * access tokens and webhooks (§10), each but the profile a module of `account/` of its own.
  */
 export function Account() {
   return (
@@ -22,6 +23,7 @@ export function Account() {
         <Profile />
         <SessionsSection />
         <TokensSection />
+        <WebhooksSection />
       </div>
     </Frame>
   );
