@@ -267,9 +267,11 @@ export function createWebhookDispatch(deps: WebhookDispatchDeps) {
       const loop = (async () => {
         while (running) {
           try {
+            // One step of the feed at a time, between claims: while changes keep coming, the
+            // deliveries under way still get their successors claimed as they end.
             if (changed) {
               changed = false;
-              while (running && (await dispatch.feed()).entries > 0) {}
+              if ((await dispatch.feed()).entries > 0) changed = true;
             }
             const room = DELIVERY_CONCURRENCY - underWay.size;
             if (running && room > 0) {
