@@ -91,7 +91,7 @@ describe("the web app's webhooks", { timeout: TEST_MS }, () => {
     const secret = await field.inputValue();
     expect(secret).toMatch(/^whsec_[\w-]{43}$/);
     expect(await field.getAttribute("readonly")).not.toBeNull();
-    expect(await page.evaluate("document.activeElement?.id")).toBe("new-webhook-secret");
+    expect(await page.evaluate("document.activeElement?.id")).toBe("new-webhook-value");
     await made.getByText("Cellar-Signature", { exact: true }).waitFor();
     await made.getByRole("button", { name: "Copy", exact: true }).click();
     await made.getByRole("status").filter({ hasText: "Secret copied" }).waitFor();

@@ -6,7 +6,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { messageOf } from "../messages.js";
 import { client, endIfRefused } from "../session.js";
 import { say } from "../toast.js";
-import { DeleteTokenDialog } from "./delete-token-dialog.js";
+import { ConfirmDeleteDialog } from "./confirm-delete-dialog.js";
 import { NewToken } from "./new-token.js";
 import { listOf, SCOPES, type Scope, TOKEN_DAYS_MAX, TOKEN_NAME_MAX, tokenRequest, whenText } from "./words.js";
 
@@ -201,14 +201,19 @@ export function TokensSection() {
         </ul>
       )}
       {deleting.value !== null && (
-        <DeleteTokenDialog
-          name={deleting.value.name}
+        <ConfirmDeleteDialog
+          id="delete-token"
+          title={`Delete the token ${deleting.value.name}?`}
+          confirmLabel="Delete token"
           onCancel={() => (deleting.value = null)}
           onDelete={() => {
             const token = deleting.value;
             if (token !== null) void remove(token);
           }}
-        />
+        >
+          Scripts and services that use it are refused from now on, on every server. This cannot be undone: a new token
+          would have to be made and given to them.
+        </ConfirmDeleteDialog>
       )}
     </section>
   );

@@ -6,7 +6,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { messageOf } from "../messages.js";
 import { client, endIfRefused } from "../session.js";
 import { say } from "../toast.js";
-import { DeleteWebhookDialog } from "./delete-webhook-dialog.js";
+import { ConfirmDeleteDialog } from "./confirm-delete-dialog.js";
 import { NewWebhookSecret } from "./new-webhook.js";
 import { WebhookDeliveries } from "./webhook-deliveries.js";
 import {
@@ -252,14 +252,20 @@ export function WebhooksSection() {
         </ul>
       )}
       {deleting.value !== null && (
-        <DeleteWebhookDialog
-          url={deleting.value.url}
+        <ConfirmDeleteDialog
+          id="delete-webhook"
+          title={`Delete the webhook to ${deleting.value.url}?`}
+          titleClass="webhook-dialog-title"
+          confirmLabel="Delete webhook"
           onCancel={() => (deleting.value = null)}
           onDelete={() => {
             const hook = deleting.value;
             if (hook !== null) void remove(hook);
           }}
-        />
+        >
+          Nothing more is sent there from now on, and the events still waiting for it and its deliveries go with it.
+          This cannot be undone: a new webhook would have a new secret.
+        </ConfirmDeleteDialog>
       )}
     </section>
   );
