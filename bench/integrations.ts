@@ -14,8 +14,9 @@
  *   row made ten at a time (each file's one after another); the p99 of those intervals.
  *   Appends, not renames: a `content` event names the version its change made, where a
  *   `file` event tells the file as it is when delivered.
- * - `webhook_deliveries_per_s`: WEBHOOK_BURST appends made as fast as twenty clients can,
- *   then the deliveries the receiver got per second, from the first to the last.
+ * - `webhook_deliveries_per_s`: WEBHOOK_BURST renames (cheap changes, so that the queue
+ *   grows faster than it is delivered) made as fast as twenty clients can, and the
+ *   deliveries the receiver got per second, from the first to the last.
  *
  * Each measurement is an entry of MEASUREMENTS: it is given the running server and returns
  * its keys and table rows, so that more (webhooks) can be added beside it.
@@ -125,14 +126,25 @@ const WEBHOOK_BURST = knob("WEBHOOK_BURST", 2000);
 /** A receiver on 127.0.0.1 noting when each delivery (by its file and the version it tells) arrived. */
 async function aReceiver() {
   const arrivals = new Map<string, number>();
+  /** When each `file` event (by its id) first arrived. */
+  const fileEvents = new Map<string, number>();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       const at = performance.now();
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { file_id: string; data: { version: number } };
-      const key = `${body.file_id}:${body.data.version}`;
-      if (!arrivals.has(key)) arrivals.set(key, at);
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        id: string;
+        type: string;
+        file_id: string;
+        data: { version: number };
+      };
+      if (body.type === "file") {
+        if (!fileEvents.has(body.id)) fileEvents.set(body.id, at);
+      } else {
+        const key = `${body.file_id}:${body.data.version}`;
+        if (!arrivals.has(key)) arrivals.set(key, at);
+      }
       response.end();
     });
   });
@@ -141,11 +153,21 @@ async function aReceiver() {
   return {
     url,
     arrivals,
+    fileEvents,
     async until(keys: Iterable<string>): Promise<void> {
       const end = Date.now() + 300_000;
       const awaited = [...keys];
       while (!awaited.every((key) => arrivals.has(key))) {
         if (Date.now() > end) throw new Error(`the receiver got too few deliveries in 5 minutes`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    /** Waits until `count` file events have come. */
+    async untilCount(count: number): Promise<void> {
+      const end = Date.now() + 300_000;
+      while (fileEvents.size < count) {
+        if (Date.now() > end)
+          throw new Error(`the receiver got ${fileEvents.size} of ${count} file events in 5 minutes`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
@@ -186,7 +208,7 @@ const webhookDeliveries: Measurement = async (cellar) => {
     const made = await json<{ id: string }>(`${cellar.url}/v1/webhooks`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ url: receiver.url, events: ["content"] }),
+      body: JSON.stringify({ url: receiver.url, events: ["content", "file"] }),
       jwt: bob.jwt,
     });
     if (made.status !== 201) throw new Error(`POST /v1/webhooks answered ${made.status}`);
@@ -199,10 +221,24 @@ const webhookDeliveries: Measurement = async (cellar) => {
     const waits = [...answered]
       .map(([key, at]) => Math.max(0, (receiver.arrivals.get(key) ?? at) - at))
       .sort((a, b) => a - b);
-    // Throughput: a burst from twenty clients, delivered as fast as the server can.
-    const burstAnswered = await appends(cellar, bob.jwt, files, WEBHOOK_BURST / 20);
-    await receiver.until(burstAnswered.keys());
-    const burst = [...burstAnswered.keys()].map((key) => receiver.arrivals.get(key) as number);
+    // Throughput: a burst of renames from twenty clients, delivered as fast as the server can.
+    await receiver.untilCount(files.length);
+    const before = receiver.fileEvents.size;
+    await Promise.all(
+      files.map(async (file, f) => {
+        for (let n = 0; n < WEBHOOK_BURST / files.length; n++) {
+          const renamed = await json(`${cellar.url}/v1/files/${file.id}`, {
+            method: "PATCH",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ name: `burst-${f}-${n}.csv` }),
+            jwt: bob.jwt,
+          });
+          if (renamed.status !== 200) throw new Error(`PATCH answered ${renamed.status}`);
+        }
+      }),
+    );
+    await receiver.untilCount(before + WEBHOOK_BURST);
+    const burst = [...receiver.fileEvents.values()].slice(before);
     const perSecond = (burst.length - 1) / ((Math.max(...burst) - Math.min(...burst)) / 1000);
     return {
       results: {
@@ -221,7 +257,7 @@ const webhookDeliveries: Measurement = async (cellar) => {
         {
           key: "webhook_deliveries_per_s",
           target: "≥ 200",
-          note: `${WEBHOOK_BURST} appends by twenty clients, delivered first to last (SQLite)`,
+          note: `${WEBHOOK_BURST} renames by twenty clients, delivered first to last (SQLite)`,
           format: (value) => value.toFixed(0),
         },
       ],
