@@ -253,6 +253,14 @@ export function createPostgresWebhookRepository(pool: Pool): WebhookRepository {
         return rows[0] === undefined ? null : toWebhook(rows[0]);
       });
     },
+    async prune(before) {
+      const deliveries = await pool.query(
+        "DELETE FROM webhook_deliveries WHERE state <> 'pending' AND created_at < $1",
+        [before],
+      );
+      const attempts = await pool.query("DELETE FROM webhook_attempts WHERE at < $1", [before]);
+      return (deliveries.rowCount ?? 0) + (attempts.rowCount ?? 0);
+    },
     async listAttempts({ hookId, offset, limit }) {
       const [{ rows }, count] = await Promise.all([
         pool.query<AttemptRow>(

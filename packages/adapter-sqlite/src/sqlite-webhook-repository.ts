@@ -128,6 +128,8 @@ export function createSqliteWebhookRepository(db: Database): WebhookRepository {
     "SELECT * FROM webhook_attempts WHERE hook_id = ? ORDER BY at DESC, attempt DESC LIMIT ? OFFSET ?",
   );
 
+  const pruneDeliveries = db.prepare("DELETE FROM webhook_deliveries WHERE state != 'pending' AND created_at < ?");
+  const pruneAttempts = db.prepare("DELETE FROM webhook_attempts WHERE at < ?");
   const insertWithinLimit = db.transaction((hook: WebhookRecord, max: number): boolean => {
     if ((countOfUser.get(hook.userId) ?? 0) >= max) return false;
     insertHook.run({
@@ -259,6 +261,9 @@ export function createSqliteWebhookRepository(db: Database): WebhookRepository {
       const state = outcome.state === "retry" ? "pending" : outcome.state;
       const dueAt = outcome.state === "retry" ? outcome.dueAt.getTime() : delivery.dueAt.getTime();
       return recordAttempt.immediate(delivery, attempt, state, dueAt);
+    },
+    async prune(before) {
+      return pruneDeliveries.run(before.getTime()).changes + pruneAttempts.run(before.getTime()).changes;
     },
     async listAttempts({ hookId, offset, limit }) {
       return { items: listAttempts.all(hookId, limit, offset).map(toAttempt), total: countAttempts.get(hookId) ?? 0 };

@@ -36,6 +36,7 @@ import type { UserRepository } from "./users/user-repository.port.js";
 import { VERSION_RETENTION_COUNT, VERSION_RETENTION_DAYS } from "./versions/version.entity.js";
 import type { VersionRepository } from "./versions/version-repository.port.js";
 import { createVersionService, type VersionService } from "./versions/versions.service.js";
+import { WEBHOOK_RETENTION_DAYS } from "./webhooks/webhook.entity.js";
 import { createWebhookDispatch, type WebhookDispatch } from "./webhooks/webhook-dispatch.js";
 import type { WebhookRepository } from "./webhooks/webhook-repository.port.js";
 import type { WebhookTransport } from "./webhooks/webhook-transport.port.js";
@@ -254,6 +255,10 @@ export function createCellar(deps: CellarDeps): Cellar {
       magicLinks: await deps.magicLinks.deleteExpired(now),
       rateWindows: await deps.rateLimits.deleteExpired(now),
       streamLeases: await deps.streamLeases.deleteExpired(now),
+      webhookDeliveries:
+        deps.webhooks === undefined
+          ? 0
+          : await deps.webhooks.prune(new Date(now.getTime() - WEBHOOK_RETENTION_DAYS * 86_400_000)),
     };
   };
   const activity = createActivityService({ files: fileRepository, activity: deps.activity, clock });

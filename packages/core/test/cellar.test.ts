@@ -75,7 +75,7 @@ describe("createCellar", () => {
       limit: 20,
       now,
     });
-    const none = { sessions: 0, accessTokens: 0, magicLinks: 0, rateWindows: 0, streamLeases: 0 };
+    const none = { sessions: 0, accessTokens: 0, magicLinks: 0, rateWindows: 0, streamLeases: 0, webhookDeliveries: 0 };
     expect(await cellar.deleteExpired()).toEqual(none);
     clock.advance(24 * 3_600_000);
     expect(await cellar.deleteExpired()).toEqual({
@@ -84,6 +84,7 @@ describe("createCellar", () => {
       magicLinks: 1,
       rateWindows: 3,
       streamLeases: 1,
+      webhookDeliveries: 0,
     });
     expect((await cellar.accessTokens.list({ callerId: user.id })).items.map((token) => token.name)).toEqual([
       "forever",

@@ -30,7 +30,7 @@ describe("the maintenance cycle", () => {
       activityPruned: 0,
       versionsPruned: 0,
       // The rate-limit windows: one per address asked for a link.
-      expired: { sessions: 1, accessTokens: 0, magicLinks: 1, rateWindows: 2, streamLeases: 0 },
+      expired: { sessions: 1, accessTokens: 0, magicLinks: 1, rateWindows: 2, streamLeases: 0, webhookDeliveries: 0 },
     });
     await expect(cellar.files.get({ callerId: user.id, fileId: trashed.id })).rejects.toMatchObject({
       code: "not_found",

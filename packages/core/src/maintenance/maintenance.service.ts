@@ -16,13 +16,15 @@ export interface MaintenanceReport {
   readonly activityPruned: number;
   /** Versions retention let go (neither current nor kept, old, not among the newest), deleted. */
   readonly versionsPruned: number;
-  /** Expired sessions, access tokens, sign-in links, rate-limit windows and the leases of streams gone with their instance, forgotten. */
+  /** Expired sessions, access tokens, sign-in links, rate-limit windows, the leases of streams gone with their instance, and old webhook deliveries, forgotten. */
   readonly expired: {
     readonly sessions: number;
     readonly accessTokens: number;
     readonly magicLinks: number;
     readonly rateWindows: number;
     readonly streamLeases: number;
+    /** Webhook deliveries done, and attempts, older than `WEBHOOK_RETENTION_DAYS`. */
+    readonly webhookDeliveries: number;
   };
 }
 

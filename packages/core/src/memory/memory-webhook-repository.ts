@@ -125,6 +125,22 @@ export function createMemoryWebhookRepository(tables: MemoryTables): WebhookRepo
       hooks.set(hook.id, updated);
       return copy(updated);
     },
+    async prune(before) {
+      let removed = 0;
+      for (const [id, delivery] of deliveries) {
+        if (delivery.state !== "pending" && delivery.createdAt.getTime() < before.getTime()) {
+          deliveries.delete(id);
+          removed++;
+        }
+      }
+      for (let i = attempts.length - 1; i >= 0; i--) {
+        if ((attempts[i] as WebhookAttempt).at.getTime() < before.getTime()) {
+          attempts.splice(i, 1);
+          removed++;
+        }
+      }
+      return removed;
+    },
     async listAttempts({ hookId, offset, limit }) {
       const own = attempts
         .filter((attempt) => attempt.hookId === hookId)

@@ -222,6 +222,41 @@ export function webhookRepositoryContract(t: ContractTestApi, subject: ContractS
       expect(page.items[1]).toEqual(attempt(2, 503, 60_100));
     });
 
+    test("prune forgets deliveries done and attempts made before a time, never a pending delivery", async (repos) => {
+      const { file, hook } = await aHookAndFile(repos);
+      const old = aDelivery(hook.id, file.id, 1, { createdAt: at(0) });
+      const oldPending = aDelivery(hook.id, (await storedFile(repos, hook.userId)).id, 1, { createdAt: at(0) });
+      const recent = aDelivery(hook.id, file.id, 2, { createdAt: at(10_000) });
+      await queue(repos, [old, oldPending, recent]);
+      const record = async (delivery: WebhookDelivery, when: number) => {
+        const [claimed] = (await repos.webhooks.claimDue({ now: at(when), until: at(when + 1), limit: 100 })).filter(
+          (each) => each.id === delivery.id,
+        );
+        await repos.webhooks.recordAttempt({
+          delivery: claimed as WebhookDelivery,
+          attempt: {
+            hookId: hook.id,
+            deliveryId: delivery.id,
+            eventId: delivery.eventId,
+            attempt: 1,
+            status: 200,
+            durationMs: 5,
+            at: at(when),
+            error: null,
+          },
+          outcome: { state: "delivered" },
+        });
+      };
+      await record(old, 100);
+      await record(recent, 20_000);
+      // Two rows before 10,000: the old delivery and its attempt.
+      expect(await repos.webhooks.prune(at(10_000))).toBe(2);
+      expect((await repos.webhooks.listAttempts({ hookId: hook.id, offset: 0, limit: 10 })).items).toHaveLength(1);
+      const [pending] = await repos.webhooks.claimDue({ now: at(30_000), until: at(30_001), limit: 10 });
+      expect(pending?.id).toBe(oldPending.id);
+      expect(await repos.webhooks.prune(at(10_000))).toBe(0);
+    });
+
     test("a deleted webhook takes its deliveries and attempts along", async (repos) => {
       const { file, hook } = await aHookAndFile(repos);
       await queue(repos, [aDelivery(hook.id, file.id, 1)]);

@@ -43,6 +43,9 @@ export type AttemptOutcome =
  *   webhook as it is then, or null once it (or the delivery) is gone;
  * - `listAttempts` gives a webhook's attempts newest first (`at`, then the attempt's
  *   number, descending), paged, with its total;
+ * - `prune` deletes deliveries that are done (delivered or dropped) made before `before`,
+ *   and attempts made before it, and says how many rows it deleted; pending deliveries
+ *   stay, however old;
  * - webhooks go with their user; a webhook of one file goes with that file.
  */
 export interface WebhookRepository {
@@ -71,4 +74,5 @@ export interface WebhookRepository {
     outcome: AttemptOutcome;
   }): Promise<WebhookRecord | null>;
   listAttempts(query: { hookId: string; offset: number; limit: number }): Promise<WebhookPage<WebhookAttempt>>;
+  prune(before: Date): Promise<number>;
 }

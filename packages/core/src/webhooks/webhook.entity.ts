@@ -72,6 +72,8 @@ export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
 export const WEBHOOK_SECRET_BYTES = 32;
 /** How long a webhook may fail before it is turned off. */
 export const WEBHOOK_FAILURE_WINDOW_MS = 24 * 3_600_000;
+/** Days a delivery done and an attempt are kept (and listed) before maintenance forgets them. */
+export const WEBHOOK_RETENTION_DAYS = 30;
 /** The longest URL a webhook may have. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
