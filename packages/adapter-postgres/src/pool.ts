@@ -78,6 +78,13 @@ function withoutOptions(connectionString: string): { connectionString: string; o
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // The pool listens for a connection's errors only while it is idle. Checked out, one
+  // the database drops between two statements (a restart, an outage) would emit an error
+  // no one hears, which stops the process: heard here, and the client discarded.
+  const dropped = (error: Error) => {
+    broken = error;
+  };
+  client.on("error", dropped);
   try {
     await client.query("BEGIN");
     const result = await work(client);
@@ -89,6 +96,7 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     });
     throw error;
   } finally {
+    client.removeListener("error", dropped);
     client.release(broken);
   }
 }

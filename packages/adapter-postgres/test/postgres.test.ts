@@ -24,6 +24,7 @@ import {
   openPostgresStorage,
   SchemaTooNewError,
 } from "../src/index.js";
+import { inTransaction } from "../src/pool.js";
 
 // Several pools on one database stand for several Cellar instances: each has connections
 // of its own, and PostgreSQL alone keeps them in agreement.
@@ -53,6 +54,29 @@ async function migratedInstances(count: number, max = 5): Promise<Pool[]> {
   await migrate(pools[0] as Pool);
   return pools;
 }
+
+describe("a transaction whose connection the database drops between two statements", () => {
+  it("fails by itself, and the process and the pool go on", async () => {
+    const [pool, other] = instances(await freshDatabase(), 2) as [Pool, Pool];
+    const attempt = inTransaction(pool, async (client) => {
+      const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+      const pid = rows[0]?.pid;
+      await other.query("SELECT pg_terminate_backend($1)", [pid]);
+      // No statement of this client runs while the backend goes and its last words arrive:
+      // unheard, they would be an 'error' event that stops the process.
+      for (;;) {
+        const { rows: left } = await other.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1", [
+          pid,
+        ]);
+        if (left[0]?.n === 0) break;
+      }
+      await other.query("SELECT pg_sleep(0.2)");
+      await client.query("SELECT 1");
+    });
+    await expect(attempt).rejects.toThrow();
+    expect((await pool.query<{ one: number }>("SELECT 1 AS one")).rows[0]?.one).toBe(1);
+  });
+});
 
 describe("migrations", () => {
   it("run once when several instances start together on an empty database", async () => {
