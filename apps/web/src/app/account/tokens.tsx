@@ -3,10 +3,10 @@ import { useSignal } from "@preact/signals";
 import { KeyRound, TrashIcon } from "lucide-preact";
 import type { JSX } from "preact";
 import { useEffect, useRef } from "preact/hooks";
+import { ConfirmDeleteDialog } from "../confirm-delete-dialog.js";
 import { messageOf } from "../messages.js";
 import { client, endIfRefused } from "../session.js";
 import { say } from "../toast.js";
-import { ConfirmDeleteDialog } from "./confirm-delete-dialog.js";
 import { NewToken } from "./new-token.js";
 import { listOf, SCOPES, type Scope, TOKEN_DAYS_MAX, TOKEN_NAME_MAX, tokenRequest, whenText } from "./words.js";
 

@@ -3,10 +3,10 @@ import { useSignal } from "@preact/signals";
 import { Power, TrashIcon, Webhook as WebhookIcon } from "lucide-preact";
 import type { JSX } from "preact";
 import { useEffect, useRef } from "preact/hooks";
+import { ConfirmDeleteDialog } from "../confirm-delete-dialog.js";
 import { messageOf } from "../messages.js";
 import { client, endIfRefused } from "../session.js";
 import { say } from "../toast.js";
-import { ConfirmDeleteDialog } from "./confirm-delete-dialog.js";
 import { NewWebhookSecret } from "./new-webhook.js";
 import { WebhookDeliveries } from "./webhook-deliveries.js";
 import {

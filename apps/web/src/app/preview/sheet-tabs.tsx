@@ -2,7 +2,7 @@ import type { components, StructureOperation } from "@cellar/client";
 import { useSignal } from "@preact/signals";
 import type { JSX } from "preact";
 import { useLayoutEffect, useRef } from "preact/hooks";
-import { useModal } from "../files/people/dialog.js";
+import { ConfirmDeleteDialog } from "../confirm-delete-dialog.js";
 import { type ContextAction, ContextMenu } from "./context-menu.js";
 
 type Sheet = components["schemas"]["Sheet"];
@@ -249,48 +249,17 @@ export function SheetTabs(props: {
         />
       )}
       {toDelete !== undefined && deleting.value !== null && (
-        <DeleteSheetDialog
-          name={toDelete.name}
+        <ConfirmDeleteDialog
+          id="delete-sheet"
+          title={`Delete the sheet ${toDelete.name}?`}
+          confirmLabel="Delete sheet"
           onCancel={() => (deleting.value = null)}
           onDelete={() => void remove(deleting.value ?? 0)}
-        />
+        >
+          Its cells go with it, and formulas on other sheets that read it show #REF!. The file's history keeps the
+          version before, to restore.
+        </ConfirmDeleteDialog>
       )}
     </div>
-  );
-}
-
-/** Asks before a sheet goes: its cells go with it, and formulas that read it show #REF!. */
-function DeleteSheetDialog(props: { name: string; onCancel: () => void; onDelete: () => void }) {
-  const dialog = useModal();
-  const confirmed = useRef(false);
-  return (
-    <dialog
-      ref={dialog}
-      class="dialog"
-      aria-labelledby="delete-sheet-title"
-      aria-describedby="delete-sheet-what"
-      onClose={() => (confirmed.current ? props.onDelete() : props.onCancel())}
-    >
-      <h2 id="delete-sheet-title">Delete the sheet {props.name}?</h2>
-      <p id="delete-sheet-what">
-        Its cells go with it, and formulas on other sheets that read it show #REF!. The file's history keeps the version
-        before, to restore.
-      </p>
-      <div class="dialog-actions">
-        <button type="button" onClick={() => dialog.current?.close()}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          class="danger"
-          onClick={() => {
-            confirmed.current = true;
-            dialog.current?.close();
-          }}
-        >
-          Delete sheet
-        </button>
-      </div>
-    </dialog>
   );
 }

@@ -1,9 +1,9 @@
 import type { ComponentChildren } from "preact";
 import { useRef } from "preact/hooks";
-import { useModal } from "../files/people/dialog.js";
+import { useModal } from "./files/people/dialog.js";
 
 /**
- * Asks before something of the account goes for good (a token, a webhook): its title
+ * Asks before something goes for good (a sheet, a token, a webhook): its title
  * names it, its text says what follows; Cancel, or the danger button that deletes it.
  */
 export function ConfirmDeleteDialog(props: {
