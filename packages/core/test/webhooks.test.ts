@@ -138,6 +138,23 @@ describe("webhooks (decisions §10)", () => {
     ]);
   });
 
+  it("of one file tell only that file's events, of their owner's files and of others'", async () => {
+    const { cellar, ada, grace, file, webhooks, receiver, run } = await aScene();
+    const other = await uploadCsv(cellar, ada.id, { name: "Other.csv" });
+    await cellar.people.share({ callerId: ada.id, fileId: file.id, email: grace.email, role: "viewer" });
+    await webhooks.create({
+      callerId: grace.id,
+      url: "https://hooks.example/grace",
+      events: ["file"],
+      fileId: file.id,
+    });
+    await cellar.files.update({ callerId: ada.id, fileId: other.id, changes: { name: "Elsewhere.csv" } });
+    await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "This one.csv" } });
+    await run();
+    expect(receiver.sent.map((event) => [event.url, event.fileId])).toEqual([["https://hooks.example/grace", file.id]]);
+    expect(receiver.sent[0]?.event).toMatchObject({ kind: "file", file: { name: "This one.csv", role: "viewer" } });
+  });
+
   it("tell of nothing that happened before the webhook was made, and of nothing after it was deleted", async () => {
     const { cellar, ada, file, webhooks, receiver, run, clock } = await aScene();
     await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "Before.csv" } });
