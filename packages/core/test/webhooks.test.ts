@@ -141,18 +141,27 @@ describe("webhooks (decisions §10)", () => {
   it("of one file tell only that file's events, of their owner's files and of others'", async () => {
     const { cellar, ada, grace, file, webhooks, receiver, run } = await aScene();
     const other = await uploadCsv(cellar, ada.id, { name: "Other.csv" });
-    await cellar.people.share({ callerId: ada.id, fileId: file.id, email: grace.email, role: "viewer" });
-    await webhooks.create({
-      callerId: grace.id,
-      url: "https://hooks.example/grace",
-      events: ["file"],
-      fileId: file.id,
-    });
+    // Both owners of the webhooks below may see both files: only the webhook's file keeps
+    // the other file's events out, not the check at delivery that its owner may see it.
+    for (const fileId of [file.id, other.id]) {
+      await cellar.people.share({ callerId: ada.id, fileId, email: grace.email, role: "viewer" });
+    }
+    for (const [owner, url] of [
+      [ada, "https://hooks.example/ada"],
+      [grace, "https://hooks.example/grace"],
+    ] as const) {
+      await webhooks.create({ callerId: owner.id, url, events: ["file"], fileId: file.id });
+    }
     await cellar.files.update({ callerId: ada.id, fileId: other.id, changes: { name: "Elsewhere.csv" } });
     await cellar.files.update({ callerId: ada.id, fileId: file.id, changes: { name: "This one.csv" } });
     await run();
-    expect(receiver.sent.map((event) => [event.url, event.fileId])).toEqual([["https://hooks.example/grace", file.id]]);
-    expect(receiver.sent[0]?.event).toMatchObject({ kind: "file", file: { name: "This one.csv", role: "viewer" } });
+    const byUrl = [...receiver.sent].sort((a, b) => a.url.localeCompare(b.url));
+    expect(byUrl.map((event) => [event.url, event.fileId])).toEqual([
+      ["https://hooks.example/ada", file.id],
+      ["https://hooks.example/grace", file.id],
+    ]);
+    expect(byUrl[0]?.event).toMatchObject({ kind: "file", file: { name: "This one.csv", role: "owner" } });
+    expect(byUrl[1]?.event).toMatchObject({ kind: "file", file: { name: "This one.csv", role: "viewer" } });
   });
 
   it("tell of nothing that happened before the webhook was made, and of nothing after it was deleted", async () => {
