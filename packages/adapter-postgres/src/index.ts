@@ -19,7 +19,7 @@ export { createPostgresCommentRepository } from "./pg-comment-repository.js";
 export { createPostgresFileRepository } from "./pg-file-repository.js";
 export { createPostgresPermissionRepository } from "./pg-permission-repository.js";
 export { createPostgresRateLimitStore } from "./pg-rate-limit-store.js";
-export { createPostgresRepositories } from "./pg-repositories.js";
+export { createPostgresRepositories, type PostgresWriteNotices } from "./pg-repositories.js";
 export { createPostgresUserRepository } from "./pg-user-repository.js";
 export { createPostgresVersionRepository } from "./pg-version-repository.js";
 export { createPostgresWebhookRepository } from "./pg-webhook-repository.js";

@@ -34,17 +34,18 @@ export function raiseEventSeq(parameter: number, counter = "event_seq"): string 
 
 /** Entries as `insertActivity` reads them. */
 export function activityParameter(entries: readonly ActivityEntry[]): string {
-  return JSON.stringify(
-    entries.map((entry) => ({
-      id: entry.id,
-      file_id: entry.fileId,
-      at: entry.at.toISOString(),
-      actor_id: entry.actorId,
-      action: entry.action,
-      details: entry.details,
-    })),
-  );
+  return JSON.stringify(entries.map(activityObject));
 }
+
+/** An entry as one object of `activityParameter`'s array. */
+const activityObject = (entry: ActivityEntry) => ({
+  id: entry.id,
+  file_id: entry.fileId,
+  at: entry.at.toISOString(),
+  actor_id: entry.actorId,
+  action: entry.action,
+  details: entry.details,
+});
 
 interface ActivityRow {
   total: string;
@@ -134,6 +135,28 @@ export function createPostgresActivityRepository(pool: Pool): ActivityRepository
         .filter((row): row is SinceRow & { id: string; seq: string } => row.id !== null)
         .map((row): NumberedActivity => ({ ...toItem(row), seq: Number(row.seq) }));
       return { entries, head: Number(rows[0]?.head ?? 0) };
+    },
+    async insertCopy({ fileId, entries, head }) {
+      // One statement: the file's counter raised (under its row's lock) and the entries
+      // written with their numbers, or nothing when there is no such file. An entry whose
+      // id, or whose number on the file, is there already is left.
+      const { rowCount } = await pool.query(
+        `WITH f AS (
+           UPDATE files SET event_seq = GREATEST(event_seq, $2::bigint) WHERE id = $1 RETURNING id
+         )
+         INSERT INTO activity (id, file_id, at, actor_id, action, details, seq)
+         SELECT e.id, f.id, e.at, e.actor_id, e.action, e.details, e.seq
+         FROM f, jsonb_to_recordset($3::jsonb)
+           AS e(id text, file_id text, at timestamptz, actor_id text, action text, details jsonb, seq bigint)
+         WHERE e.file_id = f.id
+         ON CONFLICT DO NOTHING`,
+        [
+          fileId,
+          entries.reduce((counter, entry) => (entry.fileId === fileId ? Math.max(counter, entry.seq) : counter), head),
+          JSON.stringify(entries.map((entry) => ({ ...activityObject(entry), seq: entry.seq }))),
+        ],
+      );
+      return rowCount ?? 0;
     },
     async listCommitted({ after, limit }) {
       // One statement: the snapshot's oldest running transaction (xmin) and the entries

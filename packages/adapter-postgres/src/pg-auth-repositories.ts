@@ -8,6 +8,7 @@ import type {
   SessionRepository,
 } from "@cellar/core";
 import type { Pool } from "pg";
+import { notifySql } from "./pg-change-feed.js";
 import { inTransaction } from "./pool.js";
 import { batchedLookupById } from "./statement-batches.js";
 
@@ -41,6 +42,15 @@ export interface PostgresSessionOptions {
    * lookup reads the database and a revocation waits for nothing. Default 100.
    */
   readonly trustMs?: number;
+  /**
+   * The change feed's channel: a session revoked (an access token deleted) tells every
+   * instance that any file may have changed, inside the revocation's transaction, so that
+   * every stream checks that its reader may still read even should this process end
+   * right after the commit. Cellar announces it again once the revocation is answered
+   * (`trustMs` later), for the instances that still trusted a copy when this one came.
+   * Default: nothing sent.
+   */
+  readonly channel?: string;
 }
 
 /**
@@ -76,8 +86,9 @@ export function createPostgresSessionRepository(pool: Pool, options: PostgresSes
     findById: kept.find,
     async revoke({ id, at }) {
       const { rowCount } = await pool.query(
-        "UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
-        [id, at],
+        `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL
+         RETURNING ${notifySql(3, "NULL::text")} AS notified`,
+        [id, at, options.channel ?? null],
       );
       // Answered once no instance trusts a copy read before the commit; a revocation that
       // found the session revoked already too, as the one that did may still be waiting.
@@ -189,8 +200,9 @@ export function createPostgresAccessTokenRepository(
     },
     async delete({ id, userId }) {
       const { rows } = await pool.query<{ token_hash: string }>(
-        "DELETE FROM access_tokens WHERE id = $1 AND user_id = $2 RETURNING token_hash",
-        [id, userId],
+        `DELETE FROM access_tokens WHERE id = $1 AND user_id = $2
+         RETURNING token_hash, ${notifySql(3, "NULL::text")} AS notified`,
+        [id, userId, options.channel ?? null],
       );
       const tokenHash = rows[0]?.token_hash;
       if (tokenHash === undefined) return false;

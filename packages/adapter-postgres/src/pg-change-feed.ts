@@ -15,6 +15,14 @@ export interface PgChangeFeedOptions {
   /** The channel every instance on these tables shares (`changeChannel`). */
   readonly channel: string;
   /**
+   * True when the repositories on these tables were made with this `channel`
+   * (`createPostgresRepositories(pool, { channel })`): they send the notice of each write
+   * that changes a file's log inside the write's transaction, and the feed says so
+   * (`ChangeFeed.announcesWrites`), so that Cellar does not announce those writes again.
+   * Default false.
+   */
+  readonly announcesWrites?: boolean;
+  /**
    * Told what went wrong and was recovered from (a notice not sent, the listening
    * connection lost, a reconnect that failed): for logs. Never thrown to a caller.
    */
@@ -46,6 +54,20 @@ export function changeChannel(schema: string): string {
   return `cellar_changes:${createHash("sha256").update(schema).digest("hex").slice(0, 40)}`;
 }
 
+/**
+ * SQL that sends, inside its statement's transaction, the notice that the file whose id
+ * is the SQL expression `fileId` changed (`NULL`: any file) on the channel in parameter
+ * `$channel`; nothing when that parameter is null. For a `RETURNING` list (or a select
+ * list) evaluated once for each row written. PostgreSQL delivers it when the transaction
+ * commits, and not at all when it rolls back: no process can commit the write and end
+ * before telling it. A payload too long for PostgreSQL tells of any file instead.
+ */
+export function notifySql(channel: number, fileId: string): string {
+  const payload = `jsonb_build_object('fileId', ${fileId})::text`;
+  return `CASE WHEN $${channel}::text IS NOT NULL THEN pg_notify($${channel}::text,
+    CASE WHEN octet_length(${payload}) < ${MAX_PAYLOAD_BYTES} THEN ${payload} ELSE '{"fileId":null}' END) END`;
+}
+
 /** What a notification on the channel says. */
 type Message = { readonly beat: string } | ChangeNotice;
 
@@ -71,10 +93,18 @@ function parseMessage(payload: string | undefined): Message {
  * Opens the change feed of the instances sharing a PostgreSQL database, once its
  * listening connection listens (rejects with that connection's error otherwise).
  *
- * - `announce` tells this instance's listeners directly (on a later microtask), and every
- *   instance through `SELECT pg_notify(channel, '{"fileId":…}')` on the pool, not waited
- *   for: the change has committed already, so a failure is only reported to `onError`.
- *   This instance hears its own notices again through LISTEN: notices may repeat.
+ * - The writes that change a file's log send their notice themselves, inside their
+ *   transaction (`notifySql`), when the repositories were made with the channel
+ *   (`announcesWrites`): PostgreSQL delivers it on commit, to every instance this one
+ *   included, so a process that ends right after committing cannot leave the others
+ *   unaware; a write rolled back tells nothing.
+ * - `announce` (presence; a session revoked, again once no instance trusts a copy read
+ *   before it; any notice without a write of its own) tells this instance's listeners
+ *   directly (on a later microtask), and every instance through
+ *   `SELECT pg_notify(channel, '{"fileId":…}')` on the pool, not waited for: the change
+ *   has committed already, so a failure is only reported to `onError`, and a notice
+ *   lost with the process is not sent. This instance hears its own notices again
+ *   through LISTEN: notices may repeat.
  * - One `pg.Client` of its own, outside the pool (a pooled connection would be handed on,
  *   and its LISTEN with it), runs `LISTEN` and tells each notification to every listener.
  * - When that connection fails or ends, it is made again, after 100 ms doubled up to 5 s
@@ -302,6 +332,7 @@ export async function openPgChangeFeed(options: PgChangeFeedOptions): Promise<Pg
   heartbeat.unref();
 
   return {
+    announcesWrites: options.announcesWrites === true,
     announce(notice) {
       if (closed) return;
       const { fileId } = notice;

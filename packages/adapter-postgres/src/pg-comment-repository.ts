@@ -1,7 +1,9 @@
 import type { Comment, CommentRecord, CommentRepository } from "@cellar/core";
 import type { ClientBase, Pool } from "pg";
 import { activityParameter, insertActivity, raiseEventSeq } from "./pg-activity-repository.js";
+import { notifySql } from "./pg-change-feed.js";
 import { lockFile } from "./pg-permission-repository.js";
+import type { PostgresWriteNotices } from "./pg-repositories.js";
 import { inTransaction } from "./pool.js";
 
 const RECORD_COLUMNS = "id, file_id, author_id, text, cell_range, parent_id, resolved, created_at, updated_at";
@@ -68,11 +70,13 @@ const recordValues = (comment: CommentRecord) => [
  * The comments on files, on PostgreSQL. Every write is a transaction that first locks the
  * file's row (as a change of its people does: the file before its comments, in the order
  * a purge takes them), so that a file's comments are counted, and a reply's thread found,
- * with no other change of them in between, on any instance; then writes the change and
- * its activity entry in one statement. Replies go with their thread's first comment, and
- * comments with their file, by their foreign keys' cascade.
+ * with no other change of them in between, on any instance; then writes the change, its
+ * activity entry and its notice on `notices.channel` in one statement. Replies go with
+ * their thread's first comment, and comments with their file, by their foreign keys'
+ * cascade.
  */
-export function createPostgresCommentRepository(pool: Pool): CommentRepository {
+export function createPostgresCommentRepository(pool: Pool, notices: PostgresWriteNotices = {}): CommentRepository {
+  const channel = notices.channel ?? null;
   async function findShown(client: ClientBase | Pool, fileId: string, id: string): Promise<Comment | null> {
     const { rows } = await client.query<ShownRow>(
       `SELECT ${SHOWN_COLUMNS} FROM comments c ${SHOWN_JOINS} WHERE c.id = $1 AND c.file_id = $2`,
@@ -100,10 +104,11 @@ export function createPostgresCommentRepository(pool: Pool): CommentRepository {
           `WITH c AS (
              INSERT INTO comments (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
            ), f AS (
-             UPDATE files SET event_seq = ${raiseEventSeq(10)} WHERE id = $2 RETURNING event_seq
+             UPDATE files SET event_seq = ${raiseEventSeq(10)} WHERE id = $2
+             RETURNING event_seq, ${notifySql(11, "id")} AS notified
            ), a AS (${insertActivity(10, "f")})
            SELECT 1`,
-          [...recordValues(comment), activityParameter([activity])],
+          [...recordValues(comment), activityParameter([activity]), channel],
         );
         const created = await findShown(client, comment.fileId, comment.id);
         if (created === null) throw new Error(`The comment ${comment.id} was not written.`);
@@ -141,7 +146,7 @@ export function createPostgresCommentRepository(pool: Pool): CommentRepository {
              RETURNING id
            ), f AS (
              UPDATE files SET event_seq = ${raiseEventSeq(8)} WHERE id = $2 AND EXISTS (SELECT FROM c)
-             RETURNING event_seq
+             RETURNING event_seq, ${notifySql(9, "id")} AS notified
            ), a AS (${insertActivity(8, "f")})
            SELECT id FROM c`,
           [
@@ -153,6 +158,7 @@ export function createPostgresCommentRepository(pool: Pool): CommentRepository {
             resolved ?? false,
             updatedAt,
             activityParameter(activity),
+            activity.length > 0 ? channel : null,
           ],
         );
         return rowCount === 0 ? null : findShown(client, fileId, id);
@@ -166,10 +172,10 @@ export function createPostgresCommentRepository(pool: Pool): CommentRepository {
              DELETE FROM comments WHERE id = $1 AND file_id = $2 RETURNING ${RECORD_COLUMNS}
            ), f AS (
              UPDATE files SET event_seq = ${raiseEventSeq(3)} WHERE id = $2 AND EXISTS (SELECT FROM c)
-             RETURNING event_seq
+             RETURNING event_seq, ${notifySql(4, "id")} AS notified
            ), a AS (${insertActivity(3, "f")})
            SELECT * FROM c`,
-          [id, fileId, activityParameter([activity])],
+          [id, fileId, activityParameter([activity]), channel],
         );
         return rows[0] === undefined ? null : toRecord(rows[0]);
       });

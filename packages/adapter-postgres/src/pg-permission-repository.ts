@@ -9,7 +9,9 @@ import {
 } from "@cellar/core";
 import type { ClientBase, Pool } from "pg";
 import { activityParameter, insertActivity, raiseEventSeq } from "./pg-activity-repository.js";
+import { notifySql } from "./pg-change-feed.js";
 import { FILE_COLUMNS, type FileRow, toRecord } from "./pg-file-repository.js";
+import type { PostgresWriteNotices } from "./pg-repositories.js";
 import { inTransaction } from "./pool.js";
 
 const PERMISSION_COLUMNS = "id, file_id, email, user_id, role, created_at, updated_at";
@@ -98,10 +100,15 @@ function sharedPageStatement({ field, descending }: SharedFileSort): string {
 /**
  * Who holds which role on which file, on PostgreSQL. Every change of a file's people is a
  * transaction that first locks the file's row (`lockFile`), then writes the change and
- * its activity entry together. Nothing is kept in memory: a role removed or lowered
- * through one instance is refused by every instance from the moment it is answered.
+ * its activity entry together, and its notice on `notices.channel`. Nothing is kept in
+ * memory: a role removed or lowered through one instance is refused by every instance
+ * from the moment it is answered.
  */
-export function createPostgresPermissionRepository(pool: Pool): PermissionRepository {
+export function createPostgresPermissionRepository(
+  pool: Pool,
+  notices: PostgresWriteNotices = {},
+): PermissionRepository {
+  const channel = notices.channel ?? null;
   const one = async (text: string, values: unknown[], client: ClientBase | Pool = pool) => {
     const { rows } = await client.query<PermissionRow>(text, values);
     return rows[0] === undefined ? null : toPermission(rows[0]);
@@ -134,7 +141,8 @@ export function createPostgresPermissionRepository(pool: Pool): PermissionReposi
              ON CONFLICT (file_id, email) DO UPDATE SET role = excluded.role, updated_at = excluded.updated_at
              RETURNING ${PERMISSION_COLUMNS}
            ), f AS (
-             UPDATE files SET event_seq = ${raiseEventSeq(8)} WHERE id = $2 RETURNING event_seq
+             UPDATE files SET event_seq = ${raiseEventSeq(8)} WHERE id = $2
+             RETURNING event_seq, ${notifySql(9, "id")} AS notified
            ), a AS (${insertActivity(8, "f")})
            SELECT * FROM p`,
           [
@@ -146,6 +154,7 @@ export function createPostgresPermissionRepository(pool: Pool): PermissionReposi
             permission.createdAt,
             permission.updatedAt,
             activityParameter([existing === null ? activity.shared : activity.roleChanged]),
+            channel,
           ],
           client,
         );
@@ -211,10 +220,10 @@ export function createPostgresPermissionRepository(pool: Pool): PermissionReposi
              RETURNING p.id, p.file_id, p.email, p.user_id, p.role, p.created_at, p.updated_at
            ), f AS (
              UPDATE files SET event_seq = ${raiseEventSeq(5)} WHERE id = $2 AND EXISTS (SELECT FROM changed)
-             RETURNING event_seq
+             RETURNING event_seq, ${notifySql(6, "id")} AS notified
            ), a AS (${insertActivity(5, "f")})
            SELECT * FROM changed UNION ALL SELECT * FROM found WHERE NOT EXISTS (SELECT FROM changed)`,
-          [id, fileId, role, updatedAt, activityParameter([activity])],
+          [id, fileId, role, updatedAt, activityParameter([activity]), channel],
           client,
         );
       });
@@ -227,10 +236,10 @@ export function createPostgresPermissionRepository(pool: Pool): PermissionReposi
              DELETE FROM permissions WHERE id = $1 AND file_id = $2 RETURNING ${PERMISSION_COLUMNS}
            ), f AS (
              UPDATE files SET event_seq = ${raiseEventSeq(3)} WHERE id = $2 AND EXISTS (SELECT FROM removed)
-             RETURNING event_seq
+             RETURNING event_seq, ${notifySql(4, "id")} AS notified
            ), a AS (${insertActivity(3, "f")})
            SELECT * FROM removed`,
-          [id, fileId, activityParameter([activity])],
+          [id, fileId, activityParameter([activity]), channel],
           client,
         );
       });

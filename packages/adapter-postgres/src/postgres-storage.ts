@@ -60,7 +60,8 @@ export function isPostgresUnavailable(error: unknown): boolean {
  * so what one instance writes, every other reads on its very next request, and no write
  * waits for anything but its own statement. Rate-limit hits are counted there exactly,
  * many requests' hits to a statement. Its change feed is LISTEN/NOTIFY on a channel of
- * the schema (`openPgChangeFeed`), on a connection of its own (`listenUrl`). Fails with
+ * the schema (`openPgChangeFeed`), on a connection of its own (`listenUrl`); each write
+ * that changes a file's log sends its notice inside its own transaction. Fails with
  * `StorageUnreachableError` when the database cannot be used, or listened to.
  */
 export async function openPostgresStorage(options: PostgresStorageOptions): Promise<PostgresStorage> {
@@ -81,12 +82,15 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   // Listening from the start: a listen URL that cannot be used fails here, not at the
   // first stream, and notices are heard from the moment the storage is handed out.
   const listenUrl = options.listenUrl ?? options.url;
+  const channel = changeChannel(schema);
   let changeFeed: PgChangeFeed;
   try {
     changeFeed = await openPgChangeFeed({
       pool,
       listenUrl,
-      channel: changeChannel(schema),
+      channel,
+      // The repositories below send their writes' notices in the writes' transactions.
+      announcesWrites: true,
       ...(options.onChangeFeedError === undefined ? {} : { onError: options.onChangeFeedError }),
     });
   } catch (error) {
@@ -96,7 +100,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     );
   }
   return {
-    ...createPostgresRepositories(pool),
+    ...createPostgresRepositories(pool, { channel }),
     rateLimits: createPostgresRateLimitStore(pool),
     async ping() {
       await pool.query("SELECT 1");

@@ -132,6 +132,42 @@ export function createSqliteActivityRepository(db: Database): ActivityRepository
     return { items: rows.map(toItem), total };
   });
 
+  const fileExists = db.prepare<[string], number>("SELECT 1 FROM files WHERE id = ?").pluck();
+  const there = db
+    .prepare<[string, string, number], number>("SELECT 1 FROM activity WHERE id = ? OR (file_id = ? AND seq = ?)")
+    .pluck();
+  const nextPosition = db
+    .prepare<[], number>("UPDATE counters SET value = value + 1 WHERE name = 'activity_position' RETURNING value")
+    .pluck();
+  const insertNumbered = db.prepare<[string, string, number, string, string, string, number, number]>(
+    "INSERT INTO activity (id, file_id, at, actor_id, action, details, seq, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const raiseHead = db.prepare<[number, string]>("UPDATE files SET event_seq = max(event_seq, ?) WHERE id = ?");
+  const insertCopy = db.transaction(
+    (fileId: string, entries: readonly (ActivityEntry & { readonly seq: number })[], head: number): number => {
+      if (fileExists.get(fileId) === undefined) return 0;
+      let stored = 0;
+      let counter = head;
+      for (const entry of entries) {
+        if (entry.fileId !== fileId || there.get(entry.id, fileId, entry.seq) !== undefined) continue;
+        insertNumbered.run(
+          entry.id,
+          fileId,
+          entry.at.getTime(),
+          entry.actorId,
+          entry.action,
+          JSON.stringify(entry.details),
+          entry.seq,
+          nextPosition.get() as number,
+        );
+        counter = Math.max(counter, entry.seq);
+        stored++;
+      }
+      raiseHead.run(counter, fileId);
+      return stored;
+    },
+  );
+
   return {
     async listByFile({ fileId, offset, limit }) {
       return listPage(fileId, offset, limit);
@@ -149,6 +185,9 @@ export function createSqliteActivityRepository(db: Database): ActivityRepository
     },
     async listCommitted({ after, limit }) {
       return listCommitted(after, limit);
+    },
+    async insertCopy({ fileId, entries, head }) {
+      return insertCopy(fileId, entries, head);
     },
   };
 }

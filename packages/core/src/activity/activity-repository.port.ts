@@ -1,4 +1,4 @@
-import type { ActivityItem } from "./activity.entity.js";
+import type { ActivityEntry, ActivityItem } from "./activity.entity.js";
 
 /** An entry with its number among its file's entries: 1 for the first ever written, then one more each. */
 export type NumberedActivity = ActivityItem & { readonly seq: number };
@@ -62,6 +62,13 @@ export interface ActivityPage {
  *   returned never has a position at or before the `position` it returned, whichever
  *   instance writes it; so a reader that goes on from it misses nothing. An `after` that
  *   is not a position this store gave (or one past the last it gave) reads as incomplete;
+ * - `insertCopy` stores entries of the file `fileId` exactly as given, each with the
+ *   number it had in the store they are copied from (for moving an install to another
+ *   store: a reader that reconnects after the move names those numbers), leaving any whose
+ *   id, or whose number on that file, is there already; it raises the file's counter to
+ *   `head` (the latest number the other store gave it) when it is lower, so no number that
+ *   store gave is given again; and says how many it stored. It stores nothing, and says
+ *   0, when there is no such file;
  * - a file's entries go when the file is removed (purge).
  */
 export interface ActivityRepository {
@@ -69,4 +76,9 @@ export interface ActivityRepository {
   prune(input: { before: Date; limit: number }): Promise<number>;
   listSince(query: { fileId: string; afterSeq: number; limit: number }): Promise<ActivitySince>;
   listCommitted(query: { after: string | null; limit: number }): Promise<CommittedActivity>;
+  insertCopy(input: {
+    fileId: string;
+    entries: readonly (ActivityEntry & { readonly seq: number })[];
+    head: number;
+  }): Promise<number>;
 }

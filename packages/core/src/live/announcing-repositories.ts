@@ -21,11 +21,36 @@ interface AnnouncedRepositories {
  * goes through the first three ports, so none is left unannounced. A purge is announced
  * too (its readers end), and a session revoked or a token deleted as a change of any file
  * (every stream checks that what it was opened with still holds).
+ *
+ * A feed whose storage sends the notices of the file, permission and comment writes inside
+ * their transactions (`ChangeFeed.announcesWrites`) gets those three repositories as they
+ * are: announced again after the commit, each would be sent twice. A session revoked or a
+ * token deleted is announced here in any case, once the port has answered: a storage may
+ * answer only when no instance still trusts a copy read before the commit (PostgreSQL's
+ * `trustMs`), and a notice heard before then could find the credential still holding.
  */
 export function announcingRepositories(repositories: AnnouncedRepositories, feed: ChangeFeed): AnnouncedRepositories {
   const { files, permissions, comments, sessions, accessTokens } = repositories;
+  const credentials = {
+    sessions: withOverrides(sessions, {
+      async revoke(input) {
+        const revoked = await sessions.revoke(input);
+        if (revoked) feed.announce({ fileId: null });
+        return revoked;
+      },
+    }),
+    accessTokens: withOverrides(accessTokens, {
+      async delete(input) {
+        const deleted = await accessTokens.delete(input);
+        if (deleted) feed.announce({ fileId: null });
+        return deleted;
+      },
+    }),
+  };
+  if (feed.announcesWrites === true) return { files, permissions, comments, ...credentials };
   const announce = (fileId: string) => feed.announce({ fileId });
   return {
+    ...credentials,
     files: withOverrides(files, {
       async insert(input) {
         await files.insert(input);
@@ -79,20 +104,6 @@ export function announcingRepositories(repositories: AnnouncedRepositories, feed
         const removed = await comments.remove(input);
         if (removed !== null) announce(input.fileId);
         return removed;
-      },
-    }),
-    sessions: withOverrides(sessions, {
-      async revoke(input) {
-        const revoked = await sessions.revoke(input);
-        if (revoked) feed.announce({ fileId: null });
-        return revoked;
-      },
-    }),
-    accessTokens: withOverrides(accessTokens, {
-      async delete(input) {
-        const deleted = await accessTokens.delete(input);
-        if (deleted) feed.announce({ fileId: null });
-        return deleted;
       },
     }),
   };

@@ -30,6 +30,15 @@ export interface ChangeNotice {
  * - `subscribe` returns the function that ends that subscription.
  */
 export interface ChangeFeed {
+  /**
+   * True when the storage's own repositories send the notice of every write that grows a
+   * file's log (and of each purge), inside the write's transaction, to every instance this
+   * one included (PostgreSQL): the notice is sent exactly when the write commits, even
+   * should the process end right after, and never for a write rolled back. Cellar then
+   * announces none of those writes itself (`announcingRepositories`). Default false: each
+   * is announced after it commits, and one whose process ends in between goes untold.
+   */
+  readonly announcesWrites?: boolean;
   announce(notice: ChangeNotice): void;
   subscribe(listener: (notice: ChangeNotice) => void): () => void;
 }

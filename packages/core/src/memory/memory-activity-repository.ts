@@ -66,5 +66,27 @@ export function createMemoryActivityRepository(tables: MemoryTables): ActivityRe
       const complete = entries.length === placed.length;
       return { entries, position: complete ? String(last) : (entries.at(-1)?.position ?? String(from)), complete };
     },
+    async insertCopy({ fileId, entries, head }) {
+      if (!tables.files.has(fileId)) return 0;
+      const taken = new Set(
+        [...activity.values()]
+          .filter((entry) => entry.fileId === fileId)
+          .map((entry) => tables.activitySeq.get(entry.id)),
+      );
+      let stored = 0;
+      let counter = Math.max(tables.activityHead.get(fileId) ?? 0, head);
+      for (const { seq, ...entry } of entries) {
+        if (entry.fileId !== fileId || activity.has(entry.id) || taken.has(seq)) continue;
+        taken.add(seq);
+        tables.activitySeq.set(entry.id, seq);
+        tables.lastActivityPosition.value += 1;
+        tables.activityPosition.set(entry.id, tables.lastActivityPosition.value);
+        activity.set(entry.id, structuredClone(entry as ActivityEntry));
+        counter = Math.max(counter, seq);
+        stored++;
+      }
+      tables.activityHead.set(fileId, counter);
+      return stored;
+    },
   };
 }

@@ -233,6 +233,49 @@ export function activityRepositoryContract(t: ContractTestApi, subject: Contract
       });
     });
 
+    test("insertCopy stores entries with the numbers given and raises the counter to head: the next entry is numbered after it", async (repos) => {
+      const owner = await storedUser(repos);
+      const file = await storedFile(repos, owner.id);
+      // Copied from a store that had pruned the file's first four entries, and given it 9.
+      const copied = [5, 6, 8].map((seq) => ({ ...anActivityEntry(file.id, owner.id, { at: at(seq) }), seq }));
+      expect(await repos.activity.insertCopy({ fileId: file.id, entries: copied, head: 9 })).toBe(3);
+      const { entries, head } = await repos.activity.listSince({ fileId: file.id, afterSeq: 0, limit: 10 });
+      expect(withoutActor(entries)).toEqual(copied);
+      expect(head).toBe(9);
+      const later = anActivityEntry(file.id, owner.id, { at: at(20) });
+      await record(repos, file.id, [later]);
+      expect(await repos.activity.listSince({ fileId: file.id, afterSeq: 9, limit: 10 })).toMatchObject({
+        entries: [{ id: later.id, seq: 10 }],
+        head: 10,
+      });
+    });
+
+    test("insertCopy leaves entries already there, by id or by number, never lowers the counter, and stores nothing for a missing file", async (repos) => {
+      const owner = await storedUser(repos);
+      const file = await storedFile(repos, owner.id);
+      const first = { ...anActivityEntry(file.id, owner.id), seq: 1 };
+      expect(await repos.activity.insertCopy({ fileId: file.id, entries: [first], head: 3 })).toBe(1);
+      const sameNumber = { ...anActivityEntry(file.id, owner.id), seq: 1 };
+      const second = { ...anActivityEntry(file.id, owner.id), seq: 2 };
+      expect(await repos.activity.insertCopy({ fileId: file.id, entries: [first, sameNumber, second], head: 2 })).toBe(
+        1,
+      );
+      const { entries, head } = await repos.activity.listSince({ fileId: file.id, afterSeq: 0, limit: 10 });
+      expect(entries.map((entry) => [entry.id, entry.seq])).toEqual([
+        [first.id, 1],
+        [second.id, 2],
+      ]);
+      expect(head).toBe(3);
+      const elsewhere = { ...anActivityEntry("file_doesnotexistanywhere00", owner.id), seq: 1 };
+      expect(
+        await repos.activity.insertCopy({ fileId: "file_doesnotexistanywhere00", entries: [elsewhere], head: 1 }),
+      ).toBe(0);
+      expect(await repos.activity.listByFile({ fileId: "file_doesnotexistanywhere00", offset: 0, limit: 10 })).toEqual({
+        items: [],
+        total: 0,
+      });
+    });
+
     test("of concurrent changes of one file, each entry takes its own number, with none left out", async (repos) => {
       const owner = await storedUser(repos);
       const file = await storedFile(repos, owner.id);
