@@ -5,7 +5,10 @@ import {
   type ActivityEntry,
   type BlobStore,
   type CommentRecord,
+  contentBlobKeys,
+  encodePieces,
   type FileRecord,
+  readContent,
   readRecorded,
   type VersionRecord,
 } from "@cellar/core";
@@ -42,13 +45,14 @@ export class MoveError extends Error {
 /**
  * Copies an embedded install (SQLite and files under `DATA_DIR`) into the storage the
  * settings name (`DATABASE_URL`, and `BLOB_STORE` when it is not `fs`): users, sessions,
- * files and their bytes, each file with every version of its content, its activity, the
+ * files and their bytes, each file with every version of its content, its activity (each
+ * entry with its number in the file's event log, which streams resume from), the
  * people it is shared with and its comments, and the generated JWT key, so that accounts,
  * sessions, roles, links to files, their history and what was said about them keep working. Sign-in links in flight and
  * rate-limit windows are not copied.
  *
  * Each file's bytes are copied and their SHA-256 checked before its row is written, so
- * the target never has a row without its bytes; its activity is written with its row. Rows already in the target are left as
+ * the target never has a row without its bytes; its activity follows its row. Rows already in the target are left as
  * they are, so a move that stopped half-way can be run again. Run it with the server
  * stopped: what the embedded install changes meanwhile is not copied.
  */
@@ -145,21 +149,22 @@ async function copyAll(
     if (file === null) continue;
     if ((await target.files.findById(id)) !== null) alreadyThere++;
     else {
-      if (copyBytes) await copyBlob(source, target, file);
-      await target.files.insert({ file, activity: await activityOf(source, id) });
+      if (copyBytes) await copyContent(source, target, file, new Set());
+      await target.files.insert({ file, activity: [] });
       files++;
       if (files % 1000 === 0) progress(`${files} files`);
     }
+    // Its log, each entry with the number it had (also for a file a stopped move had
+    // copied): a stream that reconnects after the move with an old Last-Event-ID goes on
+    // from where it was, or is told reset, as it would have been before the move.
+    await target.activity.insertCopy({ fileId: id, ...(await logOf(source, id)) });
     // Every version, the current one's row as it was too (also for a file a stopped move
-    // had copied). Versions sharing bytes (a restore) have them copied once.
-    const copied = new Set([file.blobKey]);
+    // had copied). Versions sharing bytes (a restore, or pieces of one blob) have them copied once.
+    const copied = new Set(contentBlobKeys(file));
     for (const version of await versionsOf(source, id)) {
       const there = await target.versions.find({ fileId: id, number: version.number });
       if (there !== null && sameVersion(there, version)) continue;
-      if (copyBytes && !copied.has(version.blobKey)) {
-        await copyBlob(source, target, { id: `${id} version ${version.number}`, ...version });
-        copied.add(version.blobKey);
-      }
+      if (copyBytes) await copyContent(source, target, { id: `${id} version ${version.number}`, ...version }, copied);
       if (await target.versions.copyIn(version)) versions++;
     }
     // Also for a file a stopped move had copied: its people may not all have followed it.
@@ -192,18 +197,22 @@ async function commentsOf(source: EmbeddedInstall, fileId: string): Promise<Comm
 }
 
 /**
- * Every entry of a file's activity, as stored (without the actor's details the listing
- * adds), in the order they were written: the target numbers them in the order given.
+ * A file's event log: every entry of its activity as stored (without the actor's details
+ * the listing adds), with its number, and the latest number given (`head`), which entries
+ * pruned may have left without its entry.
  */
-async function activityOf(source: EmbeddedInstall, fileId: string): Promise<ActivityEntry[]> {
-  const entries: ActivityEntry[] = [];
+async function logOf(
+  source: EmbeddedInstall,
+  fileId: string,
+): Promise<{ entries: (ActivityEntry & { seq: number })[]; head: number }> {
+  const entries: (ActivityEntry & { seq: number })[] = [];
   for (let afterSeq = 0; ; ) {
-    const { entries: page } = await source.activity.listSince({ fileId, afterSeq, limit: ACTIVITY_PAGE });
-    for (const { actor: _actor, seq, ...entry } of page) {
-      entries.push(entry as ActivityEntry);
-      afterSeq = seq;
+    const { entries: page, head } = await source.activity.listSince({ fileId, afterSeq, limit: ACTIVITY_PAGE });
+    for (const { actor: _actor, ...entry } of page) {
+      entries.push(entry as ActivityEntry & { seq: number });
+      afterSeq = entry.seq;
     }
-    if (page.length < ACTIVITY_PAGE) return entries;
+    if (page.length < ACTIVITY_PAGE) return { entries, head };
   }
 }
 
@@ -211,6 +220,7 @@ const ACTIVITY_PAGE = 1000;
 
 const sameVersion = (a: VersionRecord, b: VersionRecord) =>
   a.blobKey === b.blobKey &&
+  encodePieces(a.pieces) === encodePieces(b.pieces) &&
   a.sha256 === b.sha256 &&
   a.size === b.size &&
   a.authorId === b.authorId &&
@@ -227,7 +237,41 @@ async function versionsOf(source: EmbeddedInstall, fileId: string): Promise<Vers
   }
 }
 
-/** Streams a file's (or a version's) bytes to the target and checks their count and SHA-256 against its row. */
+/**
+ * Copies a file's (or a version's) bytes to the target, and checks their count and
+ * SHA-256 against its row: a content of one blob is streamed across and checked on the
+ * way; one of pieces has each blob its pieces name (and not yet in `copied`) copied whole,
+ * then is read back from the target and checked.
+ */
+async function copyContent(
+  source: EmbeddedInstall,
+  target: ServerStorage,
+  content: Pick<FileRecord, "id" | "blobKey" | "size" | "sha256" | "pieces">,
+  copied: Set<string>,
+): Promise<void> {
+  if (content.pieces === undefined) {
+    if (!copied.has(content.blobKey)) await copyBlob(source, target, content);
+    copied.add(content.blobKey);
+    return;
+  }
+  for (const key of contentBlobKeys(content)) {
+    if (copied.has(key)) continue;
+    await target.blobs.write({ key, source: await source.blobs.read({ key }) });
+    copied.add(key);
+  }
+  const hash = createHash("sha256");
+  let size = 0;
+  for await (const chunk of await readContent(target.blobs, content)) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  const sha256 = hash.digest("hex");
+  if (size !== content.size || sha256 !== content.sha256) {
+    throw new MoveError(`The bytes of ${content.id} do not match its row (${size} bytes, sha256 ${sha256}).`);
+  }
+}
+
+/** Streams a content of one blob to the target and checks its count and SHA-256 against its row. */
 async function copyBlob(
   source: EmbeddedInstall,
   target: ServerStorage,

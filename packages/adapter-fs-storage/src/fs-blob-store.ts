@@ -1,18 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Stats } from "node:fs";
-import {
-  type FileHandle,
-  link,
-  lstat,
-  mkdir,
-  open,
-  opendir,
-  readdir,
-  rename,
-  rm,
-  statfs,
-  unlink,
-} from "node:fs/promises";
+import { type FileHandle, lstat, mkdir, open, opendir, readdir, rename, rm, unlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import {
   assertBlobKey,
@@ -32,13 +20,6 @@ export interface FsBlobStoreOptions {
    * @default systemClock
    */
   readonly clock?: Clock;
-  /**
-   * Whether `extend` is offered (an append then writes its rows, not the file). It relies
-   * on appends landing at a file's end, which a network file system shared by several
-   * machines does not promise.
-   * @default true on the local file systems `isLocalFileSystem` knows, false elsewhere
-   */
-  readonly extend?: boolean;
 }
 
 /**
@@ -72,7 +53,6 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
     if (dir === lastToSync || dir === dirname(dir)) break;
   }
 
-  const extendable = options.extend ?? (await isLocalFileSystem(blobsDir));
   const pathOf = (key: string) => join(blobsDir, shardOf(key), key);
   // Unique per write, so two writes of one key never share a temp file; the pid says
   // whose it is when a later process cleans up.
@@ -135,44 +115,6 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
       }
     },
 
-    /**
-     * A hard link to `from`'s file, in tmp, with the new bytes appended to it (O_APPEND):
-     * no byte of `from` is copied, and `from` grows with it, which its readers never see
-     * (they read the size they recorded). Appends only ever grow a file, so when it is
-     * `size` plus this extension's bytes long once they are written, no other extension
-     * wrote in between, in this process or another: any other outcome is refused (null).
-     * Needs a local file system: over NFS an append may not land at the file's end.
-     */
-    async extend({ from, size, key, source }) {
-      assertBlobKey(from);
-      assertBlobKey(key);
-      const shard = shardOf(key);
-      const writing: Writing = { temp: tempPath(key), target: pathOf(key), renamed: false };
-      try {
-        await link(pathOf(from), writing.temp);
-      } catch (error) {
-        if (isNotFound(error)) throw new BlobNotFoundError(from);
-        throw error;
-      }
-      try {
-        await prepareShard(shard);
-        const handle = await open(writing.temp, "a");
-        writing.handle = handle;
-        const added = (await handle.stat()).size === size ? await writeSource(handle, source) : Number.NaN;
-        if ((await handle.stat()).size !== size + added) {
-          // Only the link goes: the bytes are `from`'s, and those past its size unread.
-          await abandon(writing);
-          return null;
-        }
-        await land(writing);
-        return { size: size + added };
-      } catch (error) {
-        await abandon(writing);
-        readyShards.delete(shard);
-        throw error;
-      }
-    },
-
     async read({ key, range }) {
       assertBlobKey(key);
       let handle: FileHandle;
@@ -211,20 +153,7 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
       }
     },
   };
-  if (!extendable) delete store.extend;
   return store;
-}
-
-/**
- * File systems (`statfs` types) where an append lands at the file's end whoever else
- * appends, so `extend` is safe: ext2/3/4, XFS, Btrfs, ZFS, tmpfs, F2FS, overlay. NFS, SMB,
- * FUSE and other shared or unknown ones are left out.
- */
-const LOCAL_FILE_SYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x2fc12fc1, 0x01021994, 0xf2f52010, 0x794c7630]);
-
-/** Whether the folder is on a file system in `LOCAL_FILE_SYSTEMS`. */
-export async function isLocalFileSystem(path: string): Promise<boolean> {
-  return LOCAL_FILE_SYSTEMS.has(Number((await statfs(path)).type));
 }
 
 /** A blob being written: its temp file, open until it lands under its key. */

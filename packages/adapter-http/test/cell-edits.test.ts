@@ -311,7 +311,7 @@ describe("POST /v1/files/:id/rows", () => {
     expect((await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).version).toBe(9);
   });
 
-  it("stores an append by extending the stored bytes' blob; every version reads as it was, also after a restore", async () => {
+  it("stores an append as its rows alone, the rest pieces of the stored bytes; every version reads as it was, also after a restore", async () => {
     const { t, bob, file } = await aSharedCsv("name,qty\napples,3\n");
     const versionBytes = async (n: number) =>
       (await t.inject({ method: "GET", url: `/v1/files/${file.id}/versions/${n}/download`, headers: bob.headers }))
@@ -324,8 +324,10 @@ describe("POST /v1/files/:id/rows", () => {
     };
     await append(t, file.id, bob.headers, { values: [["pears", 5]] });
     await append(t, file.id, bob.headers, { values: [["plums", 7]] });
-    // The first version's blob holds every appended byte: they were added to it, not copied.
-    expect(await storedSize(await blobOf(1))).toBe("name,qty\napples,3\npears,5\nplums,7\n".length);
+    // Each append's blob holds its row alone; the stored bytes are referred to, not copied.
+    expect(await storedSize(await blobOf(1))).toBe("name,qty\napples,3\n".length);
+    expect(await storedSize(await blobOf(2))).toBe("pears,5\n".length);
+    expect(await storedSize(await blobOf(3))).toBe("plums,7\n".length);
     expect(await versionBytes(1)).toBe("name,qty\napples,3\n");
     expect(await versionBytes(2)).toBe("name,qty\napples,3\npears,5\n");
     expect(await versionBytes(3)).toBe("name,qty\napples,3\npears,5\nplums,7\n");
@@ -337,8 +339,7 @@ describe("POST /v1/files/:id/rows", () => {
       const bytes = Buffer.from(await versionBytes(version.version));
       expect(version).toMatchObject({ size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") });
     }
-    // Version 1 again is its blob at its size; what comes after it there is version 2's, so
-    // an append to it stores the whole content.
+    // Version 1 again, and a row after it: pieces of the upload's blob and the new row's.
     const restored = await t.inject({
       method: "POST",
       url: `/v1/files/${file.id}/versions/1/restore`,
@@ -347,7 +348,7 @@ describe("POST /v1/files/:id/rows", () => {
     expect(restored.statusCode).toBe(200);
     const after = await append(t, file.id, bob.headers, { values: [["figs", 2]] });
     expect(after.json()).toMatchObject({ updated_range: "Sheet1!A3:B3", file: { version: 5 } });
-    expect(await storedSize(await blobOf(5))).toBe("name,qty\napples,3\nfigs,2\n".length);
+    expect(await storedSize(await blobOf(5))).toBe("figs,2\n".length);
     expect(await versionBytes(5)).toBe("name,qty\napples,3\nfigs,2\n");
     expect(await versionBytes(3)).toBe("name,qty\napples,3\npears,5\nplums,7\n");
     const cells = await t.inject({

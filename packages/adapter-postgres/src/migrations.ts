@@ -415,6 +415,23 @@ export const MIGRATIONS: readonly Migration[] = [
   );
   CREATE INDEX webhook_attempts_by_hook ON webhook_attempts (hook_id, at DESC, attempt DESC);
   `,
+  /* 14 */ `
+  -- A content made of pieces of several blobs (JSON [[key, offset, length], …]); NULL: blob_key's alone.
+  ALTER TABLE files ADD COLUMN pieces text;
+  ALTER TABLE versions ADD COLUMN pieces text;
+  -- Compaction looks for the files of many pieces among those of any.
+  CREATE INDEX files_pieced ON files (id) WHERE pieces IS NOT NULL;
+  -- Each blob a version's pieces refer to: a blob is deleted only when no row here or in
+  -- versions names it.
+  CREATE TABLE version_blobs (
+    file_id   text NOT NULL,
+    number    integer NOT NULL,
+    blob_key  text NOT NULL,
+    PRIMARY KEY (file_id, number, blob_key),
+    FOREIGN KEY (file_id, number) REFERENCES versions (file_id, number) ON DELETE CASCADE
+  );
+  CREATE INDEX version_blobs_by_blob ON version_blobs (blob_key);
+  `,
 ];
 
 /** Gives every file without one its name key, a batch of files at a time. */

@@ -1,4 +1,7 @@
 import {
+  type ContentPiece,
+  decodePieces,
+  encodePieces,
   type FileRecord,
   type FileRepository,
   type FileSort,
@@ -13,11 +16,14 @@ import {
 } from "@cellar/core";
 import type { Pool } from "pg";
 import { activityParameter, insertActivity, raiseEventSeq } from "./pg-activity-repository.js";
+import { notifySql } from "./pg-change-feed.js";
+import type { PostgresWriteNotices } from "./pg-repositories.js";
+import { insertVersionBlobs, pieceBlobKeys } from "./pg-version-repository.js";
 import { inTransaction } from "./pool.js";
 import { batchedLookupById, statementBatches } from "./statement-batches.js";
 
 export const FILE_COLUMNS = `id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
-  created_at, updated_at, trashed_at, purge_at, version`;
+  created_at, updated_at, trashed_at, purge_at, version, pieces`;
 
 export interface FileRow {
   id: string;
@@ -36,6 +42,7 @@ export interface FileRow {
   trashed_at: Date | null;
   purge_at: Date | null;
   version: number;
+  pieces: string | null;
 }
 
 export function toRecord(row: FileRow): FileRecord {
@@ -55,6 +62,7 @@ export function toRecord(row: FileRow): FileRecord {
     trashedAt: row.trashed_at,
     purgeAt: row.purge_at,
     version: row.version,
+    ...(row.pieces === null ? {} : { pieces: decodePieces(row.pieces) as ContentPiece[] }),
   };
 }
 
@@ -189,8 +197,16 @@ function batchedFindWithRole(pool: Pool): (query: { id: string; userId: string }
   });
 }
 
-/** The file repository on PostgreSQL. */
-export function createPostgresFileRepository(pool: Pool): FileRepository & SheetIndexRepository {
+/**
+ * The file repository on PostgreSQL. A write that adds entries to a file's log (and a
+ * purge) sends its notice on `notices.channel` inside its own transaction.
+ */
+export function createPostgresFileRepository(
+  pool: Pool,
+  notices: PostgresWriteNotices = {},
+): FileRepository & SheetIndexRepository {
+  /** The channel for a write that adds `entries` to a log, or null: nothing to tell. */
+  const channelFor = (entries: readonly unknown[]) => (entries.length > 0 ? (notices.channel ?? null) : null);
   // Many concurrent lookups to a statement, as the reads of files by callers below.
   const load = batchedLookupById(pool, `SELECT ${FILE_COLUMNS} FROM files WHERE id = ANY($1::text[])`, toRecord);
   const findWithRole = batchedFindWithRole(pool);
@@ -202,12 +218,14 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
       await pool.query(
         `WITH f AS (
            INSERT INTO files (id, owner_id, name, visibility, state, kind, content_type, size, sha256, blob_key,
-                              created_at, updated_at, trashed_at, purge_at, name_key, version, event_seq)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, ${raiseEventSeq(17, "0")})
-           RETURNING event_seq
-         ), a AS (${insertActivity(17, "f")})
-         INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
-         VALUES ($1, $16, $10, $8, $9, $11, $2)`,
+                              created_at, updated_at, trashed_at, purge_at, name_key, version, event_seq, pieces)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, ${raiseEventSeq(17, "0")}, $19)
+           RETURNING event_seq, ${notifySql(18, "id")} AS notified
+         ), a AS (${insertActivity(17, "f")}), v AS (
+           INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id, pieces)
+           VALUES ($1, $16, $10, $8, $9, $11, $2, $19)
+         )
+         ${insertVersionBlobs("$1", "$16", 20)}`,
         [
           file.id,
           file.ownerId,
@@ -226,6 +244,9 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
           fileNameKey(file.name),
           file.version,
           activityParameter(activity),
+          channelFor(activity),
+          encodePieces(file.pieces),
+          pieceBlobKeys(file),
         ],
       );
     },
@@ -267,7 +288,7 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
            updated_at = $13,
            event_seq  = ${raiseEventSeq(15)}
          WHERE id = $1 AND ($2::text IS NULL OR state = $2)
-         RETURNING ${FILE_COLUMNS}, event_seq
+         RETURNING ${FILE_COLUMNS}, event_seq, ${notifySql(16, "id")} AS notified
          ), a AS (${insertActivity(15, "changed")})
          SELECT ${FILE_COLUMNS} FROM changed`,
         [
@@ -286,11 +307,22 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
           changes.updatedAt,
           changes.name === undefined ? null : fileNameKey(changes.name),
           activityParameter(activity),
+          channelFor(activity),
         ],
       );
       return rows[0] === undefined ? null : toRecord(rows[0]);
     },
-    async replaceContent({ id, expectedSha256, content, fromVersion, at, authorId, activity, moveCommentRanges }) {
+    async replaceContent({
+      id,
+      expectedSha256,
+      expectedPieces,
+      content,
+      fromVersion,
+      at,
+      authorId,
+      activity,
+      moveCommentRanges,
+    }) {
       return inTransaction(pool, async (client) => {
         const current = async (): Promise<ReplaceContentResult> => {
           const { rows } = await client.query<FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE id = $1`, [id]);
@@ -301,10 +333,11 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
         };
         if (fromVersion !== undefined) {
           // Held until this commits: retention waits for it, then finds the new version sharing the blob.
-          const held = await client.query("SELECT FROM versions WHERE file_id = $1 AND number = $2 FOR SHARE", [
-            id,
-            fromVersion,
-          ]);
+          // Its pieces too: a compaction of it since has let go of the ones the content names.
+          const held = await client.query(
+            "SELECT FROM versions WHERE file_id = $1 AND number = $2 AND pieces IS NOT DISTINCT FROM $3 FOR SHARE",
+            [id, fromVersion, encodePieces(content.pieces)],
+          );
           if (held.rowCount === 0) {
             const now = await current();
             return now.outcome === "not_active" ? now : { outcome: "version_gone" };
@@ -316,18 +349,33 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
         // the entries, written next, are numbered up to the counter it returned.
         const { rows } = await client.query<FileRow & { event_seq: string }>(
           `UPDATE files SET blob_key = $3, size = $4, sha256 = $5, version = version + 1, updated_at = $6,
-                            event_seq = event_seq + $7
+                            event_seq = event_seq + $7, pieces = $9
            WHERE id = $1 AND state = 'active' AND ($2::text IS NULL OR sha256 = $2)
-           RETURNING ${FILE_COLUMNS}, event_seq`,
-          [id, expectedSha256, content.blobKey, content.size, content.sha256, at, activity.length],
+             AND ($10::boolean IS NOT TRUE OR pieces IS NOT DISTINCT FROM $11)
+           RETURNING ${FILE_COLUMNS}, event_seq, ${notifySql(8, "id")} AS notified`,
+          [
+            id,
+            expectedSha256,
+            content.blobKey,
+            content.size,
+            content.sha256,
+            at,
+            activity.length,
+            channelFor(activity),
+            encodePieces(content.pieces),
+            expectedPieces !== undefined,
+            encodePieces(expectedPieces ?? undefined),
+          ],
         );
         const row = rows[0];
         if (row === undefined) return current();
         const file = toRecord(row);
         await client.query(
-          `WITH a AS (${insertActivity(8, "(SELECT $9::bigint AS event_seq)")})
-           INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          `WITH a AS (${insertActivity(8, "(SELECT $9::bigint AS event_seq)")}), v AS (
+             INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id, pieces)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $10)
+           )
+           ${insertVersionBlobs("$1", "$2", 11)}`,
           [
             id,
             file.version,
@@ -338,6 +386,8 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
             authorId,
             activityParameter(activity),
             row.event_seq,
+            encodePieces(file.pieces),
+            pieceBlobKeys(file),
           ],
         );
         if (moveCommentRanges !== undefined) {
@@ -366,21 +416,30 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
       // locked by the restore, and re-checked once it commits: restored, it is not due.
       // Its sheet index, permissions and activity go with it (ON DELETE CASCADE); its
       // versions are deleted here, so that their blob keys come back.
-      const { rows } = await pool.query<FileRow & { blob_keys: string[] | null }>(
+      const { rows } = await pool.query<FileRow & { blob_keys: string[] | null; version_pieces: string[] | null }>(
         `WITH due AS (
            SELECT id FROM files WHERE state = 'trashed' AND purge_at <= $1
            ORDER BY purge_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
          ), gone_versions AS (
-           DELETE FROM versions WHERE file_id IN (SELECT id FROM due) RETURNING file_id, blob_key
+           DELETE FROM versions WHERE file_id IN (SELECT id FROM due) RETURNING file_id, blob_key, pieces
          ), gone AS (
-           DELETE FROM files WHERE id IN (SELECT id FROM due) RETURNING ${FILE_COLUMNS}
+           DELETE FROM files WHERE id IN (SELECT id FROM due) RETURNING ${FILE_COLUMNS}, ${notifySql(3, "id")} AS notified
          )
-         SELECT gone.*, (SELECT array_agg(blob_key) FROM gone_versions WHERE file_id = gone.id) AS blob_keys
+         SELECT gone.*, (SELECT array_agg(blob_key) FROM gone_versions WHERE file_id = gone.id) AS blob_keys,
+           (SELECT array_agg(pieces) FROM gone_versions WHERE file_id = gone.id AND pieces IS NOT NULL) AS version_pieces
          FROM gone`,
-        [now, limit],
+        [now, limit, notices.channel ?? null],
       );
       return rows
-        .map((row) => ({ file: toRecord(row), blobKeys: row.blob_keys ?? [row.blob_key] }))
+        .map((row) => ({
+          file: toRecord(row),
+          blobKeys: [
+            ...new Set([
+              ...(row.blob_keys ?? [row.blob_key]),
+              ...(row.version_pieces ?? []).flatMap((pieces) => decodePieces(pieces)?.map((piece) => piece.key) ?? []),
+            ]),
+          ],
+        }))
         .sort((a, b) => byPurgeAt(a.file, b.file));
     },
     async findSheetIndex(fileId) {
@@ -397,11 +456,42 @@ export function createPostgresFileRepository(pool: Pool): FileRepository & Sheet
         [fileId, JSON.stringify(index)],
       );
     },
+    async listPieced({ morePiecesThan, limit }) {
+      const { rows } = await pool.query<FileRow>(
+        `SELECT ${FILE_COLUMNS} FROM files WHERE pieces IS NOT NULL AND json_array_length(pieces::json) > $1 LIMIT $2`,
+        [morePiecesThan, limit],
+      );
+      return rows.map(toRecord);
+    },
+    async compactContent({ id, version, blobKey, from, to }) {
+      return inTransaction(pool, async (client) => {
+        const values = [id, version, encodePieces(from), encodePieces(to)];
+        const file = await client.query(
+          `UPDATE files SET pieces = $4
+           WHERE id = $1 AND version = $2 AND blob_key = $5 AND pieces IS NOT DISTINCT FROM $3`,
+          [...values, blobKey],
+        );
+        if (file.rowCount === 0) return false;
+        // The version is the file's current one, whose row this holds: it has the same pieces.
+        await client.query(
+          "UPDATE versions SET pieces = $4 WHERE file_id = $1 AND number = $2 AND pieces IS NOT DISTINCT FROM $3",
+          values,
+        );
+        await client.query("DELETE FROM version_blobs WHERE file_id = $1 AND number = $2", [id, version]);
+        await client.query(insertVersionBlobs("$1", "$2", 3), [
+          id,
+          version,
+          pieceBlobKeys({ blobKey, size: 0, pieces: to }),
+        ]);
+        return true;
+      });
+    },
     async findReferencedBlobKeys(keys) {
       if (keys.length === 0) return new Set();
       const { rows } = await pool.query<{ blob_key: string }>(
         `SELECT blob_key FROM files WHERE blob_key = ANY($1::text[])
-         UNION SELECT blob_key FROM versions WHERE blob_key = ANY($1::text[])`,
+         UNION SELECT blob_key FROM versions WHERE blob_key = ANY($1::text[])
+         UNION SELECT blob_key FROM version_blobs WHERE blob_key = ANY($1::text[])`,
         [keys],
       );
       return new Set(rows.map((row) => row.blob_key));

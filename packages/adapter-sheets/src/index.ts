@@ -110,6 +110,16 @@ export function createSpreadsheetWriter(): SpreadsheetWriter {
           const loaded = await writing;
           return loaded.added === undefined ? null : loaded.added();
         },
+        // A CSV's edit names the bytes it keeps; a workbook's is written whole.
+        ...(kind === "csv"
+          ? {
+              parts: () =>
+                (async function* () {
+                  const loaded = await writing;
+                  yield* loaded.parts?.() ?? loaded.content;
+                })(),
+            }
+          : {}),
       };
     },
     restructure({ kind, index, size, openFile, operations, formulas }) {

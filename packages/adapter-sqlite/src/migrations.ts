@@ -347,6 +347,23 @@ export const MIGRATIONS: readonly Migration[] = [
   ) STRICT, WITHOUT ROWID;
   CREATE INDEX webhook_attempts_by_hook ON webhook_attempts (hook_id, at DESC, attempt DESC);
   `,
+  /* 13 */ `
+  -- A content made of pieces of several blobs (JSON [[key, offset, length], …]); NULL: blob_key's alone.
+  ALTER TABLE files ADD COLUMN pieces TEXT;
+  ALTER TABLE versions ADD COLUMN pieces TEXT;
+  -- Compaction looks for the files of many pieces among those of any.
+  CREATE INDEX files_pieced ON files (id) WHERE pieces IS NOT NULL;
+  -- Each blob a version's pieces refer to: a blob is deleted only when no row here or in
+  -- versions names it.
+  CREATE TABLE version_blobs (
+    file_id   TEXT NOT NULL,
+    number    INTEGER NOT NULL,
+    blob_key  TEXT NOT NULL,
+    PRIMARY KEY (file_id, number, blob_key),
+    FOREIGN KEY (file_id, number) REFERENCES versions (file_id, number) ON DELETE CASCADE
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX version_blobs_by_blob ON version_blobs (blob_key);
+  `,
 ];
 
 export class SchemaTooNewError extends Error {

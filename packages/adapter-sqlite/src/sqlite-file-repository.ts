@@ -1,5 +1,9 @@
 import {
   type ActivityEntry,
+  type ContentPiece,
+  contentBlobKeys,
+  decodePieces,
+  encodePieces,
   type FileRecord,
   type FileRepository,
   type FileSort,
@@ -10,12 +14,14 @@ import {
   type Role,
   type SheetIndex,
   type SheetIndexRepository,
+  type StoredContent,
 } from "@cellar/core";
 import type { Database } from "better-sqlite3";
 import { cachedRoles } from "./cached-roles.js";
 import { NO_READ_CACHE, type ReadCache } from "./read-cache.js";
 import { createActivityWriter } from "./sqlite-activity-repository.js";
 import { fromMillis, fromNullableMillis, toNullableMillis } from "./sqlite-time.js";
+import { versionBlobsWriter } from "./sqlite-version-repository.js";
 
 /**
  * The columns every read of a file selects, in the order of `FileValues`. Files are read
@@ -38,7 +44,11 @@ const FILE_COLUMN_NAMES = [
   "trashed_at",
   "purge_at",
   "version",
+  "pieces",
 ] as const;
+
+/** How many columns `FileValues` has: what a join selects after them starts here. */
+export const FILE_COLUMN_COUNT = FILE_COLUMN_NAMES.length;
 
 /** The columns of `FileValues`, each prefixed with `table.` when given: for joins. */
 export function fileColumns(table?: string): string {
@@ -63,6 +73,7 @@ export type FileValues = [
   trashedAt: number | null,
   purgeAt: number | null,
   version: number,
+  pieces: string | null,
 ];
 
 /** The file of a row that starts with `FileValues`. */
@@ -83,6 +94,7 @@ export function toFileRecord(values: readonly [...FileValues, ...unknown[]]): Fi
     trashedAt: fromNullableMillis(values[12]),
     purgeAt: fromNullableMillis(values[13]),
     version: values[14],
+    ...(values[15] === null ? {} : { pieces: decodePieces(values[15]) as ContentPiece[] }),
   };
 }
 
@@ -117,9 +129,9 @@ export function createSqliteFileRepository(
   const writeActivity = createActivityWriter(db);
   const insert = db.prepare(`
     INSERT INTO files (id, owner_id, name, name_key, visibility, state, kind, content_type, size, sha256, blob_key,
-                       created_at, updated_at, trashed_at, purge_at, version)
+                       pieces, created_at, updated_at, trashed_at, purge_at, version)
     VALUES (@id, @owner_id, @name, @name_key, @visibility, @state, @kind, @content_type, @size, @sha256, @blob_key,
-            @created_at, @updated_at, @trashed_at, @purge_at, @version)`);
+            @pieces, @created_at, @updated_at, @trashed_at, @purge_at, @version)`);
   const findById = db.prepare<[string], FileValues>(`SELECT ${FILE_COLUMNS} FROM files WHERE id = ?`).raw();
   const findWithRole = db
     .prepare<[string, string], [...FileValues, role: Role | null]>(
@@ -151,8 +163,8 @@ export function createSqliteFileRepository(
     )
     .pluck();
   const removeVersionsOf = db
-    .prepare<[string], [fileId: string, blobKey: string]>(
-      "DELETE FROM versions WHERE file_id IN (SELECT value FROM json_each(?)) RETURNING file_id, blob_key",
+    .prepare<[string], [fileId: string, blobKey: string, pieces: string | null]>(
+      "DELETE FROM versions WHERE file_id IN (SELECT value FROM json_each(?)) RETURNING file_id, blob_key, pieces",
     )
     .raw();
   const removeFiles = db
@@ -164,19 +176,42 @@ export function createSqliteFileRepository(
     .prepare<[string], string>(
       `WITH wanted (key) AS (SELECT value FROM json_each(?))
        SELECT blob_key FROM files WHERE blob_key IN (SELECT key FROM wanted)
-       UNION SELECT blob_key FROM versions WHERE blob_key IN (SELECT key FROM wanted)`,
+       UNION SELECT blob_key FROM versions WHERE blob_key IN (SELECT key FROM wanted)
+       UNION SELECT blob_key FROM version_blobs WHERE blob_key IN (SELECT key FROM wanted)`,
     )
     .pluck();
-  const insertVersion = db.prepare<Record<string, unknown>>(`
-    INSERT INTO versions (file_id, number, blob_key, size, sha256, created_at, author_id)
-    VALUES (@file_id, @number, @blob_key, @size, @sha256, @created_at, @author_id)`);
-  const versionExists = db
-    .prepare<[string, number], number>("SELECT 1 FROM versions WHERE file_id = ? AND number = ?")
+  const insertVersionRow = db.prepare<Record<string, unknown>>(`
+    INSERT INTO versions (file_id, number, blob_key, pieces, size, sha256, created_at, author_id)
+    VALUES (@file_id, @number, @blob_key, @pieces, @size, @sha256, @created_at, @author_id)`);
+  const insertVersionBlobs = versionBlobsWriter(db);
+  /** A file's version, with the blobs its pieces refer to (see `version_blobs`). */
+  const insertVersion = (content: StoredContent, values: Record<string, unknown>) => {
+    insertVersionRow.run({ ...values, blob_key: content.blobKey, pieces: encodePieces(content.pieces) });
+    insertVersionBlobs(values.file_id as string, values.number as number, content);
+  };
+  const versionHolds = db
+    .prepare<[string, number, string | null], number>(
+      "SELECT 1 FROM versions WHERE file_id = ? AND number = ? AND pieces IS ?",
+    )
     .pluck();
+  const listPieced = db
+    .prepare<[number, number], FileValues>(
+      `SELECT ${FILE_COLUMNS} FROM files INDEXED BY files_pieced
+       WHERE pieces IS NOT NULL AND json_array_length(pieces) > ? LIMIT ?`,
+    )
+    .raw();
+  const compactFile = db.prepare<Record<string, unknown>>(
+    "UPDATE files SET pieces = @to WHERE id = @id AND version = @version AND blob_key = @blob_key AND pieces IS @from",
+  );
+  const compactVersion = db.prepare<Record<string, unknown>>(
+    "UPDATE versions SET pieces = @to WHERE file_id = @id AND number = @version AND pieces IS @from",
+  );
   const replace = db
     .prepare<Record<string, unknown>, FileValues>(`
-    UPDATE files SET blob_key = @blob_key, size = @size, sha256 = @sha256, version = version + 1, updated_at = @at
+    UPDATE files SET blob_key = @blob_key, pieces = @pieces, size = @size, sha256 = @sha256, version = version + 1,
+                     updated_at = @at
     WHERE id = @id AND state = 'active' AND (@expected IS NULL OR sha256 = @expected)
+      AND (@check_pieces = 0 OR pieces IS @expected_pieces)
     RETURNING ${FILE_COLUMNS}`)
     .raw();
 
@@ -257,7 +292,7 @@ export function createSqliteFileRepository(
       const last = rows.at(-1);
       let total: number;
       if (last !== undefined && rows.length === limit) {
-        const after = { ownerId, state, key, sortValue: last[15], id: last[0] };
+        const after = { ownerId, state, key, sortValue: last[FILE_COLUMN_COUNT], id: last[0] };
         total = offset + limit + (statements.countAfter.get(after) ?? 0);
       } else if (last !== undefined || (offset === 0 && limit > 0)) {
         // The walk reached the end: every match is before or on this page.
@@ -282,6 +317,7 @@ export function createSqliteFileRepository(
       size: file.size,
       sha256: file.sha256,
       blob_key: file.blobKey,
+      pieces: encodePieces(file.pieces),
       created_at: file.createdAt.getTime(),
       updated_at: file.updatedAt.getTime(),
       trashed_at: toNullableMillis(file.trashedAt),
@@ -289,10 +325,9 @@ export function createSqliteFileRepository(
       version: file.version,
     });
     writeActivity(entries);
-    insertVersion.run({
+    insertVersion(file, {
       file_id: file.id,
       number: file.version,
-      blob_key: file.blobKey,
       size: file.size,
       sha256: file.sha256,
       created_at: file.createdAt.getTime(),
@@ -303,7 +338,10 @@ export function createSqliteFileRepository(
   const replaceWithVersion = db.transaction(
     (input: Parameters<FileRepository["replaceContent"]>[0]): Awaited<ReturnType<FileRepository["replaceContent"]>> => {
       // Under BEGIN IMMEDIATE, no retention can remove the source version before this commits.
-      if (input.fromVersion !== undefined && versionExists.get(input.id, input.fromVersion) === undefined) {
+      if (
+        input.fromVersion !== undefined &&
+        versionHolds.get(input.id, input.fromVersion, encodePieces(input.content.pieces)) === undefined
+      ) {
         const current = findById.get(input.id);
         return current === undefined || current[4] !== "active"
           ? { outcome: "not_active" }
@@ -312,7 +350,10 @@ export function createSqliteFileRepository(
       const row = replace.get({
         id: input.id,
         expected: input.expectedSha256,
+        check_pieces: input.expectedPieces === undefined ? 0 : 1,
+        expected_pieces: encodePieces(input.expectedPieces ?? undefined),
         blob_key: input.content.blobKey,
+        pieces: encodePieces(input.content.pieces),
         size: input.content.size,
         sha256: input.content.sha256,
         at: input.at.getTime(),
@@ -324,10 +365,9 @@ export function createSqliteFileRepository(
           : { outcome: "precondition_failed", file: toFileRecord(current) };
       }
       const file = toFileRecord(row);
-      insertVersion.run({
+      insertVersion(file, {
         file_id: file.id,
         number: file.version,
-        blob_key: file.blobKey,
         size: file.size,
         sha256: file.sha256,
         created_at: input.at.getTime(),
@@ -347,14 +387,35 @@ export function createSqliteFileRepository(
   const purgeDue = db.transaction((now: number, limit: number) => {
     const ids = JSON.stringify(dueIds.all(now, limit));
     const blobKeys = new Map<string, string[]>();
-    for (const [fileId, blobKey] of removeVersionsOf.all(ids)) {
-      blobKeys.set(fileId, [...(blobKeys.get(fileId) ?? []), blobKey]);
+    for (const [fileId, blobKey, pieces] of removeVersionsOf.all(ids)) {
+      const content = {
+        blobKey,
+        size: 0,
+        ...(pieces === null ? {} : { pieces: decodePieces(pieces) as ContentPiece[] }),
+      };
+      blobKeys.set(fileId, [...new Set([...(blobKeys.get(fileId) ?? []), ...contentBlobKeys(content)])]);
     }
     // Permissions and activity go with each file, by their foreign keys' cascade.
     return removeFiles.all(ids).map((row) => {
       const file = toFileRecord(row);
       return { file, blobKeys: blobKeys.get(file.id) ?? [file.blobKey] };
     });
+  });
+
+  const compact = db.transaction((input: Parameters<FileRepository["compactContent"]>[0]): boolean => {
+    const values = {
+      id: input.id,
+      version: input.version,
+      blob_key: input.blobKey,
+      from: encodePieces(input.from),
+      to: encodePieces(input.to),
+    };
+    if (compactFile.run(values).changes === 0) return false;
+    // The version is the file's current one: it holds the same pieces.
+    if (compactVersion.run(values).changes === 0)
+      throw new Error(`Version ${input.version} of ${input.id} is not the file's.`);
+    insertVersionBlobs(input.id, input.version, { blobKey: input.blobKey, size: 0, pieces: input.to });
+    return true;
   });
 
   // Entries are written only when the update matched: a change that did not happen records nothing.
@@ -367,7 +428,7 @@ export function createSqliteFileRepository(
   /** The one statement behind `findWithRole`, for whichever of its two kept parts is missing. */
   const readWithRole = (id: string, userId: string): FileWithRole | null => {
     const row = findWithRole.get(userId, id);
-    return row === undefined ? null : { file: toFileRecord(row), role: row[15] };
+    return row === undefined ? null : { file: toFileRecord(row), role: row[FILE_COLUMN_COUNT] };
   };
 
   return {
@@ -439,6 +500,14 @@ export function createSqliteFileRepository(
       for (const { file } of removed) byId.forget(file.id);
       if (removed.length > 0) roles.clear();
       return removed.sort((a, b) => byPurgeAt(a.file, b.file));
+    },
+    async listPieced({ morePiecesThan, limit }) {
+      return listPieced.all(morePiecesThan, limit).map(toFileRecord);
+    },
+    async compactContent(input) {
+      const compacted = compact.immediate(input);
+      byId.forget(input.id);
+      return compacted;
     },
     async findReferencedBlobKeys(keys) {
       if (keys.length === 0) return new Set();

@@ -15,7 +15,7 @@ import type { Database } from "better-sqlite3";
 import { cachedRoles } from "./cached-roles.js";
 import { NO_READ_CACHE, type ReadCache } from "./read-cache.js";
 import { createActivityWriter } from "./sqlite-activity-repository.js";
-import { type FileValues, fileColumns, memoise, toFileRecord } from "./sqlite-file-repository.js";
+import { FILE_COLUMN_COUNT, type FileValues, fileColumns, memoise, toFileRecord } from "./sqlite-file-repository.js";
 import { fromMillis } from "./sqlite-time.js";
 
 const PERMISSION_COLUMNS = "id, file_id, email, user_id, role, created_at, updated_at";
@@ -68,8 +68,8 @@ type SharedValues = [...FileValues, role: Role, sharedAt: number, sortValue: num
 
 const toSharedFile = (values: SharedValues): SharedFile => ({
   file: toFileRecord(values),
-  role: values[15],
-  sharedAt: fromMillis(values[16]),
+  role: values[FILE_COLUMN_COUNT],
+  sharedAt: fromMillis(values[FILE_COLUMN_COUNT + 1] as number),
 });
 
 /**
@@ -274,7 +274,7 @@ export function createSqlitePermissionRepository(db: Database, cache: ReadCache 
       const last = rows.at(-1);
       let total: number;
       if (last !== undefined && rows.length === limit) {
-        const after = { userId, key, sortValue: last[17], fileId: last[0] };
+        const after = { userId, key, sortValue: last[FILE_COLUMN_COUNT + 2], fileId: last[0] };
         total = offset + limit + (statements.countAfter.get(after) ?? 0);
       } else if (last !== undefined || (offset === 0 && limit > 0)) {
         // The walk reached the end: every match is before or on this page.

@@ -11,6 +11,8 @@ import { type CommentService, createCommentService } from "./comments/comments.s
 import { type CellEditsService, createCellEditsService } from "./edits/cell-edits.service.js";
 import type { SpreadsheetWriter } from "./edits/spreadsheet-writer.port.js";
 import type { BlobStore } from "./files/blob-store.port.js";
+import { ContentHashes } from "./files/checked-bytes.js";
+import { type Compaction, createCompaction } from "./files/compaction.js";
 import { createFileService, type FileService } from "./files/file.service.js";
 import type { FileRepository } from "./files/file-repository.port.js";
 import type { FormulaEngine } from "./formulas/formula-engine.port.js";
@@ -173,7 +175,9 @@ export interface Cellar {
   readonly users: UserService;
   readonly rateLimiter: RateLimiter;
   readonly config: ResolvedCellarConfig;
-  /** The periodic cycle: purge, expiry, old activity, orphan sweep. The server runs it on a timer. */
+  /** Contents of many pieces written again as one blob: after edits, and in maintenance. */
+  readonly compaction: Compaction;
+  /** The periodic cycle: purge, expiry, old activity, old versions, compaction, orphan sweep. The server runs it on a timer. */
   readonly maintenance: Maintenance;
   /** Forgets expired sessions, magic links and rate-limit windows. */
   deleteExpired(): Promise<MaintenanceReport["expired"]>;
@@ -216,7 +220,8 @@ export function createCellar(deps: CellarDeps): Cellar {
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? cryptoRandom;
   const feed = deps.changeFeed ?? createLocalChangeFeed();
-  // Every write that grows a file's event log is announced once it has committed.
+  // Every write that grows a file's event log is announced once it has committed, or by
+  // the storage inside the write's transaction when its feed says so (`announcesWrites`).
   const {
     files: fileRepository,
     permissions: permissionRepository,
@@ -236,6 +241,9 @@ export function createCellar(deps: CellarDeps): Cellar {
     blobs: deps.blobs,
     contents,
   });
+  // Hash states within contents stored lately: an edit hashes from about where it changes them.
+  const hashes = new ContentHashes();
+  const compaction = createCompaction({ files: fileRepository, blobs: deps.blobs, random });
   const files = createFileService({
     files: fileRepository,
     permissions: permissionRepository,
@@ -244,6 +252,7 @@ export function createCellar(deps: CellarDeps): Cellar {
     random,
     maxUploadBytes: config.maxUploadBytes,
     trashRetentionDays: config.trashRetentionDays,
+    hashes,
     // Read through in the background, so the first window need not wait for it.
     onCommitted: (file) => sheets.analyseSoon(file),
   });
@@ -351,6 +360,8 @@ export function createCellar(deps: CellarDeps): Cellar {
       clock,
       random,
       maxUploadBytes: config.maxUploadBytes,
+      hashes,
+      onPieced: compaction.compactSoon,
     }),
     auth: createAuthService({
       users: deps.users,
@@ -387,7 +398,8 @@ export function createCellar(deps: CellarDeps): Cellar {
       random,
       isUnavailable: deps.isStorageUnavailable ?? (() => true),
     }),
-    maintenance: createMaintenance({ files, activity, versions, deleteExpired }),
+    compaction,
+    maintenance: createMaintenance({ files, activity, versions, compaction, deleteExpired }),
     deleteExpired,
   };
 }

@@ -119,7 +119,21 @@ export {
   type StoredBlob,
 } from "./files/blob-store.port.js";
 export { type RangeRequest, resolveByteRange } from "./files/byte-range.js";
+export { COMPACT_PIECES, type Compaction, createCompaction } from "./files/compaction.js";
 export { readCentralDirectoryNames, XLSX_LIMITS } from "./files/content-check.js";
+export {
+  type ContentPiece,
+  contentBlobKeys,
+  decodePieces,
+  encodePieces,
+  MAX_PIECES,
+  MIN_PIECE_BYTES,
+  piecesOf,
+  readContent,
+  type StoredContent,
+  type StoredSpan,
+  type WrittenPart,
+} from "./files/content-pieces.js";
 export { owningBlobKey, SHEET_ROWS_SUFFIX, sheetRowsBlobKey } from "./files/derived-blob-keys.js";
 export {
   CONTENT_TYPES,

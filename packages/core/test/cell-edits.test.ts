@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { MAX_WAITING_CHANGES } from "../src/edits/cell-edits.service.js";
+import { readContent } from "../src/files/content-pieces.js";
 import { aFile } from "../src/testing/index.js";
 import { aCellar, bytesOf, signIn, uploadCsv } from "./support/helpers.js";
 import { summingEngine } from "./support/summing-engine.js";
@@ -48,7 +49,7 @@ async function anEditedFile(
   const stored = async (): Promise<Grid> => {
     const record = await cellar.deps.files.findById(file.id);
     if (record === null) throw new Error("The file is gone.");
-    return parseToyCsv(await readAll(() => cellar.deps.blobs.read({ key: record.blobKey })));
+    return parseToyCsv(await readAll(() => readContent(cellar.deps.blobs, record)));
   };
   /** The actions of the file's activity, oldest first, with their details. */
   const activity = async () => {
@@ -671,7 +672,7 @@ async function anEditedWorkbook(options: { engine?: boolean; complete?: boolean 
     const record = await cellar.deps.files.findById(file.id);
     if (record === null) throw new Error("The file is gone.");
     const chunks: Uint8Array[] = [];
-    for await (const chunk of await cellar.deps.blobs.read({ key: record.blobKey })) chunks.push(chunk);
+    for await (const chunk of await readContent(cellar.deps.blobs, record)) chunks.push(chunk);
     return parseToyWorkbook(Buffer.concat(chunks));
   };
   const lastDetails = async () => {

@@ -29,6 +29,7 @@ describe("the maintenance cycle", () => {
       orphansRemoved: 1,
       activityPruned: 0,
       versionsPruned: 0,
+      compacted: 0,
       // The rate-limit windows: one per address asked for a link.
       expired: { sessions: 1, accessTokens: 0, magicLinks: 1, rateWindows: 2, streamLeases: 0, webhookDeliveries: 0 },
     });

@@ -12,6 +12,6 @@ const t = { describe, it, expect };
 describe("in-memory adapters", () => {
   repositoryContracts(t, { create: () => createMemoryRepositories() });
   webhookRepositoryContract(t, { create: () => createMemoryRepositories() });
-  blobStoreContract(t, { create: () => ({ blobs: createMemoryBlobStore() }) }, { extends: true });
+  blobStoreContract(t, { create: () => ({ blobs: createMemoryBlobStore() }) });
   rateLimitStoreContract(t, { create: () => ({ rateLimits: createMemoryRateLimitStore() }) });
 });

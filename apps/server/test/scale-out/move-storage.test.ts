@@ -1,8 +1,13 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { openPostgresStorage } from "@cellar/adapter-postgres";
+import { openSqliteStorage } from "@cellar/adapter-sqlite";
+import { aFile, anActivityEntry, at, aUser } from "@cellar/core/testing";
 import { createTestBucket, createTestDatabase } from "@cellar/test-engines";
 import { describe, expect, inject, it } from "vitest";
+import { moveEmbeddedStorage } from "../../src/move-storage.js";
+import { readSettings } from "../../src/settings.js";
 import { download, type FileJson, listAll, sha256, signIn, upload } from "../support/cellar-http.js";
 import { openEventStream } from "../support/event-stream.js";
 import { objectsIn, s3Env } from "../support/s3.js";
@@ -154,6 +159,99 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     expect(again.stdout).toMatch(
       /done: 0 users, 0 sessions, 0 access tokens, 0 files, 0 versions, 0 roles and 0 comments on them copied, 8 already there;/,
     );
+  }, 90_000);
+
+  it("keeps the number of each entry of a file's event log, so that an old Last-Event-ID goes on from where it was or resets", async () => {
+    const dataDir = scratch.dataDir();
+    const embedded = await openSqliteStorage({ dataDir });
+    const owner = await embedded.users.insertIfAbsent(aUser());
+    const file = aFile(owner.id);
+    await embedded.files.insert({ file, activity: [anActivityEntry(file.id, owner.id, { action: "uploaded" })] });
+    for (let i = 1; i <= 4; i++) {
+      await embedded.files.update({
+        id: file.id,
+        changes: { updatedAt: at(i * 1000) },
+        activity: [anActivityEntry(file.id, owner.id, { at: at(i * 1000) })],
+      });
+    }
+    // The oldest two entries pruned, as they are after 90 days: the log holds 3 to 5.
+    expect(await embedded.activity.prune({ before: at(1500), limit: 10 })).toBe(2);
+    const before = await embedded.activity.listSince({ fileId: file.id, afterSeq: 0, limit: 10 });
+    expect(before.entries.map((entry) => entry.seq)).toEqual([3, 4, 5]);
+    await embedded.close();
+
+    const database = await createTestDatabase(inject("postgresUrl"), "move");
+    scratch.onCleanup(() => database.drop());
+    await moveEmbeddedStorage(readSettings({ DATA_DIR: dataDir, DATABASE_URL: database.url }));
+    const target = await openPostgresStorage({ url: database.url, poolMax: 2 });
+    scratch.onCleanup(() => target.close());
+
+    // The same entries under the same numbers, and the same head: a stream that had seen
+    // entry 3 is told 4 and 5; one that had seen 1 finds 2 missing, and is told reset.
+    expect(await target.activity.listSince({ fileId: file.id, afterSeq: 0, limit: 10 })).toEqual(before);
+    // The next change takes the number after every one the embedded install gave.
+    await target.files.update({
+      id: file.id,
+      changes: { updatedAt: at(9000) },
+      activity: [anActivityEntry(file.id, owner.id, { at: at(9000) })],
+    });
+    expect(await target.activity.listSince({ fileId: file.id, afterSeq: 5, limit: 10 })).toMatchObject({
+      entries: [{ seq: 6 }],
+      head: 6,
+    });
+  });
+
+  it("moves a CSV edited in pieces: every version reads as it did, and each blob is copied once", async () => {
+    const dataDir = scratch.dataDir();
+    const embedded = await scratch.startProcess({ DATA_DIR: dataDir });
+    const ada = await signIn({ requestAt: embedded.url, dataDir }, "ada@example.com");
+    const rows = Array.from({ length: 20_000 }, (_, i) => `${i},${i * 3},row ${i} of a file edited in pieces`);
+    const csv = Buffer.from(`id,value,note\n${rows.join("\n")}\n`);
+    const uploaded = await upload(embedded.url, ada.jwt, "pieces.csv", csv);
+    expect(uploaded.status).toBe(201);
+    const file = JSON.parse(uploaded.text) as FileJson;
+    const auth = { authorization: `Bearer ${ada.jwt}` };
+    for (const row of [10_000, 15_000]) {
+      const edited = await fetch(`${embedded.url}/v1/files/${file.id}/values`, {
+        method: "PATCH",
+        headers: { ...auth, "content-type": "application/json", "if-match": "*" },
+        body: JSON.stringify({ range: `B${row}`, values: [["moved"]] }),
+      });
+      expect(edited.status).toBe(200);
+    }
+    type Listed = { version: number; sha256: string; size: number };
+    const listed = async (url: string) =>
+      (await (await fetch(`${url}/v1/files/${file.id}/versions`, { headers: auth })).json()) as Listed[];
+    const versionsBefore = await listed(embedded.url);
+    expect(versionsBefore.map((listed) => listed.version)).toEqual([3, 2, 1]);
+    expect(await embedded.stop("SIGTERM")).toBe(0);
+    // The edits stored only what they changed: their versions are pieces of the upload's blob.
+    const sqlite = await openSqliteStorage({ dataDir });
+    expect((await sqlite.versions.find({ fileId: file.id, number: 3 }))?.pieces?.length).toBeGreaterThan(1);
+    await sqlite.close();
+
+    const database = await createTestDatabase(inject("postgresUrl"), "move");
+    scratch.onCleanup(() => database.drop());
+    const store = inject("s3");
+    const bucket = await createTestBucket(store, "move");
+    const env = { DATA_DIR: dataDir, DATABASE_URL: database.url, ...s3Env(store, `s3://${bucket}`) };
+    const moved = moveStorage(env);
+    expect(moved.stderr).toBe("");
+    expect(moved.status).toBe(0);
+
+    const shared = await scratch.startProcess({ ...env, DATA_DIR: scratch.dataDir() });
+    expect(await listed(shared.url)).toEqual(versionsBefore);
+    for (const version of versionsBefore) {
+      const url = `${shared.url}/v1/files/${file.id}/versions/${version.version}/download`;
+      const whole = Buffer.from(await (await fetch(url, { headers: auth })).arrayBuffer());
+      expect(sha256(whole), `version ${version.version}`).toBe(version.sha256);
+      const part = await fetch(url, { headers: { ...auth, range: "bytes=400000-420000" } });
+      expect(part.status).toBe(206);
+      expect(Buffer.from(await part.arrayBuffer()).equals(whole.subarray(400_000, 420_001))).toBe(true);
+    }
+    // The upload's blob and each edit's new bytes, once each: no content was copied whole.
+    expect(await objectsIn(store, bucket)).toHaveLength(3);
+    expect(await shared.stop("SIGTERM")).toBe(0);
   }, 90_000);
 
   it("refuses to start without a DATABASE_URL to move to, saying so in one line", () => {

@@ -5,6 +5,7 @@ import {
   type OpenBytes,
   type ReadableSheetIndex,
   type WrittenContent,
+  type WrittenPart,
 } from "@cellar/core";
 import iconv from "iconv-lite";
 import { GUESSED_ROWS } from "../column-guess.js";
@@ -173,9 +174,12 @@ export function writeCsv(input: {
 
   const byteLength = (pieces: readonly Uint8Array[]) => pieces.reduce((sum, piece) => sum + piece.length, 0);
 
-  /** The new content; with `addedOnly`, without the stored bytes, which must stay as they are. */
-  async function* content(addedOnly = false): AsyncGenerator<Uint8Array> {
-    if (start > 0 && !addedOnly) yield* await openFile({ start: 0, end: start - 1 });
+  /**
+   * The new content, the stored bytes it copies as they are named as spans of them; with
+   * `addedOnly`, without the stored bytes, which must stay as they are.
+   */
+  async function* parts(addedOnly = false): AsyncGenerator<WrittenPart> {
+    if (start > 0 && !addedOnly) yield { start: 0, end: start - 1 };
     let row = checkpoint * every;
     let lineEnd: Uint8Array | null = null;
     // Whether the last record read ended with a line end (a file's last one may not).
@@ -238,7 +242,7 @@ export function writeCsv(input: {
     out = [];
     if (resumeAt !== null) {
       regionEnd = { row, resumeAt };
-      if (resumeAt < size) yield* await openFile({ start: resumeAt, end: size - 1 });
+      if (resumeAt < size) yield { start: resumeAt, end: size - 1 };
       finished = true;
       return;
     }
@@ -327,8 +331,8 @@ export function writeCsv(input: {
 
   async function added(): Promise<AsyncIterable<Uint8Array> | null> {
     if (editedRows.some((row) => row <= sheet.rowCount)) return null;
-    const bytes = content(true);
-    let first: IteratorResult<Uint8Array>;
+    const bytes = parts(true);
+    let first: IteratorResult<WrittenPart>;
     try {
       first = await bytes.next();
     } catch (error) {
@@ -337,12 +341,20 @@ export function writeCsv(input: {
     }
     return (async function* () {
       if (first.done === true) return;
-      yield first.value;
-      yield* bytes;
+      yield first.value as Uint8Array;
+      yield* bytes as AsyncGenerator<Uint8Array>;
     })();
   }
 
-  return { content: content(), index: newIndex, added };
+  /** The new content's bytes: its parts, with the spans read from the stored content. */
+  async function* content(): AsyncGenerator<Uint8Array> {
+    for await (const part of parts()) {
+      if (part instanceof Uint8Array) yield part;
+      else yield* await openFile(part);
+    }
+  }
+
+  return { content: content(), index: newIndex, added, parts: () => parts() };
 }
 
 /** A value as a CSV cell's text: JavaScript's shortest round-trip number, `TRUE`/`FALSE`, "" for null. */

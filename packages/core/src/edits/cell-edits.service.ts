@@ -1,6 +1,7 @@
 import { type JsonObject, newActivityEntry } from "../activity/activity.entity.js";
-import type { BlobStore } from "../files/blob-store.port.js";
-import { ContentHashes, dropBlob, extendCheckedBytes, storeCheckedBytes } from "../files/checked-bytes.js";
+import { BlobNotFoundError, type BlobStore } from "../files/blob-store.port.js";
+import { ContentHashes, dropBlob, storeCheckedBytes, storeContentParts } from "../files/checked-bytes.js";
+import { encodePieces, MAX_PIECES, type WrittenPart } from "../files/content-pieces.js";
 import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
 import { type FileMetadata, type FileRecord, toMetadata } from "../files/file.entity.js";
 import { type AuthorizedFile, authorizeFileAction } from "../files/file-access.js";
@@ -67,6 +68,10 @@ export interface CellEditsDeps {
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly maxUploadBytes: number;
+  /** The hash states of contents stored lately, shared with uploads (`ContentHashes`). */
+  readonly hashes?: ContentHashes;
+  /** Told of each content an edit committed, to compact it when it has many pieces (`Compaction.compactSoon`); not awaited. */
+  readonly onPieced?: (file: FileRecord) => void;
 }
 
 export interface EditedCells {
@@ -102,7 +107,7 @@ class ContentMoved extends Error {}
  */
 export function createCellEditsService(deps: CellEditsDeps) {
   const { files, blobs, contents, clock, random } = deps;
-  const hashes = new ContentHashes();
+  const hashes = deps.hashes ?? new ContentHashes();
   // One change at a time per file on this instance: they would only race each other.
   const queues = new Map<string, Promise<unknown>>();
   // Changes waiting per file: each holds its request's body, so their number is bounded.
@@ -191,23 +196,19 @@ export function createCellEditsService(deps: CellEditsDeps) {
     const { file, write } = input;
     const blobKey = newId(random, "blob");
     const checked = { key: blobKey, kind: file.kind, maxBytes: deps.maxUploadBytes, hashes };
-    let written = write();
-    // Rows only added after the stored bytes extend their blob, when the store can: an
-    // append writes and hashes its rows, not the file.
-    const added =
-      blobs.extend === undefined ? null : await readOrUnreadable(async () => (await written.added?.()) ?? null);
-    let stored =
-      added === null
-        ? null
-        : await readOrUnreadable(() => extendCheckedBytes(blobs, { ...checked, from: file, added }));
-    if (stored === null) {
-      if (added !== null) written = write();
-      stored = await readOrUnreadable(() => storeCheckedBytes(blobs, { ...checked, content: written.content }));
-    }
+    const written = write();
+    const parts = await readOrUnreadable(() => writtenParts(file, written));
+    const stored = await readOrUnreadable(() =>
+      parts === null
+        ? storeCheckedBytes(blobs, { ...checked, content: written.content })
+        : storeContentParts(blobs, { ...checked, base: file, parts }),
+    );
     const at = clock.now();
     const result = await files.replaceContent({
       id: file.id,
       expectedSha256: file.sha256,
+      // Not compacted since it was read: the new content refers to these pieces.
+      expectedPieces: file.pieces ?? null,
       content: { blobKey, ...stored },
       at,
       authorId: input.callerId,
@@ -229,6 +230,7 @@ export function createCellEditsService(deps: CellEditsDeps) {
       await loadAuthorized(input.callerId, file.id);
       throw new CellarError(ErrorCode.not_found, "No such file.");
     }
+    if (result.file.pieces !== undefined) deps.onPieced?.(result.file);
     const index = written.index();
     if (index === null) contents.analyseSoon(result.file);
     else {
@@ -236,6 +238,23 @@ export function createCellEditsService(deps: CellEditsDeps) {
       await contents.saveIndex(result.file, index).catch(() => contents.analyseSoon(result.file));
     }
     return result.file;
+  }
+
+  /**
+   * What `written` makes, as parts of the file's content: only the rows added, when that
+   * is all it is; else the writer's parts; or null when the content is to be stored whole
+   * (a writer that names no spans, or a content of more than `MAX_PIECES` pieces).
+   */
+  async function writtenParts(file: FileRecord, written: WrittenContent): Promise<AsyncIterable<WrittenPart> | null> {
+    if ((file.pieces?.length ?? 1) > MAX_PIECES) return null;
+    const added = (await written.added?.()) ?? null;
+    if (added !== null) {
+      return (async function* () {
+        yield { start: 0, end: file.size - 1 };
+        yield* added;
+      })();
+    }
+    return written.parts?.() ?? null;
   }
 
   /**
@@ -259,9 +278,11 @@ export function createCellEditsService(deps: CellEditsDeps) {
         try {
           return await attempt(authorized, index);
         } catch (error) {
-          if (!(error instanceof ContentMoved)) throw error;
+          if (!(error instanceof ContentMoved) && !(await contentWentFrom(file, error))) throw error;
           if (typeof precondition === "object") {
-            throw stale((await loadAuthorized(callerId, fileId)).file);
+            // The same content, only compacted meanwhile: made again on its new pieces.
+            const now = (await loadAuthorized(callerId, fileId)).file;
+            if (now.sha256 !== precondition.sha256) throw stale(now);
           }
           if (attempts >= MAX_ATTEMPTS) {
             throw new CellarError(
@@ -273,6 +294,22 @@ export function createCellEditsService(deps: CellEditsDeps) {
         }
       }
     });
+  }
+
+  /**
+   * Whether `error` is a blob of `file`'s content gone because the content moved on while
+   * it was read: compacted (its old pieces let go), or changed and its old version
+   * removed. The change is then made again on what is there now, as after `ContentMoved`.
+   */
+  async function contentWentFrom(file: FileRecord, error: unknown): Promise<boolean> {
+    if (!(error instanceof BlobNotFoundError)) return false;
+    const now = await files.findById(file.id);
+    return (
+      now !== null &&
+      (now.sha256 !== file.sha256 ||
+        now.blobKey !== file.blobKey ||
+        encodePieces(now.pieces) !== encodePieces(file.pieces))
+    );
   }
 
   /** The cells of `write` that do not hold what it expects, with what they hold now. */

@@ -1,3 +1,4 @@
+import type { WrittenPart } from "../files/content-pieces.js";
 import type { FileKind } from "../files/file.entity.js";
 import type { FormulaEngine } from "../formulas/formula-engine.port.js";
 import type { FormulaValue } from "../formulas/formula-values.js";
@@ -56,6 +57,13 @@ export interface WrittenContent {
    * stream has been read to its end, `index()` answers as after `content`.
    */
   added?(): Promise<AsyncIterable<Uint8Array> | null>;
+  /**
+   * The bytes `content` gives, with the runs it copies from the stored content as they
+   * are named as spans of it instead of read: Cellar stores only the new bytes and refers
+   * to the stored ones. Use one of `content`, `added` and `parts`; once the parts have
+   * been read to their end, `index()` answers as after `content`.
+   */
+  parts?(): AsyncIterable<WrittenPart>;
 }
 
 /**
@@ -86,7 +94,10 @@ export interface WrittenContent {
  * - the stored bytes are streamed, never held whole;
  * - where a writer has `added`, the stored bytes followed by the bytes it gives are the
  *   bytes `content` gives, and the index after it is the same; a CSV writer gives them
- *   for rows written after the file's last record.
+ *   for rows written after the file's last record;
+ * - where a writer has `parts`, its spans filled with the stored bytes they name are the
+ *   bytes `content` gives, and the index after it is the same; a CSV writer names the
+ *   bytes before and after the records it writes again.
  */
 export interface SpreadsheetWriter {
   write(input: {

@@ -22,17 +22,8 @@ export interface StoredBlob {
  *   pulls the next): a source never changes a yielded chunk's bytes;
  * - `read` streams the blob, or only the inclusive `range` of it; it throws a
  *   `BlobNotFoundError` when no blob has that key;
- * - a blob's bytes never change once written, but a blob may grow at its end when
- *   another is extended from it (`extend`): whoever reads a blob reads the bytes it
- *   recorded, by their range (`readRecorded`);
- * - `extend`, where a store has it, stores under `key` the first `size` bytes of blob
- *   `from` followed by `source`'s, without copying `from`'s, when `from` is exactly
- *   `size` bytes long. It returns the new blob's size, or null when it could not: `from`
- *   is longer (it was extended before), or another extension of it ran at the same time.
- *   At most one of several extensions of one blob at one size succeeds. After a null, or
- *   an error (which propagates), nothing is under `key`, and `source` may have been read
- *   in part: the caller stores the whole content with `write` instead. Missing `from`
- *   throws a `BlobNotFoundError`;
+ * - a blob's bytes never change once written (a content that shares them refers to
+ *   them as pieces: `content-pieces.ts`);
  * - `delete` is idempotent: deleting a missing key resolves quietly;
  * - `list` yields every complete blob once (order unspecified), for orphan sweeps;
  * - keys that are not of the allowed shape are refused with an error, never used to
@@ -41,12 +32,6 @@ export interface StoredBlob {
 export interface BlobStore {
   write(input: { key: string; source: AsyncIterable<Uint8Array> }): Promise<{ size: number }>;
   read(input: { key: string; range?: ByteRange }): Promise<AsyncIterable<Uint8Array>>;
-  extend?(input: {
-    from: string;
-    size: number;
-    key: string;
-    source: AsyncIterable<Uint8Array>;
-  }): Promise<{ size: number } | null>;
   delete(key: string): Promise<void>;
   list(): AsyncIterable<StoredBlob>;
 }
@@ -60,8 +45,9 @@ export class BlobNotFoundError extends Error {
 
 /**
  * Streams the first `size` bytes of a blob, or the inclusive `range` of them (cut at
- * `size`): what a file's or a version's record says it holds, however long the blob has
- * grown since (`BlobStore.extend`).
+ * `size`): what a file's or a version's record says it holds. Cellar before contents as
+ * pieces extended an append's blob from the one before it, in place on the file system,
+ * so a blob stored then may be longer than a record that names it.
  */
 export async function readRecorded(
   blobs: BlobStore,

@@ -1,7 +1,17 @@
 import { createHash, type Hash } from "node:crypto";
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
-import { type BlobStore, readRecorded } from "./blob-store.port.js";
+import type { BlobStore } from "./blob-store.port.js";
 import { type ContentCheck, createContentCheck } from "./content-check.js";
+import {
+  type ContentPiece,
+  joinedPieces,
+  MIN_PIECE_BYTES,
+  piecesOf,
+  piecesWithin,
+  readContent,
+  type StoredContent,
+  type WrittenPart,
+} from "./content-pieces.js";
 import type { FileKind } from "./file.entity.js";
 
 /**
@@ -17,13 +27,15 @@ export async function storeCheckedBytes(
     kind: FileKind;
     content: AsyncIterable<Uint8Array>;
     maxBytes: number;
-    /** Remembers the hash state at the end, for the next extension of these bytes. */
+    /** Remembers the hash state at the end, for the next content made from these bytes. */
     hashes?: ContentHashes;
   },
 ): Promise<{ size: number; sha256: string }> {
   const hash = createHash("sha256");
   const check = createContentCheck(input.kind);
-  const counted = checking(input.content, { hash, check, size: 0, maxBytes: input.maxBytes });
+  const counted = checking(input.content, { hash, check, maxBytes: input.maxBytes }, (offset) =>
+    input.hashes?.remember(input.key, offset, hash.copy()),
+  );
   try {
     await blobs.write({ key: input.key, source: counted.chunks });
     if (counted.size === 0) throw invalidField("file", "must not be empty");
@@ -36,100 +48,211 @@ export async function storeCheckedBytes(
 }
 
 /**
- * Stores a content that is the stored `from` with `added` after it, as an extension of
- * its blob (`BlobStore.extend`): only the added bytes are written and hashed, from the
- * hash state at `from`'s end (remembered, or made by reading it once), and checked as
- * the rest of that content. Resolves null when the store cannot extend the blob (it has
- * no `extend`, the blob grew past `from`, or `from`'s bytes are not the ones its record
- * names), and for a workbook, whose check needs its whole content; the caller then
- * stores the whole content.
+ * Stores a content made of `parts` as pieces (`content-pieces.ts`): its new bytes, and
+ * the runs its spans cut from `base`'s pieces shorter than `MIN_PIECE_BYTES`, are written
+ * as one new blob under `key`; the rest of every span refers to `base`'s pieces. Every byte is hashed and checked as
+ * an upload's are, except, in a CSV, a first span whose hash state this server remembers
+ * (`hashes`): an append hashes its rows, and an edit the bytes from about where it is.
+ * Pieces that come to one blob's bytes whole are a content without pieces. On any
+ * failure the new blob is removed and the error propagates.
  */
-export async function extendCheckedBytes(
+export async function storeContentParts(
   blobs: BlobStore,
   input: {
-    from: { blobKey: string; size: number; sha256: string };
     key: string;
     kind: FileKind;
-    added: AsyncIterable<Uint8Array>;
+    base: StoredContent;
+    parts: AsyncIterable<WrittenPart>;
     maxBytes: number;
     hashes: ContentHashes;
+    /** Default `MIN_PIECE_BYTES`; tests of many small contents name a smaller one. */
+    minPieceBytes?: number;
   },
-): Promise<{ size: number; sha256: string } | null> {
-  const { from } = input;
-  if (blobs.extend === undefined || input.kind !== "csv") return null;
-  const hash = await input.hashes.stateAt(blobs, from);
-  if (hash === null) return null;
+): Promise<{ size: number; sha256: string; pieces?: ContentPiece[] }> {
+  const { key, base, hashes } = input;
+  const minPieceBytes = input.minPieceBytes ?? MIN_PIECE_BYTES;
+  const basePieces = piecesOf(base);
+  const wholeBasePieces = new Set(basePieces.map(pieceName));
   const check = createContentCheck(input.kind);
-  // The check sees where the content starts (a CSV's byte-order mark says whether a NUL may be in it).
-  for await (const head of await readRecorded(blobs, {
-    key: from.blobKey,
-    size: from.size,
-    range: { start: 0, end: 3 },
-  })) {
-    check.update(head);
+  let hash = createHash("sha256");
+  const pieces: ContentPiece[] = [];
+  // Where the new content is, and how much of it the new blob holds.
+  let position = 0;
+  let written = 0;
+  // Bytes of the new content before this are hashed already (a remembered state).
+  let hashedFrom = 0;
+  let rememberedAt = 0;
+  let first = true;
+
+  /** Hashes and checks the bytes at `at` of the new content, less any already hashed. */
+  function account(bytes: Uint8Array, at: number): void {
+    const from = Math.max(0, hashedFrom - at);
+    if (from >= bytes.length) return;
+    const counted = from === 0 ? bytes : bytes.subarray(from);
+    check.update(counted);
+    hash.update(counted);
+    const end = at + bytes.length;
+    if (end - rememberedAt >= HASH_STATE_EVERY) {
+      hashes.remember(key, end, hash.copy());
+      rememberedAt = end;
+    }
   }
-  const counted = checking(input.added, { hash, check, size: from.size, maxBytes: input.maxBytes });
-  let extended: { size: number } | null;
+
+  async function* newBytes(): AsyncGenerator<Uint8Array> {
+    for await (const part of input.parts) {
+      if (part instanceof Uint8Array) {
+        if (position + part.length > input.maxBytes) throw tooLarge(input.maxBytes);
+        account(part, position);
+        pieces.push({ key, offset: written, length: part.length });
+        position += part.length;
+        written += part.length;
+        yield part;
+        first = false;
+        continue;
+      }
+      if (part.end < part.start) continue;
+      if (part.start < 0 || part.end >= base.size) throw new RangeError("A span outside the stored content.");
+      if (position + (part.end - part.start + 1) > input.maxBytes) throw tooLarge(input.maxBytes);
+      if (first && part.start === 0 && input.kind === "csv") {
+        const known = hashes.nearest(base.blobKey, part.end + 1);
+        if (known !== null) {
+          hash = known.hash;
+          hashedFrom = known.offset;
+          rememberedAt = known.offset;
+          // The check sees where the content starts (a CSV's byte-order mark says whether a NUL may be in it).
+          for await (const head of await readContent(blobs, base, { start: 0, end: 3 })) check.update(head);
+        }
+      }
+      first = false;
+      for (const piece of piecesWithin(basePieces, part.start, part.end)) {
+        // A short run cut from a piece is copied; a short piece kept whole costs no more than it did.
+        if (piece.length < minPieceBytes && !wholeBasePieces.has(pieceName(piece))) {
+          for await (const chunk of await readPiece(blobs, piece)) {
+            account(chunk, position);
+            position += chunk.length;
+            written += chunk.length;
+            yield chunk;
+          }
+          pieces.push({ key, offset: written - piece.length, length: piece.length });
+          continue;
+        }
+        // Referred to; read only for what is not hashed yet.
+        const skip = Math.min(piece.length, Math.max(0, hashedFrom - position));
+        if (skip < piece.length) {
+          let at = position + skip;
+          const rest = { key: piece.key, offset: piece.offset + skip, length: piece.length - skip };
+          for await (const chunk of await readPiece(blobs, rest)) {
+            account(chunk, at);
+            at += chunk.length;
+          }
+        }
+        pieces.push(piece);
+        position += piece.length;
+      }
+    }
+  }
+
   try {
-    extended = await blobs.extend({ from: from.blobKey, size: from.size, key: input.key, source: counted.chunks });
-    if (extended !== null) check.finish(counted.size);
+    await blobs.write({ key, source: newBytes() });
+    if (position === 0) throw invalidField("file", "must not be empty");
+    check.finish(position);
   } catch (error) {
-    await dropBlob(blobs, input.key);
+    await dropBlob(blobs, key);
     throw error;
   }
-  return extended === null ? null : finished(input.key, counted.size, hash, input.hashes);
+  hashes.remember(key, position, hash.copy());
+  const joined = joinedPieces(pieces);
+  const whole = joined.length === 1 && joined[0]?.key === key && joined[0].offset === 0;
+  return { size: position, sha256: hash.digest("hex"), ...(whole ? {} : { pieces: joined }) };
 }
 
 /**
- * The SHA-256 state at the end of contents this server stored or read lately, by blob
- * key and size, so that extending one hashes only the bytes added. A blob's first
- * `size` bytes never change, so a state never goes stale; the oldest are forgotten past
- * `MAX_HASH_STATES`, and a forgotten one is made again by reading the bytes once.
+ * Writes a content's bytes whole as one new blob under `key`, checked and hashed again:
+ * a content of many pieces made one, its bytes unchanged (they must hash to `sha256`).
+ */
+export async function compactContent(
+  blobs: BlobStore,
+  input: { key: string; kind: FileKind; content: StoredContent & { readonly sha256: string }; hashes?: ContentHashes },
+): Promise<{ size: number; sha256: string }> {
+  const stored = await storeCheckedBytes(blobs, {
+    key: input.key,
+    kind: input.kind,
+    content: await readContent(blobs, input.content),
+    maxBytes: Number.POSITIVE_INFINITY,
+    ...(input.hashes === undefined ? {} : { hashes: input.hashes }),
+  });
+  if (stored.sha256 !== input.content.sha256 || stored.size !== input.content.size) {
+    await dropBlob(blobs, input.key);
+    throw new Error(`The content under ${input.content.blobKey} does not read back as its SHA-256 says.`);
+  }
+  return stored;
+}
+
+const pieceName = (piece: ContentPiece) => `${piece.key}:${piece.offset}:${piece.length}`;
+
+function readPiece(blobs: BlobStore, piece: ContentPiece): Promise<AsyncIterable<Uint8Array>> {
+  return blobs.read({ key: piece.key, range: { start: piece.offset, end: piece.offset + piece.length - 1 } });
+}
+
+/**
+ * SHA-256 states within contents this server stored lately: the state after a content's
+ * first `offset` bytes, by the content's key (`StoredContent.blobKey`, whose first bytes
+ * never change). A new content whose first bytes are an old one's hashes from the nearest
+ * state at or before where they end. States are kept every `HASH_STATE_EVERY` bytes and at
+ * each content's end; the least recently stored contents are forgotten past
+ * `MAX_HASHED_CONTENTS`.
  */
 export class ContentHashes {
-  private readonly states = new Map<string, Hash>();
+  private readonly contents = new Map<string, Map<number, Hash>>();
 
-  remember(blobKey: string, size: number, state: Hash): void {
-    const key = `${blobKey}:${size}`;
-    this.states.delete(key);
-    this.states.set(key, state);
-    if (this.states.size > MAX_HASH_STATES) this.states.delete(this.states.keys().next().value as string);
+  remember(contentKey: string, offset: number, state: Hash): void {
+    let states = this.contents.get(contentKey);
+    if (states === undefined) {
+      states = new Map();
+      this.contents.set(contentKey, states);
+      if (this.contents.size > MAX_HASHED_CONTENTS) this.contents.delete(this.contents.keys().next().value as string);
+    }
+    states.set(offset, state);
   }
 
-  /** A copy of the state at the end of `content`, or null when its bytes do not hash to its SHA-256. */
-  async stateAt(blobs: BlobStore, content: { blobKey: string; size: number; sha256: string }): Promise<Hash | null> {
-    const known = this.states.get(`${content.blobKey}:${content.size}`);
-    if (known !== undefined) return known.copy();
-    const hash = createHash("sha256");
-    for await (const chunk of await readRecorded(blobs, { key: content.blobKey, size: content.size })) {
-      hash.update(chunk);
-    }
-    if (hash.copy().digest("hex") !== content.sha256) return null;
-    this.remember(content.blobKey, content.size, hash.copy());
-    return hash;
+  /** A copy of the remembered state nearest at or before `offset` of the content, with where it is; or null. */
+  nearest(contentKey: string, offset: number): { offset: number; hash: Hash } | null {
+    const states = this.contents.get(contentKey);
+    if (states === undefined) return null;
+    let best: { offset: number; hash: Hash } | null = null;
+    for (const [at, hash] of states)
+      if (at <= offset && (best === null || at > best.offset)) best = { offset: at, hash };
+    return best === null ? null : { offset: best.offset, hash: best.hash.copy() };
   }
 }
 
-/** Hash states kept by a `ContentHashes`: a few hundred bytes each. */
-const MAX_HASH_STATES = 256;
+/** How far apart the states a `ContentHashes` keeps within one content are. */
+const HASH_STATE_EVERY = 8 * 1024 * 1024;
+
+/** Contents whose hash states a `ContentHashes` keeps: a few hundred bytes a state. */
+const MAX_HASHED_CONTENTS = 64;
 
 /** `content`'s chunks counted, hashed and checked as they pass on to the store. */
 function checking(
   content: AsyncIterable<Uint8Array>,
-  state: { hash: Hash; check: ContentCheck; size: number; maxBytes: number },
+  state: { hash: Hash; check: ContentCheck; maxBytes: number },
+  /** Told every `HASH_STATE_EVERY` bytes or so, with the count hashed so far. */
+  remember?: (offset: number) => void,
 ): { readonly chunks: AsyncIterable<Uint8Array>; readonly size: number } {
-  let size = state.size;
+  let size = 0;
+  let rememberedAt = 0;
   async function* chunks(): AsyncGenerator<Uint8Array> {
     for await (const chunk of content) {
       size += chunk.length;
       if (size > state.maxBytes) {
-        throw new CellarError(
-          ErrorCode.payload_too_large,
-          `The file is larger than the ${state.maxBytes} bytes Cellar accepts.`,
-        );
+        throw tooLarge(state.maxBytes);
       }
       state.check.update(chunk);
       state.hash.update(chunk);
+      if (remember !== undefined && size - rememberedAt >= HASH_STATE_EVERY) {
+        remember(size);
+        rememberedAt = size;
+      }
       yield chunk;
     }
   }
@@ -139,6 +262,10 @@ function checking(
       return size;
     },
   };
+}
+
+function tooLarge(maxBytes: number): CellarError {
+  return new CellarError(ErrorCode.payload_too_large, `The file is larger than the ${maxBytes} bytes Cellar accepts.`);
 }
 
 function finished(

@@ -1,5 +1,6 @@
 import type { ActivityEntry } from "../activity/activity.entity.js";
 import type { Role } from "../people/role.js";
+import type { ContentPiece, StoredContent } from "./content-pieces.js";
 import type { FileRecord, FileState } from "./file.entity.js";
 
 /** What a listing is ordered by. `name` compares names' keys (`fileNameKey`) by code point. */
@@ -47,10 +48,8 @@ export type FileChanges = Partial<Pick<FileRecord, "name" | "visibility" | "stat
   readonly updatedAt: Date;
 };
 
-/** New bytes for a file, written to the blob store under `blobKey` and checked. */
-export interface NewContent {
-  readonly blobKey: string;
-  readonly size: number;
+/** New bytes for a file, written to the blob store under `blobKey` (or as `pieces`) and checked. */
+export interface NewContent extends StoredContent {
   readonly sha256: string;
 }
 
@@ -64,7 +63,7 @@ export type ReplaceContentResult =
   /** `fromVersion` is gone (retention removed it): nothing was written. */
   | { readonly outcome: "version_gone" };
 
-/** A purged file, and every blob key its versions held (its current bytes' included). */
+/** A purged file, and every blob key its versions held (its current bytes' included, and their pieces', `contentBlobKeys`). */
 export interface PurgedFile {
   readonly file: FileRecord;
   readonly blobKeys: readonly string[];
@@ -80,16 +79,23 @@ export interface PurgedFile {
  *   record with the same `id` (it throws) and then stores nothing, entries included;
  * - `replaceContent` gives an `active` record new content in one atomic step, when its
  *   `sha256` is `expectedSha256` (or always, when that is null): the content's blob key,
- *   size and SHA-256, `version` one more, `updatedAt` `at`; with the new version (made at
+ *   pieces (or none), size and SHA-256, `version` one more, `updatedAt` `at`; with the new version (made at
  *   `at` by `authorId`, not kept) and the `activity` entries. Otherwise it writes nothing
  *   and says why. Of concurrent calls expecting the same content, on one store or
  *   through several instances, exactly one replaces it. With `fromVersion` (a restore:
  *   the content is that version's, its blob shared), it replaces only while that version
- *   exists, and holds it against `VersionRepository.removeExpired` until it commits, so
- *   that retention never deletes a blob a new version has just come to share. With
- *   `moveCommentRanges` (a change of structure), each comment of the file that holds a
- *   range takes the one it gives for it, in the same step (a thread's cells moved with
- *   the content's);
+ *   exists with that content's pieces (or none, when it has none), and holds it against
+ *   `VersionRepository.removeExpired` until it commits, so that retention never deletes a
+ *   blob a new version has just come to share. With `expectedPieces`, it replaces only
+ *   while the record's pieces are those (`precondition_failed` otherwise): a change made
+ *   from pieces a compaction has since let go never commits. With `moveCommentRanges` (a
+ *   change of structure), each comment of the file that holds a range takes the one it
+ *   gives for it, in the same step (a thread's cells moved with the content's);
+ * - a version's pieces, and the blobs they refer to, are stored with it: `findReferencedBlobKeys`
+ *   finds them, and the purge returns them;
+ * - `compactContent` changes only the pieces of the record and of its current version,
+ *   in one step, and only from the pieces named; `listPieced` finds the records of more
+ *   pieces than it is asked, and no others;
  * - `findWithRole` returns the record with `id` and the role a permission gives `userId`
  *   on it (null when none does), read together in one step (one query with a join, in a
  *   database): every read of a file by a caller comes here, so it must cost about what
@@ -114,7 +120,7 @@ export interface PurgedFile {
  * - `removeDueForPurge` atomically deletes and returns up to `limit` `trashed` records
  *   whose `purgeAt` is at or before `now`, earliest `purgeAt` first, and with each record
  *   all that belongs to it: its sheet index, its permissions, its activity and its
- *   versions, whose blob keys it returns with the record. A record
+ *   versions, whose blob keys (each version's `contentBlobKeys`) it returns with the record. A record
  *   restored in the meantime is not due and so is never removed;
  * - records come back equal to what was stored, dates included to the millisecond.
  *
@@ -136,6 +142,11 @@ export interface FileRepository {
   replaceContent(input: {
     id: string;
     expectedSha256: string | null;
+    /**
+     * The pieces the content it is made from has (null: none): given, it replaces only while
+     * the file's content still has them, not compacted since (`compactContent`).
+     */
+    expectedPieces?: readonly ContentPiece[] | null;
     content: NewContent;
     fromVersion?: number;
     at: Date;
@@ -145,6 +156,24 @@ export interface FileRepository {
     moveCommentRanges?: (range: string) => string | null;
   }): Promise<ReplaceContentResult>;
   removeDueForPurge(query: { now: Date; limit: number }): Promise<PurgedFile[]>;
-  /** Which of these blob keys some record (in any state) or version refers to. */
+  /** Up to `limit` files, in any state, whose current content has more than `morePiecesThan` pieces. */
+  listPieced(query: { morePiecesThan: number; limit: number }): Promise<FileRecord[]>;
+  /**
+   * Gives the file's current content, version `version` under `blobKey` with pieces
+   * `from`, the pieces `to` (the same bytes, fewer pieces), on its record and its version
+   * in one atomic step, only while the file is at that version with those pieces. Says
+   * whether it did.
+   */
+  compactContent(input: {
+    id: string;
+    version: number;
+    blobKey: string;
+    from: readonly ContentPiece[];
+    to: readonly ContentPiece[];
+  }): Promise<boolean>;
+  /**
+   * Which of these blob keys some record (in any state) or version refers to: as its
+   * `blobKey` or in its `pieces`. Pieces are indexed by their blobs, as blob keys are.
+   */
   findReferencedBlobKeys(keys: readonly string[]): Promise<Set<string>>;
 }

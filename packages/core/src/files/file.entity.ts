@@ -1,6 +1,7 @@
 import type { FileRole } from "../people/role.js";
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
 import { normaliseDisplayName } from "../shared/text-rules.js";
+import type { ContentPiece } from "./content-pieces.js";
 
 export type Visibility = "private" | "public";
 export const VISIBILITIES: readonly Visibility[] = ["private", "public"];
@@ -33,6 +34,8 @@ export interface FileRecord {
   /** Lowercase hex SHA-256 of the bytes. */
   readonly sha256: string;
   readonly blobKey: string;
+  /** Where its bytes are when they are pieces of several blobs (`StoredContent`); absent, they are blob `blobKey`'s. */
+  readonly pieces?: readonly ContentPiece[];
   readonly createdAt: Date;
   readonly updatedAt: Date;
   readonly trashedAt: Date | null;
@@ -47,7 +50,7 @@ export interface FileRecord {
  * the caller's `role` on it (`owner`, a role given to them, or null when they see it only
  * because it is public).
  */
-export type FileMetadata = Omit<FileRecord, "blobKey"> & { readonly role: FileRole | null };
+export type FileMetadata = Omit<FileRecord, "blobKey" | "pieces"> & { readonly role: FileRole | null };
 
 /**
  * Metadata made from frozen records, by record and role. A frozen record (a row the

@@ -6,9 +6,10 @@ import { invalidField } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { type Page, toPage } from "../shared/pagination.js";
 import type { RandomSource } from "../shared/random.port.js";
-import { type BlobStore, type ByteRange, readRecorded, type StoredBlob } from "./blob-store.port.js";
+import type { BlobStore, ByteRange, StoredBlob } from "./blob-store.port.js";
 import { type RangeRequest, resolveByteRange } from "./byte-range.js";
-import { dropBlob as dropStoredBlob, storeCheckedBytes } from "./checked-bytes.js";
+import { type ContentHashes, dropBlob as dropStoredBlob, storeCheckedBytes } from "./checked-bytes.js";
+import { readContent } from "./content-pieces.js";
 import { owningBlobKey, sheetRowsBlobKey } from "./derived-blob-keys.js";
 import {
   baseName,
@@ -36,6 +37,8 @@ export interface FileServiceDeps {
   readonly random: RandomSource;
   readonly maxUploadBytes: number;
   readonly trashRetentionDays: number;
+  /** Where an upload's hash states are kept, so that its first edit hashes from about where it is. */
+  readonly hashes?: ContentHashes;
   /** Told of every file once its row is stored; it must not throw, and is not awaited. */
   readonly onCommitted?: (file: FileRecord) => void;
 }
@@ -144,6 +147,7 @@ export function createFileService(deps: FileServiceDeps) {
         kind,
         content: input.content,
         maxBytes: deps.maxUploadBytes,
+        ...(deps.hashes === undefined ? {} : { hashes: deps.hashes }),
       });
       return {
         fileId,
@@ -356,7 +360,7 @@ export function createFileService(deps: FileServiceDeps) {
         contentLength: range === null ? file.size : range.end - range.start + 1,
         sha256: file.sha256,
         size: file.size,
-        open: () => readRecorded(blobs, { key: file.blobKey, size: file.size, range }),
+        open: () => readContent(blobs, file, range),
       };
     },
 

@@ -1,4 +1,5 @@
 import type { ActivityService } from "../activity/activity.service.js";
+import type { Compaction } from "../files/compaction.js";
 import type { FileService } from "../files/file.service.js";
 import type { VersionService } from "../versions/versions.service.js";
 
@@ -16,6 +17,8 @@ export interface MaintenanceReport {
   readonly activityPruned: number;
   /** Versions retention let go (neither current nor kept, old, not among the newest), deleted. */
   readonly versionsPruned: number;
+  /** Files' contents of many pieces written again as one blob (`COMPACT_PIECES`). */
+  readonly compacted: number;
   /** Expired sessions, access tokens, sign-in links, rate-limit windows, the leases of streams gone with their instance, and old webhook deliveries, forgotten. */
   readonly expired: {
     readonly sessions: number;
@@ -43,6 +46,7 @@ export function createMaintenance(deps: {
   files: FileService;
   activity: Pick<ActivityService, "prune">;
   versions: Pick<VersionService, "pruneExpired">;
+  compaction?: Pick<Compaction, "compactDue">;
   deleteExpired: () => Promise<MaintenanceReport["expired"]>;
   orphanGraceMs?: number;
 }): Maintenance {
@@ -53,8 +57,10 @@ export function createMaintenance(deps: {
     const expired = await deps.deleteExpired();
     const activityPruned = await deps.activity.prune();
     const versionsPruned = await deps.versions.pruneExpired();
+    // Before the sweep: the blobs a compaction lets go, no version names, go in this cycle.
+    const compacted = (await deps.compaction?.compactDue()) ?? 0;
     const orphans = await deps.files.sweepOrphanBlobs({ graceMs: orphanGraceMs });
-    return { ...purge, orphansRemoved: orphans.removed, activityPruned, versionsPruned, expired };
+    return { ...purge, orphansRemoved: orphans.removed, activityPruned, versionsPruned, compacted, expired };
   };
   return {
     run() {

@@ -4,18 +4,10 @@ import { systemClock } from "../shared/clock.port.js";
 
 const READ_CHUNK_BYTES = 64 * 1024;
 
-/**
- * A blob's bytes, shared by every key extended from it (as a file system's hard links
- * share one file): an extension adds to `bytes`, which only ever grow.
- */
-interface SharedBytes {
-  bytes: Uint8Array;
-}
-
 /** The blob store in memory: for tests and small embedded uses. */
 export function createMemoryBlobStore(options: { clock?: Clock } = {}): BlobStore & { readonly size: number } {
   const clock = options.clock ?? systemClock;
-  const blobs = new Map<string, { shared: SharedBytes; createdAt: Date }>();
+  const blobs = new Map<string, { bytes: Uint8Array; createdAt: Date }>();
 
   return {
     get size() {
@@ -30,28 +22,14 @@ export function createMemoryBlobStore(options: { clock?: Clock } = {}): BlobStor
         size += chunk.length;
       }
       // Only a complete blob becomes visible: a source that throws never gets here.
-      blobs.set(key, { shared: { bytes: new Uint8Array(Buffer.concat(chunks, size)) }, createdAt: clock.now() });
+      blobs.set(key, { bytes: new Uint8Array(Buffer.concat(chunks, size)), createdAt: clock.now() });
       return { size };
-    },
-    async extend({ from, size, key, source }) {
-      assertBlobKey(from);
-      assertBlobKey(key);
-      const base = blobs.get(from);
-      if (base === undefined) throw new BlobNotFoundError(from);
-      if (base.shared.bytes.length !== size) return null;
-      const chunks: Uint8Array[] = [];
-      for await (const chunk of source) chunks.push(chunk);
-      // Another extension finished while this one read its source: it came first.
-      if (base.shared.bytes.length !== size) return null;
-      base.shared.bytes = new Uint8Array(Buffer.concat([base.shared.bytes, ...chunks]));
-      blobs.set(key, { shared: base.shared, createdAt: clock.now() });
-      return { size: base.shared.bytes.length };
     },
     async read({ key, range }) {
       assertBlobKey(key);
       const blob = blobs.get(key);
       if (blob === undefined) throw new BlobNotFoundError(key);
-      const all = blob.shared.bytes;
+      const all = blob.bytes;
       const bytes = range === undefined ? all : all.subarray(range.start, range.end + 1);
       return (async function* () {
         for (let at = 0; at < bytes.length; at += READ_CHUNK_BYTES) {
@@ -65,7 +43,7 @@ export function createMemoryBlobStore(options: { clock?: Clock } = {}): BlobStor
     },
     async *list() {
       for (const [key, blob] of [...blobs]) {
-        yield { key, size: blob.shared.bytes.length, createdAt: blob.createdAt };
+        yield { key, size: blob.bytes.length, createdAt: blob.createdAt };
       }
     },
   };

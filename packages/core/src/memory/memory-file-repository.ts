@@ -1,9 +1,13 @@
+import { type ContentPiece, contentBlobKeys, encodePieces } from "../files/content-pieces.js";
 import type { FileRecord } from "../files/file.entity.js";
 import { fileListOrder } from "../files/file-listing.js";
 import { fileNameKey } from "../files/file-name-key.js";
 import type { FileRepository } from "../files/file-repository.port.js";
 import type { SheetIndexRepository } from "../sheets/sheet-index-repository.port.js";
 import { createMemoryTables, type MemoryTables, versionKey, writeActivity } from "./memory-tables.js";
+
+const samePieces = (a: readonly ContentPiece[] | undefined, b: readonly ContentPiece[] | undefined) =>
+  encodePieces(a) === encodePieces(b);
 
 /**
  * The file repository in memory: for tests and embedding. Records are copied in and out.
@@ -33,8 +37,9 @@ export function createMemoryFileRepository(
     for (const [key, comment] of tables.comments) if (comment.fileId === id) tables.comments.delete(key);
   }
 
-  const blobKeysOf = (id: string) =>
-    [...versions.values()].filter((version) => version.fileId === id).map((version) => version.blobKey);
+  const blobKeysOf = (id: string) => [
+    ...new Set([...versions.values()].filter((version) => version.fileId === id).flatMap(contentBlobKeys)),
+  ];
 
   return {
     async insert({ file, activity: entries }) {
@@ -45,6 +50,7 @@ export function createMemoryFileRepository(
         fileId: file.id,
         number: file.version,
         blobKey: file.blobKey,
+        ...(file.pieces === undefined ? {} : { pieces: structuredClone(file.pieces) }),
         size: file.size,
         sha256: file.sha256,
         createdAt: new Date(file.createdAt),
@@ -85,6 +91,7 @@ export function createMemoryFileRepository(
     async replaceContent({
       id,
       expectedSha256,
+      expectedPieces,
       content,
       fromVersion,
       at,
@@ -94,18 +101,25 @@ export function createMemoryFileRepository(
     }) {
       const record = records.get(id);
       if (record === undefined || record.state !== "active") return { outcome: "not_active" };
-      if (fromVersion !== undefined && !versions.has(versionKey(id, fromVersion))) return { outcome: "version_gone" };
-      if (expectedSha256 !== null && record.sha256 !== expectedSha256) {
+      if (fromVersion !== undefined) {
+        const from = versions.get(versionKey(id, fromVersion));
+        if (from === undefined || !samePieces(from.pieces, content.pieces)) return { outcome: "version_gone" };
+      }
+      if (
+        (expectedSha256 !== null && record.sha256 !== expectedSha256) ||
+        (expectedPieces !== undefined && !samePieces(record.pieces, expectedPieces ?? undefined))
+      ) {
         return { outcome: "precondition_failed", file: copy(record) };
       }
       const number = record.version + 1;
       writeActivity(tables, entries);
-      const replaced: FileRecord = { ...record, ...content, version: number, updatedAt: new Date(at) };
+      const { pieces: _replacedPieces, ...kept } = record;
+      const replaced: FileRecord = { ...kept, ...structuredClone(content), version: number, updatedAt: new Date(at) };
       records.set(id, replaced);
       versions.set(versionKey(id, number), {
         fileId: id,
         number,
-        ...content,
+        ...structuredClone(content),
         createdAt: new Date(at),
         authorId,
         keep: false,
@@ -128,11 +142,28 @@ export function createMemoryFileRepository(
       for (const record of due) removeWithAllOf(record.id);
       return purged;
     },
+    async listPieced({ morePiecesThan, limit }) {
+      return [...records.values()]
+        .filter((record) => (record.pieces?.length ?? 1) > morePiecesThan)
+        .slice(0, limit)
+        .map(copy);
+    },
+    async compactContent({ id, version, blobKey, from, to }) {
+      const record = records.get(id);
+      const current = versions.get(versionKey(id, version));
+      if (record === undefined || current === undefined || record.version !== version || record.blobKey !== blobKey)
+        return false;
+      if (!samePieces(record.pieces, from) || !samePieces(current.pieces, from)) return false;
+      records.set(id, { ...record, pieces: structuredClone(to) });
+      versions.set(versionKey(id, version), { ...current, pieces: structuredClone(to) });
+      return true;
+    },
     async findReferencedBlobKeys(keys) {
       const wanted = new Set(keys);
       const found = new Set<string>();
-      for (const record of records.values()) if (wanted.has(record.blobKey)) found.add(record.blobKey);
-      for (const version of versions.values()) if (wanted.has(version.blobKey)) found.add(version.blobKey);
+      for (const content of [...records.values(), ...versions.values()]) {
+        for (const key of contentBlobKeys(content)) if (wanted.has(key)) found.add(key);
+      }
       return found;
     },
     async findSheetIndex(fileId) {

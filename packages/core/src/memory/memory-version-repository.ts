@@ -2,6 +2,9 @@ import type { VersionRecord } from "../versions/version.entity.js";
 import type { VersionRepository } from "../versions/version-repository.port.js";
 import { type MemoryTables, userSummary, versionKey } from "./memory-tables.js";
 
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
 const copy = (version: VersionRecord): VersionRecord => structuredClone(version);
 
 /** The version repository in memory, on the tables its store's file repository writes versions to. */
@@ -35,18 +38,41 @@ export function createMemoryVersionRepository(tables: MemoryTables): VersionRepo
       versions.set(versionKey(version.fileId, version.number), copy(version));
       return true;
     },
-    async removeExpired({ before, keepNewest, limit }) {
-      const expired = [...versions.values()]
-        .filter((version) => {
-          if (version.keep || version.createdAt.getTime() >= before.getTime()) return false;
-          if (files.get(version.fileId)?.version === version.number) return false;
-          const newer = ofFile(version.fileId).filter((other) => other.number > version.number).length;
-          return newer >= keepNewest;
-        })
+    async removeExpired({ now, retentionDays, keepNewest, limit }) {
+      const hourlyAfter = now.getTime() - DAY_MS;
+      const dailyAfter = now.getTime() - retentionDays * DAY_MS;
+      const byFile = new Map<string, VersionRecord[]>();
+      for (const version of versions.values()) {
+        const ofFile = byFile.get(version.fileId);
+        if (ofFile === undefined) byFile.set(version.fileId, [version]);
+        else ofFile.push(version);
+      }
+      const expired: VersionRecord[] = [];
+      for (const [fileId, ofThisFile] of byFile) {
+        const file = files.get(fileId);
+        if (file === undefined) continue;
+        // Newest first: the first seen of an hour (a day) is its last.
+        const hoursSeen = new Set<number>();
+        const daysSeen = new Set<number>();
+        ofThisFile
+          .sort((a, b) => b.number - a.number)
+          .forEach((version, rank) => {
+            const time = version.createdAt.getTime();
+            const [hour, day] = [Math.floor(time / HOUR_MS), Math.floor(time / DAY_MS)];
+            const lastOfHour = !hoursSeen.has(hour);
+            const lastOfDay = !daysSeen.has(day);
+            hoursSeen.add(hour);
+            daysSeen.add(day);
+            if (version.keep || version.number === file.version || rank < keepNewest) return;
+            if ((lastOfHour && time > hourlyAfter) || (lastOfDay && time > dailyAfter)) return;
+            expired.push(version);
+          });
+      }
+      const oldestFirst = expired
         .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.number - b.number)
         .slice(0, limit);
-      for (const version of expired) versions.delete(versionKey(version.fileId, version.number));
-      return expired.map(copy);
+      for (const version of oldestFirst) versions.delete(versionKey(version.fileId, version.number));
+      return oldestFirst.map(copy);
     },
   };
 }

@@ -1,4 +1,5 @@
-import { type BlobStore, readRecorded } from "../files/blob-store.port.js";
+import type { BlobStore } from "../files/blob-store.port.js";
+import { readContent, type StoredContent } from "../files/content-pieces.js";
 import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
 import type { FileRecord } from "../files/file.entity.js";
 import { CellarError, ErrorCode, invalidField } from "../shared/errors.js";
@@ -61,11 +62,11 @@ export function createSheetContents(deps: SheetContentsDeps) {
     (key: string): OpenBytes =>
     (range) =>
       blobs.read(range === undefined ? { key } : { key, range });
-  /** A content's bytes: those its record counts, however long its blob has grown since. */
+  /** A content's bytes: those its record counts, from its pieces or its blob (however long that has grown since). */
   const contentOpener =
-    (content: { blobKey: string; size: number }): OpenBytes =>
+    (content: StoredContent): OpenBytes =>
     (range) =>
-      readRecorded(blobs, { key: content.blobKey, size: content.size, range });
+      readContent(blobs, content, range);
 
   async function analyse(file: FileRecord, reader: SpreadsheetReader): Promise<SheetIndex> {
     const running = analysing.get(file.blobKey);

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { type BlobStore, readRecorded } from "../files/blob-store.port.js";
+import type { BlobStore } from "../files/blob-store.port.js";
+import { contentPiecesContract } from "./content-pieces.contract.js";
 import { type Closable, type ContractSubject, type ContractTestApi, fresh } from "./contract-api.js";
 
 export interface BlobStoreFixture extends Closable {
@@ -57,15 +58,8 @@ function digest(bytes: Uint8Array): string {
   return `${bytes.length} bytes, sha256 ${createHash("sha256").update(bytes).digest("hex")}`;
 }
 
-/**
- * The behaviour every `BlobStore` must show; with `extends`, a store that has `extend`
- * (checked too: one without it must say so).
- */
-export function blobStoreContract(
-  t: ContractTestApi,
-  subject: ContractSubject<BlobStoreFixture>,
-  options: { extends?: boolean } = {},
-): void {
+/** The behaviour every `BlobStore` must show, and contents as pieces over it (`contentPiecesContract`). */
+export function blobStoreContract(t: ContractTestApi, subject: ContractSubject<BlobStoreFixture>): void {
   const test = fresh(t, subject);
   const { expect } = t;
 
@@ -154,115 +148,6 @@ export function blobStoreContract(
         await expect(blobs.delete(key)).rejects.toThrow();
       }
     });
-
-    test(`${options.extends === true ? "has" : "has no"} extend`, async ({ blobs }) => {
-      expect(typeof blobs.extend).toBe(options.extends === true ? "function" : "undefined");
-    });
-
-    if (options.extends === true) extendContract();
   });
-
-  function extendContract(): void {
-    const extendOf = (blobs: BlobStore) => (blobs.extend as NonNullable<BlobStore["extend"]>).bind(blobs);
-    const recorded = async (blobs: BlobStore, key: string, size: number) =>
-      (await collect(await readRecorded(blobs, { key, size }))).toString();
-
-    test("extend stores the first bytes and the new ones under the new key, and the first key reads as before", async ({
-      blobs,
-    }) => {
-      const extend = extendOf(blobs);
-      await blobs.write({ key: "file_base", source: chunks("a,b\n1,2\n") });
-      expect(await extend({ from: "file_base", size: 8, key: "file_next", source: chunks("3,", "4\n") })).toEqual({
-        size: 12,
-      });
-      expect(await recorded(blobs, "file_next", 12)).toBe("a,b\n1,2\n3,4\n");
-      expect(await recorded(blobs, "file_base", 8)).toBe("a,b\n1,2\n");
-      // A chain: the extension is extended in turn.
-      expect(await extend({ from: "file_next", size: 12, key: "file_third", source: chunks("5,6\n") })).toEqual({
-        size: 16,
-      });
-      expect(await recorded(blobs, "file_third", 16)).toBe("a,b\n1,2\n3,4\n5,6\n");
-      expect(await recorded(blobs, "file_next", 12)).toBe("a,b\n1,2\n3,4\n");
-      // Each key stands alone: deleting the first leaves the others whole.
-      await blobs.delete("file_base");
-      expect(await recorded(blobs, "file_third", 16)).toBe("a,b\n1,2\n3,4\n5,6\n");
-    });
-
-    test("extend of a multi-megabyte blob keeps every byte", async ({ blobs }) => {
-      const size = 3 * 1024 * 1024 + 5;
-      await blobs.write({ key: "file_bigbase", source: byteStream(size, 65_521) });
-      const added = await collect(byteStream(200_003, 30_011, 7));
-      expect(await extendOf(blobs)({ from: "file_bigbase", size, key: "file_bignext", source: chunks(added) })).toEqual(
-        { size: size + added.length },
-      );
-      const expected = Buffer.concat([await collect(byteStream(size, 65_521)), added]);
-      expect(digest(await collect(await readRecorded(blobs, { key: "file_bignext", size: expected.length })))).toBe(
-        digest(expected),
-      );
-    });
-
-    test("extend from a size the blob has grown past is refused, and leaves nothing", async ({ blobs }) => {
-      const extend = extendOf(blobs);
-      await blobs.write({ key: "file_fork", source: chunks("one\n") });
-      await extend({ from: "file_fork", size: 4, key: "file_branch1", source: chunks("two\n") });
-      // Another change from the same bytes would write where the first extension's are.
-      expect(await extend({ from: "file_fork", size: 4, key: "file_branch2", source: chunks("TWO\n") })).toBeNull();
-      await expect(blobs.read({ key: "file_branch2" })).rejects.toMatchObject({ name: "BlobNotFoundError" });
-      expect(await recorded(blobs, "file_branch1", 8)).toBe("one\ntwo\n");
-      expect(await recorded(blobs, "file_fork", 4)).toBe("one\n");
-      const listed = [];
-      for await (const blob of blobs.list()) listed.push(blob.key);
-      expect(listed.sort()).toEqual(["file_branch1", "file_fork"]);
-    });
-
-    test("of extensions of one blob at one size at the same time, at most one succeeds, and it reads back whole", async ({
-      blobs,
-    }) => {
-      const extend = extendOf(blobs);
-      await blobs.write({ key: "file_raced", source: chunks("head\n") });
-      const results = await Promise.all(
-        Array.from({ length: 6 }, (_, i) =>
-          extend({ from: "file_raced", size: 5, key: `file_racer${i}`, source: byteStream(50_000 + i, 7_001, i + 2) }),
-        ),
-      );
-      const winners = results.flatMap((result, i) => (result === null ? [] : [i]));
-      expect(winners.length).toBeLessThanOrEqual(1);
-      for (const [i, result] of results.entries()) {
-        if (result === null) {
-          await expect(blobs.read({ key: `file_racer${i}` })).rejects.toMatchObject({ name: "BlobNotFoundError" });
-          continue;
-        }
-        const expected = Buffer.concat([Buffer.from("head\n"), await collect(byteStream(50_000 + i, 7_001, i + 2))]);
-        expect(result).toEqual({ size: expected.length });
-        expect(digest(await collect(await readRecorded(blobs, { key: `file_racer${i}`, size: result.size })))).toBe(
-          digest(expected),
-        );
-      }
-      expect(await recorded(blobs, "file_raced", 5)).toBe("head\n");
-    });
-
-    test("a source that throws fails the extension and leaves nothing under its key", async ({ blobs }) => {
-      const failure = new Error("client went away");
-      async function* breaking(): AsyncGenerator<Uint8Array> {
-        yield Buffer.from("half a row");
-        throw failure;
-      }
-      await blobs.write({ key: "file_steady", source: chunks("kept\n") });
-      await expect(
-        extendOf(blobs)({ from: "file_steady", size: 5, key: "file_torn", source: breaking() }),
-      ).rejects.toBe(failure);
-      await expect(blobs.read({ key: "file_torn" })).rejects.toMatchObject({ name: "BlobNotFoundError" });
-      expect(await recorded(blobs, "file_steady", 5)).toBe("kept\n");
-    });
-
-    test("extend of a missing blob rejects with BlobNotFoundError, and bad keys are refused", async ({ blobs }) => {
-      const extend = extendOf(blobs);
-      await expect(
-        extend({ from: "file_absent", size: 0, key: "file_new", source: chunks("x") }),
-      ).rejects.toMatchObject({ name: "BlobNotFoundError" });
-      await blobs.write({ key: "file_present", source: chunks("x") });
-      await expect(extend({ from: "file_present", size: 1, key: "../escape", source: chunks("y") })).rejects.toThrow();
-      await expect(extend({ from: "../escape", size: 1, key: "file_other", source: chunks("y") })).rejects.toThrow();
-    });
-  }
+  contentPiecesContract(t, subject);
 }

@@ -2,6 +2,7 @@ import type { FileRecord } from "../files/file.entity.js";
 import { FILE_SORTS, fileListOrder, parseFileSort } from "../files/file-listing.js";
 import type { FileListQuery } from "../files/file-repository.port.js";
 import type { SheetIndex } from "../sheets/sheet-index.js";
+import { contentPiecesRepositoryContract } from "./content-pieces-repository.contract.js";
 import { type ContractSubject, type ContractTestApi, fresh } from "./contract-api.js";
 import { aFile, anActivityEntry, aPermission, aTrashedFile, at, aUser, T0 } from "./fixtures.js";
 import { givePermission, type RepositoryFixture, storedFile, storedUser } from "./repository-fixture.js";
@@ -10,6 +11,7 @@ import { givePermission, type RepositoryFixture, storedFile, storedUser } from "
 export function fileRepositoryContract(t: ContractTestApi, subject: ContractSubject<RepositoryFixture>): void {
   const test = fresh(t, subject);
   const { expect } = t;
+  contentPiecesRepositoryContract(t, subject);
 
   async function withOwners(fixture: RepositoryFixture, count = 1) {
     const owners = Array.from({ length: count }, () => aUser());

@@ -62,7 +62,27 @@ async function written(
       throw new Error("the index after the added bytes is not the index after the content");
     }
   }
-  return { content, index: result.index(), added };
+  // The parts, their spans filled with the stored bytes they name, are the content too.
+  const pieced = write();
+  const parts = pieced.parts?.();
+  let spanned = 0;
+  if (parts !== undefined) {
+    const filled: Uint8Array[] = [];
+    for await (const part of parts) {
+      if (part instanceof Uint8Array) filled.push(part);
+      else {
+        if (part.start < 0 || part.end >= bytes.length)
+          throw new Error(`a span ${part.start}–${part.end} outside the stored bytes`);
+        filled.push(bytes.subarray(part.start, part.end + 1));
+        spanned += part.end - part.start + 1;
+      }
+    }
+    if (!Buffer.concat(filled).equals(content)) throw new Error("the parts, their spans filled, are not the content");
+    if (JSON.stringify(pieced.index()) !== JSON.stringify(result.index())) {
+      throw new Error("the index after the parts is not the index after the content");
+    }
+  }
+  return { content, index: result.index(), added, spanned };
 }
 
 /** Every cell of the first sheet's extent, as the reader gives them (raw, or as formatted). */
@@ -277,6 +297,16 @@ export function spreadsheetWriterContract(
       ]);
       expect(await cellsOf(fixture.reader, "xlsx", content, "formatted")).toEqual([["1/31/2026", "25.00%", "12:00"]]);
       expect(await cellsOf(fixture.reader, "xlsx", content)).toEqual([["2026-01-31", 0.25, "12:00:00"]]);
+    });
+
+    test("a CSV's edit names the stored bytes before and after the records it writes again as spans of them", async (fixture) => {
+      const records = Array.from({ length: 5000 }, (_, k) => `${k},text ${k}\r\n`).join("");
+      const stored = bytesOf(`id,label\r\n${records}`);
+      const edited = await written(fixture, "csv", stored, [cell(2500, 2, "changed")]);
+      expect(text(edited.content)).toContain("2498,changed\r\n2499,text 2499");
+      // All but the records from the checkpoint before the edited row to it.
+      expect(edited.spanned).toBeGreaterThan(stored.length * 0.9);
+      expect(edited.spanned).toBeLessThan(stored.length);
     });
 
     test("rows written after a CSV's last record are given as the bytes added, and only they are", async (fixture) => {

@@ -4,6 +4,9 @@ import { type ContractSubject, type ContractTestApi, fresh } from "./contract-ap
 import { anActivityEntry, aTrashedFile, at } from "./fixtures.js";
 import { type RepositoryFixture, storedFile, storedUser } from "./repository-fixture.js";
 
+/** A time in 2026, UTC: `"03-01T12:00"`, or `"12:00"` for that time on March 1st. */
+const utc = (time: string): Date => new Date(`2026-${time.includes("T") ? time : `03-01T${time}`}Z`);
+
 /**
  * The behaviour every `VersionRepository` must show, and the versions a `FileRepository`
  * writes: the upload's with `insert`, each next one with `replaceContent`.
@@ -37,6 +40,35 @@ export function versionRepositoryContract(t: ContractTestApi, subject: ContractS
       after.push(current);
     }
     return after;
+  }
+
+  /**
+   * A file uploaded at `times[0]` whose content is then replaced at each later time: its
+   * versions 1, 2, … were made at those times. A time is UTC, in 2026, `03-01T` when no
+   * day is given (see `utc`).
+   */
+  async function fileWithVersionsAt(repos: RepositoryFixture, ownerId: string, times: string[]): Promise<FileRecord> {
+    const [upload, ...later] = times.map(utc);
+    let file = await storedFile(repos, ownerId, { createdAt: upload, updatedAt: upload });
+    for (const when of later) {
+      const result = await repos.files.replaceContent({
+        id: file.id,
+        expectedSha256: null,
+        content: content(),
+        at: when,
+        authorId: ownerId,
+        activity: [],
+      });
+      if (result.outcome !== "replaced") throw new Error(`replace at ${when.toISOString()}: ${result.outcome}`);
+      file = result.file;
+    }
+    return file;
+  }
+
+  /** A file's version numbers, newest first. */
+  async function numbersOf(repos: RepositoryFixture, fileId: string): Promise<number[]> {
+    const { items } = await repos.versions.listByFile({ fileId, offset: 0, limit: 100 });
+    return items.map((version) => version.number);
   }
 
   t.describe("VersionRepository contract", () => {
@@ -199,34 +231,162 @@ export function versionRepositoryContract(t: ContractTestApi, subject: ContractS
       expect(await repos.versions.find({ fileId: "file_missing", number: 1 })).toBeNull();
     });
 
-    test("removeExpired removes old versions that are neither current, kept nor among the newest, oldest first", async (repos) => {
+    test("removeExpired keeps the last version of each UTC hour within the last day, and removes the others", async (repos) => {
       const owner = await storedUser(repos);
-      const file = await storedFile(repos, owner.id, { createdAt: at(0) });
-      const other = await storedFile(repos, owner.id, { createdAt: at(0) });
-      await replaceTimes(repos, file, owner.id, 5); // versions 2–6 at 1 s … 5 s
-      await replaceTimes(repos, other, owner.id, 1);
-      await repos.versions.setKeep({ fileId: file.id, number: 2, keep: true });
-      // Made before 4.5 s: versions 1–5. Of those, 5 is among the newest two (with 6, the current), 2 is kept.
-      const removed = await repos.versions.removeExpired({ before: at(4_500), keepNewest: 2, limit: 10 });
-      expect(removed.map((version) => [version.fileId === file.id ? "file" : "other", version.number])).toEqual([
-        ["file", 1],
-        ["file", 3],
-        ["file", 4],
-      ]);
+      // Versions 1–5, all of one day: the last of hour 09 is 2, of hour 10 is 4, of hour 11 is 5 (the current one).
+      const file = await fileWithVersionsAt(repos, owner.id, ["09:10", "09:40", "10:05", "10:50", "11:30"]);
+      const removed = await repos.versions.removeExpired({
+        now: utc("12:00"),
+        retentionDays: 30,
+        keepNewest: 1,
+        limit: 10,
+      });
+      expect(removed.map((version) => version.number)).toEqual([1, 3]);
+      expect(await numbersOf(repos, file.id)).toEqual([5, 4, 2]);
       expect(
-        (await repos.versions.listByFile({ fileId: file.id, offset: 0, limit: 10 })).items.map((v) => v.number),
-      ).toEqual([6, 5, 2]);
-      // The other file's version 1 is among its newest 2.
-      expect((await repos.versions.listByFile({ fileId: other.id, offset: 0, limit: 10 })).total).toBe(2);
-      expect(await repos.versions.removeExpired({ before: at(4_500), keepNewest: 2, limit: 10 })).toEqual([]);
+        await repos.versions.removeExpired({ now: utc("12:00"), retentionDays: 30, keepNewest: 1, limit: 10 }),
+      ).toEqual([]);
     });
 
-    test("removeExpired takes at most limit versions a call", async (repos) => {
+    test("removeExpired keeps the last version of each UTC day within retentionDays once its hour is past the last day", async (repos) => {
       const owner = await storedUser(repos);
-      const file = await storedFile(repos, owner.id, { createdAt: at(0) });
-      await replaceTimes(repos, file, owner.id, 4);
-      expect(await repos.versions.removeExpired({ before: at(10_000), keepNewest: 1, limit: 3 })).toHaveLength(3);
-      expect(await repos.versions.removeExpired({ before: at(10_000), keepNewest: 1, limit: 3 })).toHaveLength(1);
+      // Now is 03-01 12:00: the last day starts 02-28 12:00, two retention days 02-27 12:00.
+      const file = await fileWithVersionsAt(repos, owner.id, [
+        "02-26T08:00", // 1: not the last of its day
+        "02-26T20:00", // 2: the last of its day, before the two days
+        "02-27T14:00", // 3: not the last of its day
+        "02-27T15:00", // 4: the last of its day, within the two days
+        "02-28T10:00", // 5: the last of its hour, before the last day
+        "02-28T13:00", // 6: the last of its hour, within the last day
+        "02-28T14:30", // 7: the last of its hour and of its day
+        "03-01T09:00", // 8: the current one
+      ]);
+      const removed = await repos.versions.removeExpired({
+        now: utc("03-01T12:00"),
+        retentionDays: 2,
+        keepNewest: 1,
+        limit: 10,
+      });
+      expect(removed.map((version) => version.number)).toEqual([1, 2, 3, 5]);
+      expect(await numbersOf(repos, file.id)).toEqual([8, 7, 6, 4]);
+    });
+
+    test("removeExpired takes a version at exactly a window's cut as out of it, and one a millisecond after as in", async (repos) => {
+      const owner = await storedUser(repos);
+      const now = utc("03-01T12:00");
+      // Each file's version 1 is the last of its hour and of its day; only its time differs.
+      const atDayCut = await fileWithVersionsAt(repos, owner.id, ["02-27T12:00:00.000", "03-01T11:00"]);
+      const afterDayCut = await fileWithVersionsAt(repos, owner.id, ["02-27T12:00:00.001", "03-01T11:00"]);
+      // Version 1 is the last of its hour, not of its day (version 2 is): the hourly window alone decides.
+      const atHourCut = await fileWithVersionsAt(repos, owner.id, ["02-28T12:00:00.000", "02-28T13:00", "03-01T11:00"]);
+      const afterHourCut = await fileWithVersionsAt(repos, owner.id, [
+        "02-28T12:00:00.001",
+        "02-28T13:00",
+        "03-01T11:00",
+      ]);
+      const removed = await repos.versions.removeExpired({ now, retentionDays: 2, keepNewest: 1, limit: 10 });
+      expect(removed.map((version) => [version.fileId, version.number])).toEqual([
+        [atDayCut.id, 1],
+        [atHourCut.id, 1],
+      ]);
+      expect(await numbersOf(repos, afterDayCut.id)).toEqual([2, 1]);
+      expect(await numbersOf(repos, afterHourCut.id)).toEqual([3, 2, 1]);
+    });
+
+    test("removeExpired keeps a file's keepNewest newest versions, whatever their age", async (repos) => {
+      const owner = await storedUser(repos);
+      // Six versions in one hour, 40 days ago: past every window.
+      const file = await fileWithVersionsAt(repos, owner.id, [
+        "01-20T10:00",
+        "01-20T10:01",
+        "01-20T10:02",
+        "01-20T10:03",
+        "01-20T10:04",
+        "01-20T10:05",
+      ]);
+      const removed = await repos.versions.removeExpired({
+        now: utc("03-01T12:00"),
+        retentionDays: 30,
+        keepNewest: 3,
+        limit: 10,
+      });
+      expect(removed.map((version) => version.number)).toEqual([1, 2, 3]);
+      expect(await numbersOf(repos, file.id)).toEqual([6, 5, 4]);
+    });
+
+    test("removeExpired never removes the current version or a kept one, whatever their age", async (repos) => {
+      const owner = await storedUser(repos);
+      const file = await fileWithVersionsAt(repos, owner.id, [
+        "01-20T10:00",
+        "01-20T10:01",
+        "01-20T10:02",
+        "01-21T10:00",
+      ]);
+      await repos.versions.setKeep({ fileId: file.id, number: 2, keep: true });
+      const removed = await repos.versions.removeExpired({
+        now: utc("03-01T12:00"),
+        retentionDays: 30,
+        keepNewest: 0,
+        limit: 10,
+      });
+      expect(removed.map((version) => version.number)).toEqual([1, 3]);
+      expect(await numbersOf(repos, file.id)).toEqual([4, 2]);
+    });
+
+    test("removeExpired counts every version of the file, current and kept ones too, when it finds an hour's or a day's last", async (repos) => {
+      const owner = await storedUser(repos);
+      // Hour 10's last is 2 (kept), the day's last is 3 (the current one): 1 is the last of nothing.
+      const file = await fileWithVersionsAt(repos, owner.id, ["10:05", "10:50", "11:00"]);
+      await repos.versions.setKeep({ fileId: file.id, number: 2, keep: true });
+      const removed = await repos.versions.removeExpired({
+        now: utc("12:00"),
+        retentionDays: 30,
+        keepNewest: 0,
+        limit: 10,
+      });
+      expect(removed.map((version) => version.number)).toEqual([1]);
+      expect(await numbersOf(repos, file.id)).toEqual([3, 2]);
+    });
+
+    test("removeExpired thins each file on its own versions: its own newest, hours and days", async (repos) => {
+      const owner = await storedUser(repos);
+      // Of one hour, 10: the first file's version 1 is its last, the second's version 2.
+      const first = await fileWithVersionsAt(repos, owner.id, ["10:05", "11:10", "11:15"]);
+      const second = await fileWithVersionsAt(repos, owner.id, ["10:20", "10:40", "11:20"]);
+      // Past every window, and its own two newest.
+      const old = await fileWithVersionsAt(repos, owner.id, ["01-20T10:00", "01-20T10:01"]);
+      const removed = await repos.versions.removeExpired({
+        now: utc("12:00"),
+        retentionDays: 30,
+        keepNewest: 2,
+        limit: 10,
+      });
+      expect(removed.map((version) => [version.fileId, version.number])).toEqual([[second.id, 1]]);
+      expect(await numbersOf(repos, first.id)).toEqual([3, 2, 1]);
+      expect(await numbersOf(repos, second.id)).toEqual([3, 2]);
+      expect(await numbersOf(repos, old.id)).toEqual([2, 1]);
+    });
+
+    test("removeExpired takes at most limit versions a call, oldest first across files", async (repos) => {
+      const owner = await storedUser(repos);
+      // Past every window; each file's last version is its current one.
+      const a = await fileWithVersionsAt(repos, owner.id, ["01-20T10:00", "01-20T10:02", "01-20T10:04", "01-20T10:06"]);
+      const b = await fileWithVersionsAt(repos, owner.id, ["01-20T10:01", "01-20T10:03", "01-20T10:05"]);
+      const input = { now: utc("03-01T12:00"), retentionDays: 30, keepNewest: 1, limit: 3 };
+      const first = await repos.versions.removeExpired(input);
+      expect(first.map((version) => [version.fileId, version.number])).toEqual([
+        [a.id, 1],
+        [b.id, 1],
+        [a.id, 2],
+      ]);
+      const second = await repos.versions.removeExpired(input);
+      expect(second.map((version) => [version.fileId, version.number])).toEqual([
+        [b.id, 2],
+        [a.id, 3],
+      ]);
+      expect(await repos.versions.removeExpired(input)).toEqual([]);
+      expect(await numbersOf(repos, a.id)).toEqual([4]);
+      expect(await numbersOf(repos, b.id)).toEqual([3]);
     });
 
     test("the purge removes a file's versions and returns every blob key they held", async (repos) => {

@@ -1,3 +1,4 @@
+import type { ContentPiece } from "../files/content-pieces.js";
 import type { UserSummary } from "../users/user.entity.js";
 
 /**
@@ -11,6 +12,8 @@ export interface VersionRecord {
   /** 1 for the upload, then one more for each change of content. */
   readonly number: number;
   readonly blobKey: string;
+  /** As `FileRecord.pieces`: absent when the bytes are blob `blobKey`'s alone. */
+  readonly pieces?: readonly ContentPiece[];
   readonly size: number;
   /** Lowercase hex SHA-256 of the bytes. */
   readonly sha256: string;
@@ -24,7 +27,11 @@ export interface VersionRecord {
 /** A version as listed: with its author's id, email and name (null once the account is gone). */
 export type VersionItem = VersionRecord & { readonly author: UserSummary | null };
 
-/** How long a version that is neither current nor kept is kept at least, in days. */
+/**
+ * For how many days the last version of each UTC day is kept (the last of each UTC hour
+ * is kept for one day); every other version that is neither current, kept nor among its
+ * file's newest `VERSION_RETENTION_COUNT` goes.
+ */
 export const VERSION_RETENTION_DAYS = 30;
 
 /** How many of a file's newest versions are kept whatever their age. */

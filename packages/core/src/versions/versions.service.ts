@@ -1,7 +1,8 @@
 import { type ActivityAction, newActivityEntry } from "../activity/activity.entity.js";
-import { type BlobStore, readRecorded } from "../files/blob-store.port.js";
+import type { BlobStore } from "../files/blob-store.port.js";
 import { type RangeRequest, resolveByteRange } from "../files/byte-range.js";
 import { dropBlob, storeCheckedBytes } from "../files/checked-bytes.js";
+import { contentBlobKeys, readContent } from "../files/content-pieces.js";
 import { sheetRowsBlobKey } from "../files/derived-blob-keys.js";
 import { downloadName, type FileMetadata, type FileRecord, toMetadata } from "../files/file.entity.js";
 import type { Download } from "../files/file.service.js";
@@ -14,8 +15,6 @@ import { type Page, toPage, toPageRequest } from "../shared/pagination.js";
 import type { RandomSource } from "../shared/random.port.js";
 import type { VersionItem, VersionRecord } from "./version.entity.js";
 import type { VersionRepository } from "./version-repository.port.js";
-
-const DAY_MS = 86_400_000;
 
 /**
  * What a change of content is based on, from the request's `If-Match`: the SHA-256 of
@@ -208,7 +207,7 @@ export function createVersionService(deps: VersionServiceDeps) {
         contentLength: range === null ? version.size : range.end - range.start + 1,
         sha256: version.sha256,
         size: version.size,
-        open: () => readRecorded(blobs, { key: version.blobKey, size: version.size, range }),
+        open: () => readContent(blobs, version, range),
       };
     },
 
@@ -225,16 +224,33 @@ export function createVersionService(deps: VersionServiceDeps) {
     }): Promise<FileMetadata> {
       const precondition = required(input.precondition);
       const authorized = await loadAuthorized("restore_version", input.callerId, input.fileId);
-      const version = await findVersion(authorized.file, input.number);
-      return commitContent({
-        callerId: input.callerId,
-        authorized,
-        precondition,
-        content: { blobKey: version.blobKey, size: version.size, sha256: version.sha256 },
-        fromVersion: version.number,
-        action: "version_restored",
-        details: { from: version.number },
-      });
+      for (let attempt = 1; ; attempt++) {
+        const version = await findVersion(authorized.file, input.number);
+        try {
+          return await commitContent({
+            callerId: input.callerId,
+            authorized,
+            precondition,
+            content: {
+              blobKey: version.blobKey,
+              size: version.size,
+              sha256: version.sha256,
+              ...(version.pieces === undefined ? {} : { pieces: version.pieces }),
+            },
+            fromVersion: version.number,
+            action: "version_restored",
+            details: { from: version.number },
+          });
+        } catch (error) {
+          // Compacted between its read and the commit: the same bytes, in other pieces.
+          const compacted =
+            error instanceof CellarError &&
+            error.code === ErrorCode.not_found &&
+            attempt < 3 &&
+            (await versions.find({ fileId: authorized.file.id, number: version.number })) !== null;
+          if (!compacted) throw error;
+        }
+      }
     },
 
     /** Marks a version kept (or not): a kept version is never removed by retention. */
@@ -249,19 +265,25 @@ export function createVersionService(deps: VersionServiceDeps) {
     },
 
     /**
-     * Removes the versions retention lets go (neither current nor kept, older than
-     * `retentionDays` and not among a file's newest `retentionCount`), `batchSize` at a
-     * time: rows first, then each blob no version refers to any more, with the rows blob
-     * a reader may have written for it. A crash in between leaves orphan blobs for the
-     * sweep, never a version without its bytes. Says how many versions went.
+     * Removes the versions retention lets go (neither current nor kept, not among a file's
+     * newest `retentionCount`, and neither the last of their UTC hour within the last day
+     * nor the last of their UTC day within `retentionDays`), `batchSize` at a time: rows
+     * first, then each blob no version refers to any more, with the rows blob a reader may
+     * have written for it. A crash in between leaves orphan blobs for the sweep, never a
+     * version without its bytes. Says how many versions went.
      */
     async pruneExpired(input: { batchSize?: number } = {}): Promise<number> {
       const batchSize = input.batchSize ?? 1000;
-      const before = new Date(clock.now().getTime() - deps.retentionDays * DAY_MS);
+      const now = clock.now();
       let pruned = 0;
       for (;;) {
-        const removed = await versions.removeExpired({ before, keepNewest: deps.retentionCount, limit: batchSize });
-        const keys = [...new Set(removed.map((version) => version.blobKey))];
+        const removed = await versions.removeExpired({
+          now,
+          retentionDays: deps.retentionDays,
+          keepNewest: deps.retentionCount,
+          limit: batchSize,
+        });
+        const keys = [...new Set(removed.flatMap(contentBlobKeys))];
         const stillUsed = await files.findReferencedBlobKeys(keys);
         await Promise.allSettled(
           keys
