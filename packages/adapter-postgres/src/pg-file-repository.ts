@@ -11,6 +11,7 @@ import {
   NEWEST_FIRST,
   type ReplaceContentResult,
   type Role,
+  replacedRun,
   type SheetIndex,
   type SheetIndexRepository,
 } from "@cellar/core";
@@ -463,25 +464,29 @@ export function createPostgresFileRepository(
       );
       return rows.map(toRecord);
     },
-    async compactContent({ id, version, blobKey, from, to }) {
+    async compactContent({ id, from, to }) {
       return inTransaction(pool, async (client) => {
-        const values = [id, version, encodePieces(from), encodePieces(to)];
-        const file = await client.query(
-          `UPDATE files SET pieces = $4
-           WHERE id = $1 AND version = $2 AND blob_key = $5 AND pieces IS NOT DISTINCT FROM $3`,
-          [...values, blobKey],
+        // The row is held until this commits: an edit meanwhile waits, then finds the new pieces.
+        const { rows } = await client.query<{ version: number; blob_key: string; pieces: string | null }>(
+          "SELECT version, blob_key, pieces FROM files WHERE id = $1 FOR UPDATE",
+          [id],
         );
-        if (file.rowCount === 0) return false;
-        // The version is the file's current one, whose row this holds: it has the same pieces.
-        await client.query(
-          "UPDATE versions SET pieces = $4 WHERE file_id = $1 AND number = $2 AND pieces IS NOT DISTINCT FROM $3",
-          values,
-        );
-        await client.query("DELETE FROM version_blobs WHERE file_id = $1 AND number = $2", [id, version]);
+        const row = rows[0];
+        const pieces = row?.pieces == null ? null : replacedRun(decodePieces(row.pieces) as ContentPiece[], from, to);
+        if (row === undefined || pieces === null) return false;
+        const encoded = encodePieces(pieces);
+        await client.query("UPDATE files SET pieces = $2 WHERE id = $1", [id, encoded]);
+        // The current version holds the same pieces.
+        await client.query("UPDATE versions SET pieces = $3 WHERE file_id = $1 AND number = $2", [
+          id,
+          row.version,
+          encoded,
+        ]);
+        await client.query("DELETE FROM version_blobs WHERE file_id = $1 AND number = $2", [id, row.version]);
         await client.query(insertVersionBlobs("$1", "$2", 3), [
           id,
-          version,
-          pieceBlobKeys({ blobKey, size: 0, pieces: to }),
+          row.version,
+          pieceBlobKeys({ blobKey: row.blob_key, size: 0, pieces }),
         ]);
         return true;
       });

@@ -12,6 +12,7 @@ import {
   fileNameKey,
   NEWEST_FIRST,
   type Role,
+  replacedRun,
   type SheetIndex,
   type SheetIndexRepository,
   type StoredContent,
@@ -200,11 +201,14 @@ export function createSqliteFileRepository(
        WHERE pieces IS NOT NULL AND json_array_length(pieces) > ? LIMIT ?`,
     )
     .raw();
-  const compactFile = db.prepare<Record<string, unknown>>(
-    "UPDATE files SET pieces = @to WHERE id = @id AND version = @version AND blob_key = @blob_key AND pieces IS @from",
-  );
-  const compactVersion = db.prepare<Record<string, unknown>>(
-    "UPDATE versions SET pieces = @to WHERE file_id = @id AND number = @version AND pieces IS @from",
+  const piecesOf = db
+    .prepare<[string], [version: number, blobKey: string, pieces: string | null]>(
+      "SELECT version, blob_key, pieces FROM files WHERE id = ?",
+    )
+    .raw();
+  const setFilePieces = db.prepare<[string, string]>("UPDATE files SET pieces = ? WHERE id = ?");
+  const setVersionPieces = db.prepare<[string, string, number]>(
+    "UPDATE versions SET pieces = ? WHERE file_id = ? AND number = ?",
   );
   const replace = db
     .prepare<Record<string, unknown>, FileValues>(`
@@ -403,18 +407,15 @@ export function createSqliteFileRepository(
   });
 
   const compact = db.transaction((input: Parameters<FileRepository["compactContent"]>[0]): boolean => {
-    const values = {
-      id: input.id,
-      version: input.version,
-      blob_key: input.blobKey,
-      from: encodePieces(input.from),
-      to: encodePieces(input.to),
-    };
-    if (compactFile.run(values).changes === 0) return false;
-    // The version is the file's current one: it holds the same pieces.
-    if (compactVersion.run(values).changes === 0)
-      throw new Error(`Version ${input.version} of ${input.id} is not the file's.`);
-    insertVersionBlobs(input.id, input.version, { blobKey: input.blobKey, size: 0, pieces: input.to });
+    const row = piecesOf.get(input.id);
+    const pieces = row?.[2] == null ? null : replacedRun(decodePieces(row[2]) as ContentPiece[], input.from, input.to);
+    if (row === undefined || pieces === null) return false;
+    const [version, blobKey] = row;
+    const encoded = encodePieces(pieces) as string;
+    setFilePieces.run(encoded, input.id);
+    // The current version holds the same pieces.
+    setVersionPieces.run(encoded, input.id, version);
+    insertVersionBlobs(input.id, version, { blobKey, size: 0, pieces });
     return true;
   });
 

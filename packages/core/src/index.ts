@@ -130,6 +130,7 @@ export {
   MIN_PIECE_BYTES,
   piecesOf,
   readContent,
+  replacedRun,
   type StoredContent,
   type StoredSpan,
   type WrittenPart,

@@ -119,6 +119,8 @@ export async function storeContentParts(
           hash = known.hash;
           hashedFrom = known.offset;
           rememberedAt = known.offset;
+          // The new content starts with these bytes: the states within them are its too.
+          hashes.inherit(base.blobKey, key, known.offset);
           // The check sees where the content starts (a CSV's byte-order mark says whether a NUL may be in it).
           for await (const head of await readContent(blobs, base, { start: 0, end: 3 })) check.update(head);
         }
@@ -213,6 +215,11 @@ export class ContentHashes {
       if (this.contents.size > MAX_HASHED_CONTENTS) this.contents.delete(this.contents.keys().next().value as string);
     }
     states.set(offset, state);
+  }
+
+  /** Remembers for content `to` the states of content `from` up to `offset`: `to` starts with those bytes. */
+  inherit(from: string, to: string, offset: number): void {
+    for (const [at, state] of this.contents.get(from) ?? []) if (at <= offset) this.remember(to, at, state.copy());
   }
 
   /** A copy of the remembered state nearest at or before `offset` of the content, with where it is; or null. */

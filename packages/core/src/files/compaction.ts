@@ -18,9 +18,10 @@ export type Compaction = ReturnType<typeof createCompaction>;
 
 /**
  * Compaction of contents made of many pieces. It never changes a byte: the new blob must
- * hash to the content's SHA-256, and it replaces the pieces only while the file's
- * current content still has them (`FileRepository.compactContent`); an edit made from the
- * old pieces meanwhile does not commit and is made again from the new ones. The blobs it
+ * hash to the content's SHA-256, and it replaces the pieces it read only while the file's
+ * current content still has them in a run (`FileRepository.compactContent`): edits that
+ * added pieces before or after them since keep theirs. An edit made from the old pieces
+ * meanwhile does not commit and is made again from the new ones. The blobs it
  * lets go stay while any version names them; the orphan sweep takes the others.
  */
 export function createCompaction(deps: { files: FileRepository; blobs: BlobStore; random: RandomSource }) {
@@ -34,14 +35,9 @@ export function createCompaction(deps: { files: FileRepository; blobs: BlobStore
     if (from === undefined || from.length <= 1) return false;
     const key = newId(random, "blob");
     const stored = await compactContent(blobs, { key, kind: file.kind, content: file });
+    // Edits meanwhile keep the run of pieces they did not touch: an append adds after it.
     const compacted = await files
-      .compactContent({
-        id: file.id,
-        version: file.version,
-        blobKey: file.blobKey,
-        from,
-        to: [{ key, offset: 0, length: stored.size }],
-      })
+      .compactContent({ id: file.id, from, to: [{ key, offset: 0, length: stored.size }] })
       .catch(async (error: unknown) => {
         await dropBlob(blobs, key);
         throw error;

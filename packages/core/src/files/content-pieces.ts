@@ -144,6 +144,24 @@ export function joinedPieces(pieces: Iterable<ContentPiece>): ContentPiece[] {
   return joined;
 }
 
+/**
+ * `pieces` with their first run equal to `from` replaced by `to`, or null when no run of
+ * them is `from`: what a compaction commits on the pieces a content has by then.
+ */
+export function replacedRun(
+  pieces: readonly ContentPiece[],
+  from: readonly ContentPiece[],
+  to: readonly ContentPiece[],
+): ContentPiece[] | null {
+  const same = (a: ContentPiece, b: ContentPiece) => a.key === b.key && a.offset === b.offset && a.length === b.length;
+  for (let at = 0; at + from.length <= pieces.length; at++) {
+    if (from.every((piece, i) => same(piece, pieces[at + i] as ContentPiece))) {
+      return [...pieces.slice(0, at), ...to, ...pieces.slice(at + from.length)];
+    }
+  }
+  return null;
+}
+
 /** Pieces as stores keep them: JSON `[[key, offset, length], …]`. */
 export function encodePieces(pieces: readonly ContentPiece[] | undefined): string | null {
   return pieces === undefined ? null : JSON.stringify(pieces.map((piece) => [piece.key, piece.offset, piece.length]));

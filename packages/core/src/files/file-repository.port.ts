@@ -94,8 +94,8 @@ export interface PurgedFile {
  * - a version's pieces, and the blobs they refer to, are stored with it: `findReferencedBlobKeys`
  *   finds them, and the purge returns them;
  * - `compactContent` changes only the pieces of the record and of its current version,
- *   in one step, and only from the pieces named; `listPieced` finds the records of more
- *   pieces than it is asked, and no others;
+ *   in one step, and only where they hold the run named; `listPieced` finds the records
+ *   of more pieces than it is asked, and no others;
  * - `findWithRole` returns the record with `id` and the role a permission gives `userId`
  *   on it (null when none does), read together in one step (one query with a join, in a
  *   database): every read of a file by a caller comes here, so it must cost about what
@@ -159,18 +159,12 @@ export interface FileRepository {
   /** Up to `limit` files, in any state, whose current content has more than `morePiecesThan` pieces. */
   listPieced(query: { morePiecesThan: number; limit: number }): Promise<FileRecord[]>;
   /**
-   * Gives the file's current content, version `version` under `blobKey` with pieces
-   * `from`, the pieces `to` (the same bytes, fewer pieces), on its record and its version
-   * in one atomic step, only while the file is at that version with those pieces. Says
-   * whether it did.
+   * Replaces, in the pieces of the file's current content, the run of pieces `from` with
+   * `to` (the same bytes in fewer pieces: `replacedRun`), on its record and its current
+   * version in one atomic step, while those pieces hold that run (edits since may have
+   * added pieces around it). Says whether it did.
    */
-  compactContent(input: {
-    id: string;
-    version: number;
-    blobKey: string;
-    from: readonly ContentPiece[];
-    to: readonly ContentPiece[];
-  }): Promise<boolean>;
+  compactContent(input: { id: string; from: readonly ContentPiece[]; to: readonly ContentPiece[] }): Promise<boolean>;
   /**
    * Which of these blob keys some record (in any state) or version refers to: as its
    * `blobKey` or in its `pieces`. Pieces are indexed by their blobs, as blob keys are.

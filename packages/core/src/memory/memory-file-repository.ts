@@ -1,4 +1,4 @@
-import { type ContentPiece, contentBlobKeys, encodePieces } from "../files/content-pieces.js";
+import { type ContentPiece, contentBlobKeys, encodePieces, replacedRun } from "../files/content-pieces.js";
 import type { FileRecord } from "../files/file.entity.js";
 import { fileListOrder } from "../files/file-listing.js";
 import { fileNameKey } from "../files/file-name-key.js";
@@ -148,14 +148,13 @@ export function createMemoryFileRepository(
         .slice(0, limit)
         .map(copy);
     },
-    async compactContent({ id, version, blobKey, from, to }) {
+    async compactContent({ id, from, to }) {
       const record = records.get(id);
-      const current = versions.get(versionKey(id, version));
-      if (record === undefined || current === undefined || record.version !== version || record.blobKey !== blobKey)
-        return false;
-      if (!samePieces(record.pieces, from) || !samePieces(current.pieces, from)) return false;
-      records.set(id, { ...record, pieces: structuredClone(to) });
-      versions.set(versionKey(id, version), { ...current, pieces: structuredClone(to) });
+      const current = record === undefined ? undefined : versions.get(versionKey(id, record.version));
+      const pieces = record?.pieces === undefined ? null : replacedRun(record.pieces, from, to);
+      if (record === undefined || current === undefined || pieces === null) return false;
+      records.set(id, { ...record, pieces: structuredClone(pieces) });
+      versions.set(versionKey(id, record.version), { ...current, pieces: structuredClone(pieces) });
       return true;
     },
     async findReferencedBlobKeys(keys) {

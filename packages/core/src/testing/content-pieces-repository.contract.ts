@@ -124,42 +124,35 @@ export function contentPiecesRepositoryContract(t: ContractTestApi, subject: Con
       ).toMatchObject({ outcome: "replaced" });
     });
 
-    test("compactContent gives the current content and its version new pieces, only from the pieces named", async (repos) => {
+    test("compactContent replaces a run of the current content's pieces, on the record and its version, only where they hold it", async (repos) => {
       const file = await aStoredFile(repos);
-      const content = edited("blob_c1", [
-        piece(file.blobKey, 0, 80_000),
-        piece("blob_c1", 0, 10),
-        piece(file.blobKey, 80_000, 20_000),
-      ]);
+      const run = [piece(file.blobKey, 0, 80_000), piece("blob_c1", 0, 10), piece(file.blobKey, 80_000, 20_000)];
+      const content = edited("blob_c1", run);
       await replace(repos, file.id, content);
       const to = [piece("blob_whole", 0, content.size)];
-      const compact = (overrides: object) =>
-        repos.files.compactContent({
-          id: file.id,
-          version: 2,
-          blobKey: "blob_c1",
-          from: content.pieces as ContentPiece[],
-          to,
-          ...overrides,
-        });
-      expect(await compact({ from: [piece(file.blobKey, 0, 100_010)] })).toBe(false);
-      expect(await compact({ version: 1 })).toBe(false);
-      expect(await compact({ blobKey: file.blobKey })).toBe(false);
-      expect(await repos.files.findById(file.id)).toMatchObject({ pieces: content.pieces });
-      expect(await compact({})).toBe(true);
+      const compact = (from: ContentPiece[]) => repos.files.compactContent({ id: file.id, from, to });
+      expect(await compact([piece(file.blobKey, 0, 100_010)])).toBe(false);
+      expect(await compact([...run, piece("blob_c1", 0, 10)])).toBe(false);
+      expect(await repos.files.findById(file.id)).toMatchObject({ pieces: run });
+      // An append since: the run is still there, before the appended piece.
+      const appended = edited("blob_c2", [...run, piece("blob_c2", 0, 7)]);
+      await replace(repos, file.id, appended);
+      expect(await compact(run)).toBe(true);
+      const now = [...to, piece("blob_c2", 0, 7)];
       expect(await repos.files.findById(file.id)).toMatchObject({
-        blobKey: "blob_c1",
-        pieces: to,
-        sha256: content.sha256,
-        version: 2,
+        blobKey: "blob_c2",
+        pieces: now,
+        sha256: appended.sha256,
+        version: 3,
       });
-      expect((await repos.versions.find({ fileId: file.id, number: 2 }))?.pieces).toEqual(to);
-      // The blobs it let go are named by the upload's version alone; the new one by version 2.
+      expect((await repos.versions.find({ fileId: file.id, number: 3 }))?.pieces).toEqual(now);
+      // Version 2 keeps its pieces; the compacted blob is named by version 3's.
+      expect((await repos.versions.find({ fileId: file.id, number: 2 }))?.pieces).toEqual(run);
       expect([...(await repos.files.findReferencedBlobKeys(["blob_whole", "blob_c1"]))].sort()).toEqual([
         "blob_c1",
         "blob_whole",
       ]);
-      expect(await compact({})).toBe(false);
+      expect(await compact(run)).toBe(false);
     });
 
     test("a restore replaces only while the version still has the pieces its content names", async (repos) => {
