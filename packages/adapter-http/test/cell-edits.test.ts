@@ -311,8 +311,10 @@ describe("POST /v1/files/:id/rows", () => {
     expect((await t.cellar.files.get({ callerId: bob.user.id, fileId: file.id })).version).toBe(9);
   });
 
-  it("stores an append as its rows alone, the rest pieces of the stored bytes; every version reads as it was, also after a restore", async () => {
-    const { t, bob, file } = await aSharedCsv("name,qty\napples,3\n");
+  it("stores an append as its rows (and the short rows appended just before), the rest pieces of the stored bytes; every version reads as it was, also after a restore", async () => {
+    // Longer than a piece worth referring to (MIN_PIECE_BYTES): the appends refer to it.
+    const upload = `name,qty\n${Array.from({ length: 8000 }, (_, k) => `item ${k},${k}\n`).join("")}`;
+    const { t, bob, file } = await aSharedCsv(upload, 1024 * 1024);
     const versionBytes = async (n: number) =>
       (await t.inject({ method: "GET", url: `/v1/files/${file.id}/versions/${n}/download`, headers: bob.headers }))
         .body;
@@ -324,13 +326,14 @@ describe("POST /v1/files/:id/rows", () => {
     };
     await append(t, file.id, bob.headers, { values: [["pears", 5]] });
     await append(t, file.id, bob.headers, { values: [["plums", 7]] });
-    // Each append's blob holds its row alone; the stored bytes are referred to, not copied.
-    expect(await storedSize(await blobOf(1))).toBe("name,qty\napples,3\n".length);
+    // Each append's blob holds its row, and the short run of rows appended before it: the
+    // upload's bytes are referred to, never copied.
+    expect(await storedSize(await blobOf(1))).toBe(upload.length);
     expect(await storedSize(await blobOf(2))).toBe("pears,5\n".length);
-    expect(await storedSize(await blobOf(3))).toBe("plums,7\n".length);
-    expect(await versionBytes(1)).toBe("name,qty\napples,3\n");
-    expect(await versionBytes(2)).toBe("name,qty\napples,3\npears,5\n");
-    expect(await versionBytes(3)).toBe("name,qty\napples,3\npears,5\nplums,7\n");
+    expect(await storedSize(await blobOf(3))).toBe("pears,5\nplums,7\n".length);
+    expect(await versionBytes(1)).toBe(upload);
+    expect(await versionBytes(2)).toBe(`${upload}pears,5\n`);
+    expect(await versionBytes(3)).toBe(`${upload}pears,5\nplums,7\n`);
     const listed = (await t.inject({ method: "GET", url: `/v1/files/${file.id}/versions`, headers: bob.headers })).json<
       { version: number; sha256: string; size: number }[]
     >();
@@ -347,19 +350,19 @@ describe("POST /v1/files/:id/rows", () => {
     });
     expect(restored.statusCode).toBe(200);
     const after = await append(t, file.id, bob.headers, { values: [["figs", 2]] });
-    expect(after.json()).toMatchObject({ updated_range: "Sheet1!A3:B3", file: { version: 5 } });
+    expect(after.json()).toMatchObject({ updated_range: "Sheet1!A8002:B8002", file: { version: 5 } });
     expect(await storedSize(await blobOf(5))).toBe("figs,2\n".length);
-    expect(await versionBytes(5)).toBe("name,qty\napples,3\nfigs,2\n");
-    expect(await versionBytes(3)).toBe("name,qty\napples,3\npears,5\nplums,7\n");
+    expect(await versionBytes(5)).toBe(`${upload}figs,2\n`);
+    expect(await versionBytes(3)).toBe(`${upload}pears,5\nplums,7\n`);
     const cells = await t.inject({
       method: "GET",
-      url: `/v1/files/${file.id}/values?range=A1:B3`,
+      url: `/v1/files/${file.id}/values?range=A8000:B8002`,
       headers: bob.headers,
     });
     expect(cells.json()).toMatchObject({
       values: [
-        ["name", "qty"],
-        ["apples", "3"],
+        ["item 7998", "7998"],
+        ["item 7999", "7999"],
         ["figs", "2"],
       ],
     });

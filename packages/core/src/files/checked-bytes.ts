@@ -99,7 +99,16 @@ export async function storeContentParts(
   }
 
   async function* newBytes(): AsyncGenerator<Uint8Array> {
-    for await (const part of input.parts) {
+    // One part ahead: whether new bytes follow a span says which of its pieces to copy.
+    const parts = input.parts[Symbol.asyncIterator]();
+    let ahead = await parts.next();
+    let afterNewBytes = false;
+    while (ahead.done !== true) {
+      const part = ahead.value;
+      ahead = await parts.next();
+      const beforeNewBytes = ahead.done !== true && ahead.value instanceof Uint8Array;
+      const newBytesBefore = afterNewBytes;
+      afterNewBytes = part instanceof Uint8Array;
       if (part instanceof Uint8Array) {
         if (position + part.length > input.maxBytes) throw tooLarge(input.maxBytes);
         account(part, position);
@@ -126,9 +135,12 @@ export async function storeContentParts(
         }
       }
       first = false;
-      for (const piece of piecesWithin(basePieces, part.start, part.end)) {
-        // A short run cut from a piece is copied; a short piece kept whole costs no more than it did.
-        if (piece.length < minPieceBytes && !wholeBasePieces.has(pieceName(piece))) {
+      const within = piecesWithin(basePieces, part.start, part.end);
+      const copied = shortEnds(within, minPieceBytes, { head: newBytesBefore, tail: beforeNewBytes });
+      for (const [index, piece] of within.entries()) {
+        // A short run cut from a piece is copied, and so are short pieces beside new bytes
+        // (an append's rows join the rows appended before them); other short pieces stay.
+        if (copied.has(index) || (piece.length < minPieceBytes && !wholeBasePieces.has(pieceName(piece)))) {
           for await (const chunk of await readPiece(blobs, piece)) {
             account(chunk, position);
             position += chunk.length;
@@ -191,6 +203,31 @@ export async function compactContent(
 }
 
 const pieceName = (piece: ContentPiece) => `${piece.key}:${piece.offset}:${piece.length}`;
+
+/**
+ * The positions of the short pieces at the `head` and the `tail` of `pieces` (those
+ * asked for), as many as together stay under `minPieceBytes` on each side.
+ */
+function shortEnds(
+  pieces: readonly ContentPiece[],
+  minPieceBytes: number,
+  ends: { head: boolean; tail: boolean },
+): Set<number> {
+  const chosen = new Set<number>();
+  const take = (order: number[]) => {
+    let total = 0;
+    for (const index of order) {
+      const length = (pieces[index] as ContentPiece).length;
+      if (total + length >= minPieceBytes) return;
+      total += length;
+      chosen.add(index);
+    }
+  };
+  const indexes = pieces.map((_, index) => index);
+  if (ends.head) take(indexes);
+  if (ends.tail) take(indexes.reverse());
+  return chosen;
+}
 
 function readPiece(blobs: BlobStore, piece: ContentPiece): Promise<AsyncIterable<Uint8Array>> {
   return blobs.read({ key: piece.key, range: { start: piece.offset, end: piece.offset + piece.length - 1 } });
