@@ -1,6 +1,6 @@
 import { createTestBucket, createTestDatabase } from "@cellar/test-engines";
 import { describe, expect, inject, it } from "vitest";
-import { download, type FileJson, signIn, upload } from "../support/cellar-http.js";
+import { call, download, type FileJson, signIn, upload } from "../support/cellar-http.js";
 import { s3Env } from "../support/s3.js";
 import { useScratch } from "../support/scratch.js";
 import type { ServerProcess } from "../support/server-process.js";
@@ -25,28 +25,6 @@ async function twoInstances(): Promise<ServerProcess[]> {
 /** One server process on its embedded default: SQLite and files. */
 async function oneInstance(): Promise<ServerProcess[]> {
   return [await scratch.startProcess({ DATA_DIR: scratch.dataDir(), RATE_LIMIT_MAX: "100000" })];
-}
-
-/** A request as `jwt`, with a JSON body or raw bytes: the status and the parsed answer. */
-async function call<T = unknown>(
-  url: string,
-  jwt: string,
-  method: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: T }> {
-  const raw = typeof body === "string";
-  const response = await fetch(url, {
-    method,
-    headers: {
-      authorization: `Bearer ${jwt}`,
-      ...(body === undefined ? {} : { "content-type": raw ? "text/csv" : "application/json" }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: raw ? body : JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as T };
 }
 
 /** Ada's CSV on `servers`, shared with Bo as editor; each signed in through the first server. */

@@ -25,6 +25,16 @@ function moveStorage(env: Record<string, string>) {
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
+/** A new database and bucket, and the move of the install under `dataDir` into them. */
+async function movedTo(dataDir: string) {
+  const database = await createTestDatabase(inject("postgresUrl"), "move");
+  scratch.onCleanup(() => database.drop());
+  const store = inject("s3");
+  const bucket = await createTestBucket(store, "move");
+  const env = { DATA_DIR: dataDir, DATABASE_URL: database.url, ...s3Env(store, `s3://${bucket}`) };
+  return { env, store, bucket, moved: moveStorage(env) };
+}
+
 describe("moving an embedded install to PostgreSQL and S3", () => {
   it("copies accounts, sessions, access tokens, files and their bytes, every version, activity, people and comments, so everything works on the new storage, and can run again", async () => {
     const dataDir = scratch.dataDir();
@@ -108,12 +118,7 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     const script = { authorization: `Bearer ${((await made.json()) as { token: string }).token}` };
     expect(await embedded.stop("SIGTERM")).toBe(0);
 
-    const database = await createTestDatabase(inject("postgresUrl"), "move");
-    scratch.onCleanup(() => database.drop());
-    const store = inject("s3");
-    const bucket = await createTestBucket(store, "move");
-    const env = { DATA_DIR: dataDir, DATABASE_URL: database.url, ...s3Env(store, `s3://${bucket}`) };
-    const moved = moveStorage(env);
+    const { env, store, bucket, moved } = await movedTo(dataDir);
     expect(moved.stderr).toBe("");
     expect(moved.status).toBe(0);
     expect(moved.stdout).toMatch(
@@ -230,12 +235,7 @@ describe("moving an embedded install to PostgreSQL and S3", () => {
     expect((await sqlite.versions.find({ fileId: file.id, number: 3 }))?.pieces?.length).toBeGreaterThan(1);
     await sqlite.close();
 
-    const database = await createTestDatabase(inject("postgresUrl"), "move");
-    scratch.onCleanup(() => database.drop());
-    const store = inject("s3");
-    const bucket = await createTestBucket(store, "move");
-    const env = { DATA_DIR: dataDir, DATABASE_URL: database.url, ...s3Env(store, `s3://${bucket}`) };
-    const moved = moveStorage(env);
+    const { env, store, bucket, moved } = await movedTo(dataDir);
     expect(moved.stderr).toBe("");
     expect(moved.status).toBe(0);
 

@@ -1,6 +1,6 @@
 import { createTestBucket, createTestDatabase } from "@cellar/test-engines";
 import { describe, expect, inject, it } from "vitest";
-import { type FileJson, signIn, upload } from "../support/cellar-http.js";
+import { call, type FileJson, signIn, upload } from "../support/cellar-http.js";
 import { s3Env } from "../support/s3.js";
 import { useScratch } from "../support/scratch.js";
 import type { ServerProcess } from "../support/server-process.js";
@@ -41,25 +41,6 @@ async function twoInstances(): Promise<[ServerProcess, ServerProcess]> {
     scratch.startProcess({ DATA_DIR: scratch.dataDir(), ...env }),
     scratch.startProcess({ DATA_DIR: scratch.dataDir(), ...env }),
   ])) as [ServerProcess, ServerProcess];
-}
-
-/** A JSON request as `jwt`: the status and the parsed body (undefined for an empty one). */
-async function call<T = unknown>(
-  url: string,
-  jwt: string,
-  method = "GET",
-  body?: unknown,
-): Promise<{ status: number; body: T }> {
-  const response = await fetch(url, {
-    method,
-    headers: {
-      authorization: `Bearer ${jwt}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as T };
 }
 
 /** Signs `email` in through `server` alone: link asked for, read from its outbox and spent there. */

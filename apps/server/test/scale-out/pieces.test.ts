@@ -6,7 +6,7 @@ import { type ContentPiece, createCellar, createMemoryMailer, decodePieces, owni
 import { byteStream } from "@cellar/core/testing";
 import { createTestBucket, createTestDatabase, type S3Endpoint, s3ClientFor } from "@cellar/test-engines";
 import { describe, expect, inject, it } from "vitest";
-import { eventually, type FileJson, sha256, signIn } from "../support/cellar-http.js";
+import { call, eventually, type FileJson, sha256, signIn } from "../support/cellar-http.js";
 import { s3Env } from "../support/s3.js";
 import { useScratch } from "../support/scratch.js";
 import type { ServerProcess } from "../support/server-process.js";
@@ -55,28 +55,6 @@ function randomRows(rows: number, count: number): number[] {
   const chosen = new Set<number>();
   while (chosen.size < count) chosen.add(Math.floor(Math.random() * rows));
   return [...chosen];
-}
-
-/** A request as `jwt`, with a JSON body or raw CSV: the status, headers and parsed answer. */
-async function call<T = unknown>(
-  url: string,
-  jwt: string,
-  method: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: T }> {
-  const raw = typeof body === "string";
-  const response = await fetch(url, {
-    method,
-    headers: {
-      authorization: `Bearer ${jwt}`,
-      ...(body === undefined ? {} : { "content-type": raw ? "text/csv" : "application/json" }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: raw ? body : JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as T };
 }
 
 /** Uploads `content` as `name`: the file as created. */

@@ -74,6 +74,28 @@ export async function signIn(
 
 const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
 
+/** A request as `jwt`, with a JSON body or raw CSV text: the status and the parsed answer (undefined for none). */
+export async function call<T = unknown>(
+  url: string,
+  jwt: string,
+  method = "GET",
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
+  const raw = typeof body === "string";
+  const response = await fetch(url, {
+    method,
+    headers: {
+      authorization: `Bearer ${jwt}`,
+      ...(body === undefined ? {} : { "content-type": raw ? "text/csv" : "application/json" }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: raw ? body : JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as T };
+}
+
 /** Uploads `content` as `fileName` with fetch and FormData: the status and the body's text. */
 export async function upload(baseUrl: string, jwt: string, fileName: string, content: Uint8Array) {
   const form = new FormData();
