@@ -128,7 +128,8 @@ export function writeCsv(input: {
   let columnCount = sheet.columnCount;
   let formulaLikeCells = sheet.formulaLikeCells;
   // Set when only a read-through can tell what the index says now.
-  let unknowable = editedRows.some((row) => row <= GUESSED_ROWS);
+  const guessedRowsWritten = editedRows.some((row) => row <= GUESSED_ROWS);
+  let unknowable = guessedRowsWritten;
   let regionEnd: { row: number; resumeAt: number } | null = null;
   let finished = false;
 
@@ -179,6 +180,15 @@ export function writeCsv(input: {
    * `addedOnly`, without the stored bytes, which must stay as they are.
    */
   async function* parts(addedOnly = false): AsyncGenerator<WrittenPart> {
+    // Counted afresh on each pass: `added` may have read records before it gave up.
+    regionOffsets.length = 0;
+    position = start;
+    lastValuedInRegion = 0;
+    columnCount = sheet.columnCount;
+    formulaLikeCells = sheet.formulaLikeCells;
+    unknowable = guessedRowsWritten;
+    regionEnd = null;
+    finished = false;
     if (start > 0 && !addedOnly) yield { start: 0, end: start - 1 };
     let row = checkpoint * every;
     let lineEnd: Uint8Array | null = null;
