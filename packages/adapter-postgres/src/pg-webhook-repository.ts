@@ -128,7 +128,7 @@ export function createPostgresWebhookRepository(pool: Pool): WebhookRepository {
       ]);
       return { items: rows.map(toWebhook), total: count.rows[0]?.total ?? 0 };
     },
-    async update({ id, userId, changes, at }) {
+    async update({ id, userId, changes, at, onlyIfActive }) {
       const sets = ["updated_at = $3"];
       const values: unknown[] = [id, userId, at];
       const set = (column: string, value: unknown) => {
@@ -140,7 +140,8 @@ export function createPostgresWebhookRepository(pool: Pool): WebhookRepository {
       if (changes.active !== undefined) set("active", changes.active);
       if (changes.failingSince !== undefined) set("failing_since", changes.failingSince);
       const { rows } = await pool.query<WebhookRow>(
-        `UPDATE webhooks SET ${sets.join(", ")} WHERE id = $1 AND user_id = $2 RETURNING *`,
+        // Concurrent turn-offs queue on the row; the later finds it inactive and changes nothing.
+        `UPDATE webhooks SET ${sets.join(", ")} WHERE id = $1 AND user_id = $2 ${onlyIfActive === true ? "AND active" : ""} RETURNING *`,
         values,
       );
       return rows[0] === undefined ? null : toWebhook(rows[0]);

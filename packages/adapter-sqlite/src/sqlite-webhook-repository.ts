@@ -209,7 +209,7 @@ export function createSqliteWebhookRepository(db: Database): WebhookRepository {
     async listByUser({ userId, offset, limit }) {
       return { items: listHooks.all(userId, limit, offset).map(toWebhook), total: countOfUser.get(userId) ?? 0 };
     },
-    async update({ id, userId, changes, at }) {
+    async update({ id, userId, changes, at, onlyIfActive }) {
       const sets: string[] = ["updated_at = @updated_at"];
       const values: Record<string, unknown> = { id, user_id: userId, updated_at: at.getTime() };
       if (changes.url !== undefined) {
@@ -230,7 +230,7 @@ export function createSqliteWebhookRepository(db: Database): WebhookRepository {
       }
       const row = db
         .prepare<[Record<string, unknown>], WebhookRow>(
-          `UPDATE webhooks SET ${sets.join(", ")} WHERE id = @id AND user_id = @user_id RETURNING *`,
+          `UPDATE webhooks SET ${sets.join(", ")} WHERE id = @id AND user_id = @user_id ${onlyIfActive === true ? "AND active = 1" : ""} RETURNING *`,
         )
         .get(values);
       return row === undefined ? null : toWebhook(row);

@@ -45,9 +45,9 @@ export function createMemoryWebhookRepository(tables: MemoryTables): WebhookRepo
       const held = [...hooks.values()].filter((hook) => hook.userId === userId && exists(hook)).sort(newestFirst);
       return { items: copy(held.slice(offset, offset + limit)), total: held.length };
     },
-    async update({ id, userId, changes, at }) {
+    async update({ id, userId, changes, at, onlyIfActive }) {
       const hook = found(id);
-      if (hook === undefined || hook.userId !== userId) return null;
+      if (hook === undefined || hook.userId !== userId || (onlyIfActive === true && !hook.active)) return null;
       const updated: WebhookRecord = { ...hook, ...copy(changes), updatedAt: new Date(at) };
       hooks.set(id, updated);
       return copy(updated);

@@ -79,6 +79,22 @@ export function webhookRepositoryContract(t: ContractTestApi, subject: ContractS
       expect(await repos.webhooks.findById("hook_nosuchhook000000000000")).toBeNull();
     });
 
+    test("update with onlyIfActive changes only an active webhook: of two turning it off at once, one does", async (repos) => {
+      const { hook } = await aHookAndFile(repos);
+      const turnOff = () =>
+        repos.webhooks.update({
+          id: hook.id,
+          userId: hook.userId,
+          changes: { active: false },
+          at: at(7),
+          onlyIfActive: true,
+        });
+      const results = await Promise.all([turnOff(), turnOff()]);
+      expect(results.filter((result) => result !== null)).toEqual([{ ...hook, active: false, updatedAt: at(7) }]);
+      expect(await turnOff()).toBeNull();
+      expect((await repos.webhooks.findById(hook.id))?.active).toBe(false);
+    });
+
     test("update and delete only their owner's webhook", async (repos) => {
       const { hook } = await aHookAndFile(repos);
       const other = await storedUser(repos);

@@ -178,7 +178,14 @@ export function createWebhookDispatch(deps: WebhookDispatchDeps) {
       outcome,
     });
     if (turnOff && after?.active) {
-      const off = await webhooks.update({ id: hook.id, userId: hook.userId, changes: { active: false }, at: now });
+      // Only the instance whose update turns it off tells its owner.
+      const off = await webhooks.update({
+        id: hook.id,
+        userId: hook.userId,
+        changes: { active: false },
+        at: now,
+        onlyIfActive: true,
+      });
       if (off !== null) await deps.onTurnedOff?.(off);
     }
   }

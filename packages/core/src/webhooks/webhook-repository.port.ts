@@ -62,6 +62,8 @@ export interface WebhookRepository {
       readonly failingSince?: Date | null;
     };
     at: Date;
+    /** Change it only while it is active (else null): of instances turning one off at once, one does. */
+    onlyIfActive?: boolean;
   }): Promise<WebhookRecord | null>;
   delete(input: { id: string; userId: string }): Promise<boolean>;
   listListening(query: { fileId: string; userIds: readonly string[] }): Promise<WebhookRecord[]>;
