@@ -186,14 +186,13 @@ export async function storeContentParts(
  */
 export async function compactContent(
   blobs: BlobStore,
-  input: { key: string; kind: FileKind; content: StoredContent & { readonly sha256: string }; hashes?: ContentHashes },
+  input: { key: string; kind: FileKind; content: StoredContent & { readonly sha256: string } },
 ): Promise<{ size: number; sha256: string }> {
   const stored = await storeCheckedBytes(blobs, {
     key: input.key,
     kind: input.kind,
     content: await readContent(blobs, input.content),
     maxBytes: Number.POSITIVE_INFINITY,
-    ...(input.hashes === undefined ? {} : { hashes: input.hashes }),
   });
   if (stored.sha256 !== input.content.sha256 || stored.size !== input.content.size) {
     await dropBlob(blobs, input.key);
