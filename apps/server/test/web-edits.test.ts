@@ -95,7 +95,7 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
     await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-3-3");
     await editStatus(page, "Saved B3.");
     expect(await valuesOf(owner, file, "B3")).toEqual([["50"]]);
-    expect(await page.evaluate("document.activeElement?.getAttribute('role')")).toBe("grid");
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('role')"), UNTIL).toBe("grid");
 
     // A double-click edits from the cell's own text.
     await cell(page, 4, 1).dblclick();
@@ -239,7 +239,7 @@ describe("the web app, changing cells", { timeout: TEST_MS }, () => {
     expect(edits).toHaveLength(2);
     expect(await body(1)).toMatchObject({ values: [["99"]], expect: [["77"]] });
     expect(await valuesOf(owner, file, "B2")).toEqual([["99"]]);
-    expect(await page.evaluate("document.activeElement?.getAttribute('role')")).toBe("grid");
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('role')"), UNTIL).toBe("grid");
 
     // Edith changes C4 while Olga types in B4: B4 saves without a conflict, and her change shows.
     await cell(page, 4, 2).click();

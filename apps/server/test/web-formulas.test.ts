@@ -135,7 +135,7 @@ describe("the web app, computing", { timeout: TEST_MS }, () => {
     await bar.press("Enter");
     await editStatus(page, "Saved O3.");
     await expect.poll(() => grid.getAttribute("aria-activedescendant"), UNTIL).toBe("cell-4-15");
-    expect(await page.evaluate("document.activeElement?.getAttribute('role')")).toBe("grid");
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('role')"), UNTIL).toBe("grid");
     await shows(page, 3, 15, "$5,000.00");
     expect(await valuesOf(ada, file, "O3", "formula")).toEqual([["=SUM(C3:D3)"]]);
     expect(await lastEdit(page)).toMatchObject({ values: [["=SUM(C3:D3)"]], expect: [[30_000]], input: "user" });
@@ -147,7 +147,7 @@ describe("the web app, computing", { timeout: TEST_MS }, () => {
     await barO4.fill("=1+");
     await barO4.press("Escape");
     expect(await barO4.inputValue()).toBe("=SUM(C4:N4)");
-    expect(await page.evaluate("document.activeElement?.getAttribute('role')")).toBe("grid");
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('role')"), UNTIL).toBe("grid");
     expect(await editsSent(page)).toBe(sent);
 
     // Stepping through cells reads what the formula bar shows a block at a time, not a request a cell.

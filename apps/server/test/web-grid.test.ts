@@ -406,7 +406,7 @@ describe("the web app, working in the grid", { timeout: TEST_MS }, () => {
     const panel = page.getByRole("search", { name: "Find in this file" });
     const input = panel.getByRole("textbox", { name: "Find" });
     await input.waitFor();
-    expect(await page.evaluate("document.activeElement?.id")).toBe("find-text");
+    await expect.poll(() => page.evaluate("document.activeElement?.id"), UNTIL).toBe("find-text");
     await input.fill("apple");
     const count = panel.locator(".find-count");
     await expect.poll(() => count.textContent(), UNTIL).toBe("3 matches");
@@ -437,7 +437,9 @@ describe("the web app, working in the grid", { timeout: TEST_MS }, () => {
 
     await page.keyboard.press("Escape");
     await panel.waitFor({ state: "detached" });
-    expect(await page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe("Cells of South");
+    await expect
+      .poll(() => page.evaluate("document.activeElement?.getAttribute('aria-label')"), UNTIL)
+      .toBe("Cells of South");
   });
 
   it("adds up a selection in the status bar; adds, renames, moves and deletes sheets from the tabs", async () => {
@@ -533,11 +535,11 @@ describe("the web app, working in the grid", { timeout: TEST_MS }, () => {
       "Delete columns A to B",
     ]);
     await page.keyboard.press("ArrowDown");
-    expect(await page.evaluate("document.activeElement?.textContent")).toBe("Insert 3 rows below");
+    await expect.poll(() => page.evaluate("document.activeElement?.textContent"), UNTIL).toBe("Insert 3 rows below");
     expect(await axe(page)).toEqual([]);
     await page.keyboard.press("Escape");
     await menu.waitFor({ state: "detached" });
-    expect(await page.evaluate("document.activeElement?.getAttribute('role')")).toBe("grid");
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('role')"), UNTIL).toBe("grid");
     await page.keyboard.press("ControlOrMeta+f");
     await page.getByRole("search", { name: "Find in this file" }).waitFor();
     expect(await axe(page)).toEqual([]);

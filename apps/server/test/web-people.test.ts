@@ -210,7 +210,7 @@ describe("the web app, with people", { timeout: TEST_MS }, () => {
       .poll(() => dialog.getByRole("list", { name: "People with access" }).getByRole("listitem").count(), UNTIL)
       .toBe(1);
     // Focus is not lost with the row: it goes to the address field.
-    expect(await page.evaluate("document.activeElement?.id")).toBe("share-email");
+    await expect.poll(() => page.evaluate("document.activeElement?.id"), UNTIL).toBe("share-email");
     expect(await (await api("/files?shared=true", vic.jwt)).json()).toEqual([]);
     await dialog.getByRole("button", { name: "Done" }).click();
     await page.getByText("Shared", { exact: true }).waitFor();
@@ -276,7 +276,9 @@ describe("the web app, with people", { timeout: TEST_MS }, () => {
     await dialog.getByText("uploaded it as budget.csv").waitFor();
     expect(await dialog.getByRole("listitem").count()).toBe(25);
     expect(await dialog.getByRole("button", { name: "Load more" }).count()).toBe(0);
-    expect(await page.evaluate("document.activeElement?.textContent")).toContain("renamed it to v4.csv");
+    await expect
+      .poll(() => page.evaluate("document.activeElement?.textContent"), UNTIL)
+      .toContain("renamed it to v4.csv");
   });
 
   it("reads in light and dark, at desktop and phone widths, with no accessibility violations on the new screens", async () => {

@@ -91,7 +91,7 @@ describe("the web app's webhooks", { timeout: TEST_MS }, () => {
     const secret = await field.inputValue();
     expect(secret).toMatch(/^whsec_[\w-]{43}$/);
     expect(await field.getAttribute("readonly")).not.toBeNull();
-    expect(await page.evaluate("document.activeElement?.id")).toBe("new-webhook-value");
+    await expect.poll(() => page.evaluate("document.activeElement?.id"), UNTIL).toBe("new-webhook-value");
     await made.getByText("Cellar-Signature", { exact: true }).waitFor();
     await made.getByRole("button", { name: "Copy", exact: true }).click();
     await made.getByRole("status").filter({ hasText: "Secret copied" }).waitFor();
@@ -150,7 +150,7 @@ describe("the web app's webhooks", { timeout: TEST_MS }, () => {
     // Done forgets the secret; the form is where the next webhook is added.
     await made.getByRole("button", { name: "Done" }).click();
     await made.waitFor({ state: "detached" });
-    expect(await page.evaluate("document.activeElement?.id")).toBe("webhook-url");
+    await expect.poll(() => page.evaluate("document.activeElement?.id"), UNTIL).toBe("webhook-url");
 
     // Turned off (as 24 hours of failures would): Off, and Turn on turns it on again.
     const off = await api(`/webhooks/${hook?.id}`, session.jwt, {
@@ -166,7 +166,7 @@ describe("the web app's webhooks", { timeout: TEST_MS }, () => {
     await page.getByRole("status").filter({ hasText: "is on again" }).waitFor();
     await row.getByText("On", { exact: true }).waitFor();
     expect(await row.getByRole("button", { name: /^Turn on/ }).count()).toBe(0);
-    expect(await page.evaluate("document.activeElement?.id")).toBe("webhooks-title");
+    await expect.poll(() => page.evaluate("document.activeElement?.id"), UNTIL).toBe("webhooks-title");
     expect(((await (await api(`/webhooks/${hook?.id}`, session.jwt)).json()) as { active: boolean }).active).toBe(true);
 
     // Deleting it, after a confirmation: Cancel keeps it, Delete webhook ends it.
