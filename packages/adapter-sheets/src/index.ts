@@ -97,7 +97,7 @@ export function createSpreadsheetWriter(): SpreadsheetWriter {
       const writing = load().then((parsers) => {
         written =
           kind === "xlsx"
-            ? parsers.writeXlsx({ size, openFile, sheets })
+            ? parsers.writeXlsx({ index, size, openFile, sheets })
             : parsers.writeCsv({ index, size, openFile, writes: sheets[0]?.writes ?? [] });
         return written;
       });
@@ -110,16 +110,12 @@ export function createSpreadsheetWriter(): SpreadsheetWriter {
           const loaded = await writing;
           return loaded.added === undefined ? null : loaded.added();
         },
-        // A CSV's edit names the bytes it keeps; a workbook's is written whole.
-        ...(kind === "csv"
-          ? {
-              parts: () =>
-                (async function* () {
-                  const loaded = await writing;
-                  yield* loaded.parts?.() ?? loaded.content;
-                })(),
-            }
-          : {}),
+        // Both name the bytes they keep: a CSV's records, a workbook's parts and segments.
+        parts: () =>
+          (async function* () {
+            const loaded = await writing;
+            yield* loaded.parts?.() ?? loaded.content;
+          })(),
       };
     },
     restructure({ kind, index, size, openFile, operations, formulas }) {

@@ -101,12 +101,23 @@ function columnOf(reference: string): number | null {
  * its style (`s`) kept and its value, type and formula replaced; new rows and cells go
  * where their numbers put them. The `dimension` is widened to the writes. A shared
  * formula other cells use cannot be written over (a validation error): they would lose it.
+ *
+ * `segment` rewrites one segment of the part (`deflate-segments.ts`) instead of all of it:
+ * `start` for one that starts among the rows (after row `lastRow`, elements named with
+ * `prefix`), `endsInRows` for one that ends before the rows do, where the new rows past
+ * its last go; `dimension`, the bounds the part's dimension is widened to (all the
+ * sheet's writes, not the segment's).
  */
 export async function* rewriteSheet(
   source: AsyncIterable<Uint8Array>,
   { writes, results = [] }: Pick<SheetWrites, "writes" | "results">,
   part: string,
   styles?: AddedStyles,
+  segment: {
+    start?: { prefix: string; lastRow: number };
+    endsInRows?: boolean;
+    dimension?: RowsBounds;
+  } = {},
 ): AsyncGenerator<Uint8Array> {
   const rows = new Map<number, RowWrites>();
   const rowOf = (row: number) => {
@@ -117,15 +128,8 @@ export async function* rewriteSheet(
     }
     return cells;
   };
-  let bounds = { firstRow: Number.POSITIVE_INFINITY, lastRow: 0, firstColumn: Number.POSITIVE_INFINITY, lastColumn: 0 };
+  const bounds = segment.dimension ?? boundsOf(writes);
   for (const { rectangle, values, formulas, formats } of writes) {
-    if (rectangle.lastRow > MAX_ROWS) throw invalidField("range", `reaches past row ${MAX_ROWS}, the last a sheet has`);
-    bounds = {
-      firstRow: Math.min(bounds.firstRow, rectangle.firstRow),
-      lastRow: Math.max(bounds.lastRow, rectangle.lastRow),
-      firstColumn: Math.min(bounds.firstColumn, rectangle.firstColumn),
-      lastColumn: Math.max(bounds.lastColumn, rectangle.lastColumn),
-    };
     for (const [r, line] of values.entries()) {
       const cells = rowOf(rectangle.firstRow + r);
       for (const [c, value] of line.entries()) {
@@ -151,11 +155,11 @@ export async function* rewriteSheet(
   const pendingRows = [...rows.keys()].sort((a, b) => a - b);
   let nextPending = 0;
 
-  let prefix = "";
+  let prefix = segment.start?.prefix ?? "";
   let buffer: Buffer = Buffer.alloc(0);
   // Where the rewriter is: before the rows (copying, the dimension widened), among them, or past them (copying).
-  let stage: "head" | "rows" | "tail" = "head";
-  let lastRow = 0;
+  let stage: "head" | "rows" | "tail" = segment.start === undefined ? "head" : "rows";
+  let lastRow = segment.start?.lastRow ?? 0;
   const unreadable = (message: string) => new SpreadsheetUnreadableError(`${part} ${message}`);
 
   /** The new rows that come before row `before` (all of them for Infinity), as XML. */
@@ -230,13 +234,13 @@ export async function* rewriteSheet(
         const target = pendingRows[nextPending];
         if (target !== undefined && target > lastRow + 1) {
           const jump = jumpTo(target, at, close);
-          if (jump === "later") {
+          if (jump === "later" && !final) {
             // Not in what has come yet, and every whole row here is before it.
             const lastStart = lastRowStart(at);
             buffer = buffer.subarray(copied);
             return keep(out, Math.max(at, lastStart) - copied, final);
           }
-          if (jump !== null) {
+          if (typeof jump === "number") {
             at = jump;
             lastRow = target - 1;
           }
@@ -247,6 +251,17 @@ export async function* rewriteSheet(
           const rest = newRowsBefore(Number.POSITIVE_INFINITY);
           if (rest !== "") out.push(Buffer.from(rest));
           buffer = buffer.subarray(close);
+          stage = "tail";
+          break;
+        }
+        if (rowStart === -1 && final && segment.endsInRows === true) {
+          // A segment's end: after its last row, the new rows before the next segment's.
+          emitUpTo(at);
+          if (buffer.subarray(at).toString("latin1").trim() !== "")
+            throw unreadable("has a segment that ends within a row.");
+          const rest = newRowsBefore(Number.POSITIVE_INFINITY);
+          if (rest !== "") out.push(Buffer.from(rest));
+          buffer = Buffer.alloc(0);
           stage = "tail";
           break;
         }
@@ -568,11 +583,31 @@ function writtenCell(
   return `<${c} r="${reference}"${style} t="inlineStr"><${prefix}is><${prefix}t xml:space="preserve">${xmlText(value)}</${prefix}t></${prefix}is></${c}>`;
 }
 
+/** The rows and columns some writes reach, from the first to the last. */
+export interface RowsBounds {
+  readonly firstRow: number;
+  readonly lastRow: number;
+  readonly firstColumn: number;
+  readonly lastColumn: number;
+}
+
+/** The bounds of `writes` (a last row of 0 when there are none); a write past the last row a sheet has is refused. */
+export function boundsOf(writes: SheetWrites["writes"]): RowsBounds {
+  let bounds = { firstRow: Number.POSITIVE_INFINITY, lastRow: 0, firstColumn: Number.POSITIVE_INFINITY, lastColumn: 0 };
+  for (const { rectangle } of writes) {
+    if (rectangle.lastRow > MAX_ROWS) throw invalidField("range", `reaches past row ${MAX_ROWS}, the last a sheet has`);
+    bounds = {
+      firstRow: Math.min(bounds.firstRow, rectangle.firstRow),
+      lastRow: Math.max(bounds.lastRow, rectangle.lastRow),
+      firstColumn: Math.min(bounds.firstColumn, rectangle.firstColumn),
+      lastColumn: Math.max(bounds.lastColumn, rectangle.lastColumn),
+    };
+  }
+  return bounds;
+}
+
 /** A `<dimension ref="…"/>` tag widened to cover `bounds` too. */
-function widenedDimension(
-  tag: string,
-  bounds: { firstRow: number; lastRow: number; firstColumn: number; lastColumn: number },
-): string {
+function widenedDimension(tag: string, bounds: RowsBounds): string {
   const match = /\bref\s*=\s*(["'])([A-Z]+)(\d+)(?::([A-Z]+)(\d+))?\1/.exec(tag);
   if (match === null || bounds.lastRow === 0) return tag;
   const firstColumn = columnOf(`${match[2]}1`) ?? 1;

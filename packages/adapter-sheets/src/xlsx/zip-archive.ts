@@ -44,7 +44,85 @@ export interface ZipArchive {
   open(name: string, options?: { chunkBytes?: number }): Promise<AsyncIterable<Uint8Array>>;
   /** A part's bytes as stored (deflated or not), with what the directory says of them: to copy it as it is. */
   raw(name: string): Promise<StoredPart>;
+  /**
+   * Where each part lies in the stored bytes, for an archive copied by ranges; null for
+   * one that is not plain: ZIP64, or parts that share bytes or a name.
+   */
+  layout(): ArchiveLayout | null;
   close(): void;
+}
+
+/** A stored archive's parts in the order of their bytes, and where its central directory starts. */
+export interface ArchiveLayout {
+  readonly entries: readonly LaidOutEntry[];
+  readonly centralDirectoryOffset: number;
+}
+
+/** A part where it lies: its local header at `start`, its bytes and any data descriptor before `end`. */
+export interface LaidOutEntry {
+  readonly name: string;
+  readonly start: number;
+  readonly end: number;
+  readonly method: number;
+  readonly crc32: number;
+  readonly compressedSize: number;
+  readonly uncompressedSize: number;
+  /** Its central directory record as stored (its offset is that of the stored archive). */
+  readonly central: Buffer;
+  readonly extraFields: readonly { readonly id: number; readonly data: Buffer }[];
+}
+
+/** An entry's central directory record, from what yauzl read of it. */
+function centralRecordOf(entry: yauzl.Entry): Buffer {
+  const name = entry.fileNameRaw;
+  const extra = entry.extraFieldRaw;
+  const comment = entry.fileCommentRaw;
+  const record = Buffer.alloc(46 + name.length + extra.length + comment.length);
+  record.writeUInt32LE(0x02014b50, 0);
+  record.writeUInt16LE(entry.versionMadeBy, 4);
+  record.writeUInt16LE(entry.versionNeededToExtract, 6);
+  record.writeUInt16LE(entry.generalPurposeBitFlag, 8);
+  record.writeUInt16LE(entry.compressionMethod, 10);
+  record.writeUInt16LE(entry.lastModFileTime, 12);
+  record.writeUInt16LE(entry.lastModFileDate, 14);
+  record.writeUInt32LE(entry.crc32, 16);
+  record.writeUInt32LE(entry.compressedSize, 20);
+  record.writeUInt32LE(entry.uncompressedSize, 24);
+  record.writeUInt16LE(name.length, 28);
+  record.writeUInt16LE(extra.length, 30);
+  record.writeUInt16LE(comment.length, 32);
+  record.writeUInt16LE(entry.internalFileAttributes, 36);
+  record.writeUInt32LE(entry.externalFileAttributes, 38);
+  record.writeUInt32LE(entry.relativeOffsetOfLocalHeader, 42);
+  name.copy(record, 46);
+  extra.copy(record, 46 + name.length);
+  comment.copy(record, 46 + name.length + extra.length);
+  return record;
+}
+
+/** The layout of a plain archive's entries (`centralDirectoryOffset`: where its directory starts), or null. */
+function layoutOf(entries: readonly yauzl.Entry[], centralDirectoryOffset: number): ArchiveLayout | null {
+  const sorted = [...entries].sort((a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader);
+  const laidOut: LaidOutEntry[] = [];
+  for (const [i, entry] of sorted.entries()) {
+    const start = entry.relativeOffsetOfLocalHeader;
+    const end = sorted[i + 1]?.relativeOffsetOfLocalHeader ?? centralDirectoryOffset;
+    // ZIP64 (sizes read from an extra field), or too little room for the part's bytes.
+    if (entry.extraFields.some((field) => field.id === 0x0001)) return null;
+    if (end - start < 30 + entry.fileNameLength + entry.compressedSize) return null;
+    laidOut.push({
+      name: entry.fileName,
+      start,
+      end,
+      method: entry.compressionMethod,
+      crc32: entry.crc32,
+      compressedSize: entry.compressedSize,
+      uncompressedSize: entry.uncompressedSize,
+      central: centralRecordOf(entry),
+      extraFields: entry.extraFields,
+    });
+  }
+  return { entries: laidOut, centralDirectoryOffset };
 }
 
 /** A part as the archive stores it. */
@@ -89,8 +167,12 @@ export async function openZipArchive(openFile: OpenBytes, size: number): Promise
     throw unreadable(`it is not a readable ZIP archive (${(error as Error).message.slice(0, 200)}).`);
   }
   const entries = new Map<string, yauzl.Entry>();
+  // Where yauzl starts reading the central directory: not in its types, but how it reads.
+  const centralDirectoryOffset = (zip as unknown as { readEntryCursor: number }).readEntryCursor;
+  let listed = 0;
   try {
     for await (const entry of zip.eachEntry()) {
+      listed++;
       if (entries.size >= ZIP_LIMITS.maxEntries) throw unreadable(`it holds more than ${ZIP_LIMITS.maxEntries} parts.`);
       // Part names are case-insensitive (OPC); a leading slash is not part of a ZIP name.
       entries.set(entry.fileName.toLowerCase(), entry);
@@ -173,6 +255,10 @@ export async function openZipArchive(openFile: OpenBytes, size: number): Promise
         })(),
       };
     },
+    layout: () =>
+      listed === entries.size && Number.isInteger(centralDirectoryOffset)
+        ? layoutOf([...entries.values()], centralDirectoryOffset)
+        : null,
     close: () => zip.close(),
   };
 }
