@@ -23,8 +23,8 @@ export interface NewPart {
  * written again for where they all are now.
  *
  * Written here rather than by a ZIP library: the libraries (fflate, yazl, archiver) take
- * every part's bytes to write an archive, and an edit of a 100 MiB workbook must name its
- * 99 unchanged MiB without reading them (an edit then stores about 100 KiB, not 10 MiB).
+ * every part's bytes to write an archive, and an edit of a 17 MiB workbook must name its
+ * unchanged bytes without reading them (an edit then stores about 100 KiB, not 17 MiB).
  * Only the plain form Cellar's reader takes is written: no ZIP64, no archive comment.
  */
 export class SplicedArchive {
