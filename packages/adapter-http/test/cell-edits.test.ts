@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
 import type { FileJson } from "../src/files/file.json.js";
 import { buildTestApp, expectError } from "./support/test-app.js";
@@ -263,6 +264,83 @@ describe("PATCH /v1/files/:id/values", () => {
       expect.objectContaining({ cell: "arts!A1", value: 42 }),
     ]);
   });
+
+  it("stores a workbook's later edits as the segments of its sheet they touch, formula results included; every version reads as it was", async () => {
+    // 30,000 rows, each with a formula over its row, and a total over them all: about 4
+    // MiB of sheet XML, several segments once written.
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet("Data");
+    sheet.addRow(["Total", { formula: "SUM(D2:D30001)" }]);
+    for (let row = 2; row <= 30_001; row++) {
+      sheet.addRow([`item ${row}`, row, row % 7, { formula: `B${row}*C${row}` }]);
+    }
+    const t = await buildTestApp({ formulas: true, config: { maxUploadBytes: 16 * 1024 ** 2 } });
+    const ada = await t.signIn("ada@example.com");
+    const headers = { ...ada.headers, "if-match": "*" };
+    const file = (
+      await t.upload(ada.headers, [
+        { name: "file", filename: "rows.xlsx", content: Buffer.from(await book.xlsx.writeBuffer()) },
+      ])
+    ).json<FileJson>();
+    const read = async (range: string) =>
+      (
+        await t.inject({
+          method: "GET",
+          url: `/v1/files/${file.id}/values?range=${encodeURIComponent(range)}`,
+          headers: ada.headers,
+        })
+      ).json<{ values: unknown[][] }>().values;
+    const storedSize = async (n: number) => {
+      const key = (await t.cellar.deps.versions.find({ fileId: file.id, number: n }))?.blobKey;
+      for await (const blob of t.cellar.deps.blobs.list()) if (blob.key === key) return blob.size;
+      return null;
+    };
+    const total = (await read("B1"))[0]?.[0] as number;
+    expect(total).toBeGreaterThan(0);
+    // The first edit writes the sheet whole; the next two only the segments they fall in:
+    // their row's, and the first (the total's result).
+    for (const [row, value] of [
+      [5, 1],
+      [20_001, 1000],
+      [25_001, 2000],
+    ] as const) {
+      const answer = await patchValues(t, file.id, headers, { range: `B${row}`, values: [[value]] });
+      expect(answer.statusCode).toBe(200);
+    }
+    // Each edit changes its row's product, B × C, and so the total.
+    const last = total + (1 - 5) * (5 % 7) + (1000 - 20_001) * (20_001 % 7) + (2000 - 25_001) * (25_001 % 7);
+    expect(await read("B1")).toEqual([[last]]);
+    expect(await read("B20001:D20001")).toEqual([[1000, 20_001 % 7, 1000 * (20_001 % 7)]]);
+    expect(await read("B25001:D25001")).toEqual([[2000, 25_001 % 7, 2000 * (25_001 % 7)]]);
+    const whole = (await storedSize(2)) as number;
+    expect(whole).toBeGreaterThan(300 * 1024);
+    expect(await storedSize(3)).toBeLessThan(whole / 3);
+    expect(await storedSize(4)).toBeLessThan(whole / 3);
+
+    const listed = (await t.inject({ method: "GET", url: `/v1/files/${file.id}/versions`, headers: ada.headers })).json<
+      { version: number; sha256: string; size: number }[]
+    >();
+    expect(listed).toHaveLength(4);
+    for (const version of listed) {
+      const bytes = (
+        await t.inject({
+          method: "GET",
+          url: `/v1/files/${file.id}/versions/${version.version}/download`,
+          headers: ada.headers,
+        })
+      ).rawPayload;
+      expect(version).toMatchObject({ size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") });
+      if (version.version !== 4) continue;
+      // Another program reads the last version whole: its values, and formulas with their results.
+      const written = new ExcelJS.Workbook();
+      await written.xlsx.load(bytes as unknown as ArrayBuffer);
+      const data = written.getWorksheet("Data") as ExcelJS.Worksheet;
+      expect(data.getCell("B20001").value).toBe(1000);
+      expect(data.getCell("D25001").value).toEqual({ formula: "B25001*C25001", result: 2000 * (25_001 % 7) });
+      expect(data.getCell("B1").value).toEqual({ formula: "SUM(D2:D30001)", result: last });
+      expect(data.getCell("A30001").value).toBe("item 30001");
+    }
+  }, 120_000);
 
   it("reads back what it wrote through /values at once", async () => {
     const { t, bob, file } = await aSharedCsv();
