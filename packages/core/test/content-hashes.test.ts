@@ -69,4 +69,50 @@ describe("hash states within contents", () => {
       content = { blobKey: key, ...stored };
     }
   });
+
+  it("check a CSV edit's new bytes as an upload's: a NUL is refused under a UTF-8 head, taken under UTF-16's, with or without a hash state", async () => {
+    const utf8 = text(200_000, "a");
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a,b\n".repeat(50_000), "utf16le")]);
+    for (const remembered of [false, true]) {
+      for (const [name, bytes, accepted] of [
+        ["utf-8", utf8, false],
+        ["utf-16", utf16, true],
+      ] as const) {
+        const blobs = createMemoryBlobStore();
+        const hashes = new ContentHashes();
+        const uploaded = await storeCheckedBytes(blobs, {
+          key: "file_base",
+          kind: "csv",
+          content: (async function* () {
+            yield bytes;
+          })(),
+          maxBytes: 64 * MiB,
+          ...(remembered ? { hashes } : {}),
+        });
+        const edit = Buffer.from("x\0", "latin1");
+        const storing = storeContentParts(blobs, {
+          key: "blob_edit",
+          kind: "csv",
+          base: { blobKey: "file_base", size: uploaded.size },
+          parts: (async function* () {
+            yield { start: 0, end: 99_999 };
+            yield edit;
+            yield { start: 100_002, end: bytes.length - 1 };
+          })(),
+          maxBytes: 64 * MiB,
+          hashes,
+        });
+        if (!accepted) {
+          await expect(storing, `${name}, remembered ${remembered}`).rejects.toMatchObject({
+            code: "unsupported_media_type",
+          });
+          continue;
+        }
+        const expected = Buffer.concat([bytes.subarray(0, 100_000), edit, bytes.subarray(100_002)]);
+        expect((await storing).sha256, `${name}, remembered ${remembered}`).toBe(
+          createHash("sha256").update(expected).digest("hex"),
+        );
+      }
+    }
+  });
 });

@@ -84,12 +84,17 @@ export async function storeContentParts(
   let rememberedAt = 0;
   let first = true;
 
+  // In a CSV that starts as its base does, the base's bytes passed the same check when
+  // stored (no NUL unless its head says UTF-16): the pieces it refers to are only hashed.
+  // The check was an eighth of the work of an edit in the middle of a 1,000,000-row CSV.
+  let baseChecked = false;
+
   /** Hashes and checks the bytes at `at` of the new content, less any already hashed. */
-  function account(bytes: Uint8Array, at: number): void {
+  function account(bytes: Uint8Array, at: number, fromBase = false): void {
     const from = Math.max(0, hashedFrom - at);
     if (from >= bytes.length) return;
     const counted = from === 0 ? bytes : bytes.subarray(from);
-    check.update(counted);
+    if (!(fromBase && baseChecked)) check.update(counted);
     hash.update(counted);
     const end = at + bytes.length;
     if (end - rememberedAt >= HASH_STATE_EVERY) {
@@ -123,6 +128,10 @@ export async function storeContentParts(
       if (part.start < 0 || part.end >= base.size) throw new RangeError("A span outside the stored content.");
       if (position + (part.end - part.start + 1) > input.maxBytes) throw tooLarge(input.maxBytes);
       if (first && part.start === 0 && input.kind === "csv") {
+        // The check sees where the content starts (a CSV's byte-order mark says whether a
+        // NUL may be in it); the base's bytes after it were checked when it was stored.
+        for await (const head of await readContent(blobs, base, { start: 0, end: 3 })) check.update(head);
+        baseChecked = true;
         const known = hashes.nearest(base.blobKey, part.end + 1);
         if (known !== null) {
           hash = known.hash;
@@ -130,8 +139,6 @@ export async function storeContentParts(
           rememberedAt = known.offset;
           // The new content starts with these bytes: the states within them are its too.
           hashes.inherit(base.blobKey, key, known.offset);
-          // The check sees where the content starts (a CSV's byte-order mark says whether a NUL may be in it).
-          for await (const head of await readContent(blobs, base, { start: 0, end: 3 })) check.update(head);
         }
       }
       first = false;
@@ -156,7 +163,7 @@ export async function storeContentParts(
           let at = position + skip;
           const rest = { key: piece.key, offset: piece.offset + skip, length: piece.length - skip };
           for await (const chunk of await readPiece(blobs, rest)) {
-            account(chunk, at);
+            account(chunk, at, true);
             at += chunk.length;
           }
         }
