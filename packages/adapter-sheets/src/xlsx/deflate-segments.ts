@@ -167,7 +167,7 @@ export async function deflateSegment(xml: Buffer, last: boolean, level: number):
 }
 
 /** The bytes a segment ends with when it is not the part's last: the empty stored block of a full flush. */
-const FLUSH_MARK = Buffer.from([0x00, 0x00, 0xff, 0xff]);
+export const FLUSH_MARK = Buffer.from([0x00, 0x00, 0xff, 0xff]);
 
 /**
  * A stored segment's XML, checked against its table entry: it must inflate on its own to

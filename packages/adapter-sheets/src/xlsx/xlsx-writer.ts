@@ -17,6 +17,7 @@ import {
   decodeSegmentTable,
   deflateSegment,
   encodeSegmentTable,
+  FLUSH_MARK,
   inflateSegment,
   MAX_SEGMENTS,
   SEGMENT_TABLE_ID,
@@ -228,9 +229,7 @@ async function* wholeArchive(zip: ZipArchive, edit: WorkbookEdit): AsyncGenerato
     const writes = edit.writesByPart.get(key);
     if (changed !== undefined) yield* archive.add(name, modified, deflatedWhole(Buffer.from(changed)));
     else if (writes !== undefined) {
-      // Deflated at level 1: at the default level, deflating a 250,000-row sheet's 94
-      // MiB took most of an edit (3.2 s of it; at level 1 the edit took 1.3 s), and the
-      // workbook is as large as spreadsheet programs write it.
+      // At level 1, as `segmentedWhole` says.
       yield* archive.add(
         name,
         modified,
@@ -358,15 +357,17 @@ async function editedSegments(
   for (const k of [...touched.keys()].sort((a, b) => a - b)) {
     const segment = segments[k] as Segment;
     const from = offsets[k] as number;
-    // The 4 bytes before a segment end its predecessor's full flush.
-    const stored = await storedRange(openFile, k === 0 ? from : from - 4, from + segment.compressedLength);
-    if (k > 0 && !stored.subarray(0, 4).equals(Buffer.from([0, 0, 0xff, 0xff]))) return null;
-    const xml = await inflateSegment(k === 0 ? stored : stored.subarray(4), segment, k === last);
+    // The bytes before a segment end its predecessor's full flush.
+    const mark = k === 0 ? 0 : FLUSH_MARK.length;
+    const stored = await storedRange(openFile, from - mark, from + segment.compressedLength);
+    if (!stored.subarray(0, mark).equals(FLUSH_MARK.subarray(0, mark))) return null;
+    const xml = await inflateSegment(stored.subarray(mark), segment, k === last);
     if (xml === null) return null;
     let start: { prefix: string; lastRow: number } | undefined;
     if (k > 0) {
-      const row = /^<([\w.-]+:)?row[\s>/]/.exec(xml.toString("latin1", 0, 64));
-      if (row === null) return null;
+      // A segment starts with the row the table says.
+      const row = /^<([\w.-]+:)?row r="(\d+)"/.exec(xml.toString("latin1", 0, 64));
+      if (row === null || Number(row[2]) !== segment.firstRow) return null;
       start = { prefix: row[1] ?? "", lastRow: segment.firstRow - 1 };
     }
     const out = rewriteSheet(
