@@ -84,6 +84,18 @@ describe("a workbook whose formulas hold no results, read by a reader that compu
     expect(writes()).toBe(2);
   });
 
+  it("computes formulas that come after more cells than it keeps while none needs computing: the cells they read are read again", async () => {
+    // 120,000 cells of data first, then the formulas, without results, that read them.
+    const workbook = new ExcelJS.Workbook();
+    const data = workbook.addWorksheet("Data");
+    for (let row = 1; row <= 60_000; row++) data.addRow([row, row % 10]);
+    const summary = workbook.addWorksheet("Summary");
+    summary.addRow(["Total", { formula: "SUM(Data!A1:A60000)" }]);
+    summary.addRow(["Last", { formula: "Data!A60000*Data!B59999" }]);
+    const { window } = await readWorkbook(new Uint8Array(await workbook.xlsx.writeBuffer()));
+    expect(await window(1, [1, 2, 2, 2])).toEqual([[(60_000 * 60_001) / 2], [60_000 * 9]]);
+  }, 120_000);
+
   it("keeps the stored result of what it cannot compute, and says so for its sheet", async () => {
     const { index, window } = await readWorkbook(await scriptWrittenBudget());
     expect(
