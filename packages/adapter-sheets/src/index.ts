@@ -39,7 +39,7 @@ const load = () => {
  */
 export function createSpreadsheetReader(
   options: {
-    /** Loads the engine on the first workbook read through (a server that reads none never holds it). */
+    /** Loads the engine on the first workbook read through that has a formula (a server that reads none never holds it). */
     loadEngine?: () => Promise<FormulaEngine>;
   } = {},
 ): SpreadsheetReader {
@@ -49,9 +49,22 @@ export function createSpreadsheetReader(
     async analyse({ kind, size, openFile, writeRows }) {
       const parsers = await load();
       if (kind === "xlsx") {
-        if (options.loadEngine !== undefined) engine ??= options.loadEngine();
+        const { loadEngine } = options;
         return parsers.analyseXlsx(
-          { size, openFile, writeRows, engine: engine === undefined ? undefined : await engine },
+          engine !== undefined
+            ? { size, openFile, writeRows, engine: await engine }
+            : loadEngine === undefined
+              ? { size, openFile, writeRows }
+              : {
+                  size,
+                  openFile,
+                  writeRows,
+                  // Loaded once, by the first workbook that has a formula.
+                  loadEngine: () => {
+                    engine ??= loadEngine();
+                    return engine;
+                  },
+                },
           SHEET_READER_VERSION,
         );
       }

@@ -2,7 +2,7 @@ import { createFormulaEngine } from "@cellar/adapter-formulas";
 import { COMPUTE_LIMITS, type ReadableSheetIndex } from "@cellar/core";
 import { contractWorkbook } from "@cellar/core/testing";
 import ExcelJS from "exceljs";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createSpreadsheetReader } from "../src/index.js";
 import { shownFormula } from "../src/xlsx/xlsx-reader.js";
 import { storedBytes } from "./support/stored-bytes.js";
@@ -10,10 +10,10 @@ import { storedBytes } from "./support/stored-bytes.js";
 const reader = createSpreadsheetReader({ loadEngine: async () => createFormulaEngine() });
 
 /** A workbook read through by a reader that computes, its rows blob kept in memory; how many times it was written. */
-async function readWorkbook(bytes: Uint8Array) {
+async function readWorkbook(bytes: Uint8Array, by = reader) {
   let rows = new Uint8Array(0);
   let writes = 0;
-  const index = await reader.analyse({
+  const index = await by.analyse({
     kind: "xlsx",
     size: bytes.length,
     openFile: storedBytes(bytes, () => 4096).open,
@@ -74,14 +74,44 @@ async function scriptWrittenBudget(): Promise<Uint8Array> {
 }
 
 describe("a workbook whose formulas hold no results, read by a reader that computes", () => {
+  // The engine loaded, as on a server that has read a workbook with formulas: each test
+  // counts the passes of that reader.
+  beforeAll(async () => {
+    await readWorkbook(await scriptWrittenBudget());
+  });
+
   it("shows every formula's result, across sheets and through defined names, as a stored one would be", async () => {
     const { window, writes } = await readWorkbook(await scriptWrittenBudget());
     expect(await window(0, [5, 8, 2, 2])).toEqual([[1950.5], ["Rent is largest"], ["#DIV/0!"], ["2026-03-02"]]);
     expect(await window(1, [1, 5, 2, 2])).toEqual([[2438.125], [true], [true], [450.5], ["#NAME?"]]);
     // Formatted as the cell's number format says: the date by its format.
     expect(await window(0, [8, 8, 2, 2], "formatted")).toEqual([["2026-03-02"]]);
-    // The rows blob given up once and written again with the results.
-    expect(writes()).toBe(2);
+  });
+
+  it("loads the engine at the first formula it finds, and reads a workbook without formulas without it", async () => {
+    let loads = 0;
+    const fresh = createSpreadsheetReader({
+      loadEngine: async () => {
+        loads++;
+        return createFormulaEngine();
+      },
+    });
+    const plain = new ExcelJS.Workbook();
+    plain.addWorksheet("Data").addRow(["no formula", 1]);
+    const noFormulas = await readWorkbook(new Uint8Array(await plain.xlsx.writeBuffer()), fresh);
+    expect(noFormulas.writes()).toBe(1);
+    expect(await noFormulas.window(0, [1, 1, 1, 2])).toEqual([["no formula", 1]]);
+    expect(loads).toBe(0);
+    // Given up at its first formula, read again with the engine: given up once more (its
+    // results are missing), and written with them.
+    const first = await readWorkbook(await scriptWrittenBudget(), fresh);
+    expect(loads).toBe(1);
+    expect(first.writes()).toBe(3);
+    expect(await first.window(0, [5, 5, 2, 2])).toEqual([[1950.5]]);
+    // The engine loaded: given up once, and written again with the results.
+    const again = await readWorkbook(await scriptWrittenBudget(), fresh);
+    expect(again.writes()).toBe(2);
+    expect(loads).toBe(1);
   });
 
   it("computes formulas that come after more cells than it keeps while none needs computing: the cells they read are read again", async () => {

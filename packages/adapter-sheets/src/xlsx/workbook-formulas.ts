@@ -48,7 +48,8 @@ export class WorkbookFormulas {
   private readonly shared = new Map<string, { row: number; column: number; text: string }>();
 
   constructor(
-    private readonly engine: FormulaEngine,
+    /** How a shared formula's text moves to each of its cells (`FormulaEngine.move`). */
+    private readonly move: FormulaEngine["move"],
     /** The workbook's tables and sheets' names: structured references are computed as the cells they stand for. */
     private readonly tables: readonly WorkbookTable[] = [],
     private readonly sheetNames: readonly string[] = [],
@@ -66,7 +67,7 @@ export class WorkbookFormulas {
           if (text !== "" && master === undefined) {
             this.shared.set(element.si, { row, column, text });
           } else if (master !== undefined && text === "") {
-            text = this.engine.move(master.text, row - master.row, column - master.column);
+            text = this.move(master.text, row - master.row, column - master.column);
           } else if (text === "") {
             obstacle = "it is part of a shared formula whose first cell is missing";
           }

@@ -547,10 +547,18 @@ export async function analyseXlsx(
     openFile: OpenBytes;
     writeRows: (rows: AsyncIterable<Uint8Array>) => Promise<{ size: number }>;
     engine?: FormulaEngine;
+    /**
+     * The engine, not loaded yet: the workbook is read without it, and again with it from
+     * its first formula on. A server that reads only workbooks without formulas never
+     * holds it: loaded, it took 36 MiB of the server's memory for as long as it ran.
+     */
+    loadEngine?: () => Promise<FormulaEngine>;
   },
   version: number,
 ): Promise<ReadableSheetIndex> {
   const zip = await openZipArchive(input.openFile, input.size);
+  // Until a formula is found, when the engine is not loaded yet.
+  const detecting = input.engine === undefined && input.loadEngine !== undefined;
   try {
     const workbook = await readWorkbook(zip);
     if (workbook.sheets.length === 0) throw unreadable("it has no worksheet.");
@@ -562,10 +570,10 @@ export async function analyseXlsx(
     const first = reading();
     const { engine } = input;
     const found =
-      engine === undefined
+      engine === undefined && !detecting
         ? null
         : new WorkbookFormulas(
-            engine,
+            (formula, rows, columns) => (engine as FormulaEngine).move(formula, rows, columns),
             await readTables(zip, workbook.sheets),
             workbook.sheets.map((sheet) => sheet.name),
           );
@@ -585,7 +593,7 @@ export async function analyseXlsx(
     // The cells a computation may read, kept as the first pass reads them while they are
     // few: a workbook that needs computing is then read twice, not three times.
     const early: { cells: LoadedCells | null; count: number; needed: boolean } = {
-      cells: found === null ? null : new LoadedCells(workbook.date1904),
+      cells: found === null || detecting ? null : new LoadedCells(workbook.date1904),
       count: 0,
       needed: false,
     };
@@ -596,7 +604,14 @@ export async function analyseXlsx(
       found === null
         ? undefined
         : {
-            hooksFor: (sheet) => found.hooksFor(sheet),
+            hooksFor: (sheet) =>
+              detecting
+                ? {
+                    found: () => {
+                      throw new RowsAbandoned();
+                    },
+                  }
+                : found.hooksFor(sheet),
             abandon: missing,
             kept: () => found.kept(workbook.definedNames),
             keep: (sheet, row, cells) => {
@@ -612,6 +627,14 @@ export async function analyseXlsx(
             },
           },
     );
+    if (written === null && detecting) {
+      // A formula: read again with the engine.
+      zip.close();
+      return await analyseXlsx(
+        { ...input, engine: await (input.loadEngine as () => Promise<FormulaEngine>)(), loadEngine: undefined },
+        version,
+      );
+    }
     if (written !== null) {
       const graph =
         found === null || found.formulas.length === 0 || engine === undefined
