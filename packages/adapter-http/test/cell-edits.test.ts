@@ -28,6 +28,16 @@ async function aSharedCsv(content = "name,qty\napples,3\npears,5\n", maxUploadBy
 const patchValues = (t: TestApp, fileId: string, headers: Record<string, string>, payload: unknown) =>
   t.inject({ method: "PATCH", url: `/v1/files/${fileId}/values`, headers, payload: payload as object });
 
+/** Reads a range's raw values of a file, as the caller whose headers are given. */
+const valuesOf = (t: TestApp, fileId: string, headers: Record<string, string>) => async (range: string) =>
+  (
+    await t.inject({
+      method: "GET",
+      url: `/v1/files/${fileId}/values?range=${encodeURIComponent(range)}`,
+      headers,
+    })
+  ).json<{ values: unknown[][] }>().values;
+
 async function bytesOf(t: TestApp, fileId: string, headers: Record<string, string>) {
   return (await t.inject({ method: "GET", url: `/v1/files/${fileId}/download`, headers })).body;
 }
@@ -238,14 +248,7 @@ describe("PATCH /v1/files/:id/values", () => {
     const file = (
       await t.upload(ada.headers, [{ name: "file", filename: "deaths.xlsx", content: bytes }])
     ).json<FileJson>();
-    const read = async (range: string) =>
-      (
-        await t.inject({
-          method: "GET",
-          url: `/v1/files/${file.id}/values?range=${encodeURIComponent(range)}`,
-          headers: ada.headers,
-        })
-      ).json<{ values: unknown[][] }>().values;
+    const read = valuesOf(t, file.id, ada.headers);
     const [otherRow] = await read("other!A5:C5");
     const [artsRow] = await read("arts!A1:B1");
     const answer = await patchValues(t, file.id, ada.headers, {
@@ -282,14 +285,7 @@ describe("PATCH /v1/files/:id/values", () => {
         { name: "file", filename: "rows.xlsx", content: Buffer.from(await book.xlsx.writeBuffer()) },
       ])
     ).json<FileJson>();
-    const read = async (range: string) =>
-      (
-        await t.inject({
-          method: "GET",
-          url: `/v1/files/${file.id}/values?range=${encodeURIComponent(range)}`,
-          headers: ada.headers,
-        })
-      ).json<{ values: unknown[][] }>().values;
+    const read = valuesOf(t, file.id, ada.headers);
     const storedSize = async (n: number) => {
       const key = (await t.cellar.deps.versions.find({ fileId: file.id, number: n }))?.blobKey;
       for await (const blob of t.cellar.deps.blobs.list()) if (blob.key === key) return blob.size;

@@ -86,6 +86,8 @@ describe("a workbook whose formulas hold no results, read by a reader that compu
     expect(await window(1, [1, 5, 2, 2])).toEqual([[2438.125], [true], [true], [450.5], ["#NAME?"]]);
     // Formatted as the cell's number format says: the date by its format.
     expect(await window(0, [8, 8, 2, 2], "formatted")).toEqual([["2026-03-02"]]);
+    // The rows blob given up once and written again with the results.
+    expect(writes()).toBe(2);
   });
 
   it("loads the engine at the first formula it finds, and reads a workbook without formulas without it", async () => {

@@ -5,22 +5,12 @@ import yauzl from "yauzl";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "../src/index.js";
 import { decodeSegmentTable, SEGMENT_TABLE_ID, SEGMENT_XML_BYTES } from "../src/xlsx/deflate-segments.js";
 import { analysedWorkbook, storedBytes } from "./support/stored-bytes.js";
-import { MAIN, parts, zipOf } from "./support/workbooks.js";
+import { at, MAIN, parts, zipOf } from "./support/workbooks.js";
 
 const reader = createSpreadsheetReader();
 const writer = createSpreadsheetWriter();
 const SHEET = "xl/worksheets/sheet1.xml";
 const TEST_MS = 120_000;
-
-const at = (row: number, column: number, values: CellValue[][]): CellWrite => ({
-  rectangle: {
-    firstRow: row,
-    lastRow: row + values.length - 1,
-    firstColumn: column,
-    lastColumn: column + (values[0]?.length ?? 1) - 1,
-  },
-  values,
-});
 
 /** A workbook of `rows` rows (every seventh missing) of three cells, its elements named with `prefix`. */
 async function bigWorkbook(

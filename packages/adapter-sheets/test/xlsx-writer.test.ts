@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { createSpreadsheetReader, createSpreadsheetWriter } from "../src/index.js";
 import { analysedWorkbook, partsOf, storedBytes } from "./support/stored-bytes.js";
-import { MAIN, parts, zipOf } from "./support/workbooks.js";
+import { at, MAIN, parts, zipOf } from "./support/workbooks.js";
 
 const zipped = async (entries: Record<string, string | Buffer>) => new Uint8Array(await zipOf(entries));
 
@@ -65,16 +65,6 @@ async function excelCells(bytes: Uint8Array): Promise<Map<string, unknown>> {
   });
   return found;
 }
-
-const at = (row: number, column: number, values: CellValue[][]): CellWrite => ({
-  rectangle: {
-    firstRow: row,
-    lastRow: row + values.length - 1,
-    firstColumn: column,
-    lastColumn: column + (values[0]?.length ?? 1) - 1,
-  },
-  values,
-});
 
 describe("writing a workbook's cells", () => {
   it("writes a number, text (never a formula), a boolean and an empty cell, each keeping its style, and reads them back", async () => {

@@ -1,3 +1,4 @@
+import type { CellValue, CellWrite } from "@cellar/core";
 import yazl from "yazl";
 
 /** Small workbooks written part by part, for tests of what the reader makes of each kind of content. */
@@ -58,3 +59,14 @@ export function stylesWith(codes: readonly string[]): string {
       "",
     )}</numFmts><cellXfs><xf numFmtId="0"/>${codes.map((_, i) => `<xf numFmtId="${164 + i}"/>`).join("")}</cellXfs></styleSheet>`;
 }
+
+/** A write of `values` with its top left cell at `row`, `column`: its rectangle is their shape. */
+export const at = (row: number, column: number, values: CellValue[][]): CellWrite => ({
+  rectangle: {
+    firstRow: row,
+    lastRow: row + values.length - 1,
+    firstColumn: column,
+    lastColumn: column + (values[0]?.length ?? 1) - 1,
+  },
+  values,
+});
