@@ -116,6 +116,24 @@ describe("a workbook whose formulas hold no results, read by a reader that compu
     expect(loads).toBe(1);
   });
 
+  it("gives a pass up at its first formula before the rows blob's write reads from it, and leaves no error unheard", async () => {
+    const fresh = createSpreadsheetReader({ loadEngine: async () => createFormulaEngine() });
+    const bytes = await scriptWrittenBudget();
+    const index = await fresh.analyse({
+      kind: "xlsx",
+      size: bytes.length,
+      openFile: storedBytes(bytes).open,
+      // As a blob store that opens its file first: it reads the rows only later.
+      writeRows: async (source) => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        let size = 0;
+        for await (const chunk of source) size += chunk.length;
+        return { size };
+      },
+    });
+    expect(index.readable).toBe(true);
+  });
+
   it("computes formulas that come after more cells than it keeps while none needs computing: the cells they read are read again", async () => {
     // 120,000 cells of data first, then the formulas, without results, that read them.
     const workbook = new ExcelJS.Workbook();

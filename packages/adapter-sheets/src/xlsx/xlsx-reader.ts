@@ -363,6 +363,9 @@ async function writeSheets(
 ): Promise<WrittenSheets | null> {
   const { workbook } = reading;
   const out = new PassThrough();
+  // A pass given up destroys the stream, maybe before the rows blob's write reads from it:
+  // that write sees the failure when it reads; the stream's own event must not go unheard.
+  out.on("error", () => {});
   const written = writeRows(out);
   // The rows blob's write ends with the stream; its own failure shows up here too.
   written.catch(() => {});
