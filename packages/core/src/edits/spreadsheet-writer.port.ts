@@ -97,7 +97,8 @@ export interface WrittenContent {
  *   for rows written after the file's last record;
  * - where a writer has `parts`, its spans filled with the stored bytes they name are the
  *   bytes `content` gives, and the index after it is the same; a CSV writer names the
- *   bytes before and after the records it writes again.
+ *   bytes before and after the records it writes again, a workbook writer every part
+ *   and sheet segment it keeps.
  */
 export interface SpreadsheetWriter {
   write(input: {
