@@ -10,7 +10,7 @@ import { storedBytes } from "./support/stored-bytes.js";
 const reader = createSpreadsheetReader();
 
 /** Reads a file through, keeping its rows blob, and offers its conversion and windows. */
-async function read(kind: "csv" | "xlsx", bytes: Uint8Array) {
+async function read(kind: "csv" | "xlsx", bytes: Uint8Array, rowsChunk = 1000) {
   let rows: Uint8Array = new Uint8Array(0);
   const index = (await reader.analyse({
     kind,
@@ -27,7 +27,7 @@ async function read(kind: "csv" | "xlsx", bytes: Uint8Array) {
     index,
     size: bytes.length,
     openFile: storedBytes(bytes, () => 1000).open,
-    openRows: storedBytes(rows, () => 1000).open,
+    openRows: storedBytes(rows, () => rowsChunk).open,
   };
   return {
     index,
@@ -63,6 +63,36 @@ describe("conversions", () => {
     expect(second).toHaveLength(101);
     expect(second[99]).toBe(`${",".repeat(25)}far away`);
     expect((await book.convert(2, "csv")).toString("utf8")).toBe("");
+  });
+
+  it("a sheet of any text converts byte for byte, the rows blob read in chunks of any size", async () => {
+    const long = `${"ab😀".repeat(2000)}, "end"`;
+    const rows: (string | number | null)[][] = [
+      ["plain", "Zürich", "“curly”", "😀 astral"],
+      ["tab\there", 'a "quote"', "two\nlines", ","],
+      [],
+      [null, null, null, "after a gap"],
+      [long, 1.5, "=looks like a formula", "日本語"],
+      ["short"],
+    ];
+    const excel = new ExcelJS.Workbook();
+    const sheet = excel.addWorksheet("Text");
+    rows.forEach((values, at) => {
+      values.forEach((value, column) => {
+        if (value !== null) sheet.getCell(at + 1, column + 1).value = value;
+      });
+    });
+    const bytes = new Uint8Array(await excel.xlsx.writeBuffer());
+    const field = (value: string | number | null | undefined) => {
+      if (value === null || value === undefined) return "";
+      const text = typeof value === "string" && value.startsWith("=") ? `'${value}` : String(value);
+      return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+    };
+    const expected = rows.map((values) => [0, 1, 2, 3].map((column) => field(values[column])).join(",")).join("\r\n");
+    for (const chunk of [1, 3, 7, 1000, 65_536]) {
+      const book = await read("xlsx", bytes, chunk);
+      expect((await book.convert(0, "csv")).toString("utf8"), `chunks of ${chunk}`).toBe(`${expected}\r\n`);
+    }
   });
 
   it("a CSV to XLSX and back: the workbook's cells are the CSV's, whatever they hold", async () => {

@@ -213,6 +213,71 @@ export async function* storedRows(
 }
 
 /**
+ * The stored rows of a workbook's sheet as the rows blob's bytes, undecoded, for a
+ * conversion that copies their records: each chunk of whole lines with `spans`, four
+ * numbers a row: its row number, its width in columns, and where its record starts and
+ * ends in `bytes`.
+ *
+ * Why bytes: decoded, each row is a handful of strings, and a 250,000-row sheet's
+ * conversion was the peak of a server's memory (`sheet_rss_mib`, docs/performance.md).
+ * A record's `length` counts UTF-16 code units, as JavaScript does; in UTF-8 a code unit
+ * is one lead byte, and a four-byte character is two.
+ */
+export async function* storedRecords(
+  index: ReadableSheetIndex,
+  sheet: number,
+  openRows: OpenBytes,
+): AsyncGenerator<{ bytes: Uint8Array; spans: number[] }> {
+  const checkpoints = index.checkpoints[sheet];
+  if (checkpoints === undefined || checkpoints.end === undefined) throw new Error("not a workbook sheet's index");
+  const start = checkpoints.offsets[0] ?? checkpoints.end;
+  if (start >= checkpoints.end) return;
+  let pending: Uint8Array = new Uint8Array(0);
+  for await (const chunk of await openRows({ start, end: checkpoints.end - 1 })) {
+    const bytes = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    const spans: number[] = [];
+    let at = 0;
+    for (;;) {
+      const first = bytes.indexOf(TAB, at);
+      const second = first === -1 ? -1 : bytes.indexOf(TAB, first + 1);
+      const third = second === -1 ? -1 : bytes.indexOf(TAB, second + 1);
+      const fourth = third === -1 ? -1 : bytes.indexOf(TAB, third + 1);
+      const fifth = fourth === -1 ? -1 : bytes.indexOf(TAB, fourth + 1);
+      if (fifth === -1) break;
+      const units = decimalAt(bytes, fourth + 1, fifth);
+      let end = fifth + 1;
+      let counted = 0;
+      while (counted < units && end < bytes.length) {
+        const lead = bytes[end] as number;
+        if (lead < 0x80) end += 1;
+        else if (lead < 0xe0) end += 2;
+        else if (lead < 0xf0) end += 3;
+        else {
+          end += 4;
+          counted += 1;
+        }
+        counted += 1;
+      }
+      // The record and its line end must both be here.
+      if (counted < units || end >= bytes.length) break;
+      spans.push(decimalAt(bytes, at, first), second - first - 1, fifth + 1, end);
+      at = end + 1;
+    }
+    pending = bytes.subarray(at);
+    if (spans.length > 0) yield { bytes, spans };
+  }
+}
+
+const TAB = 0x09;
+
+/** The decimal number written in ASCII digits from `start` to `end`. */
+function decimalAt(bytes: Uint8Array, start: number, end: number): number {
+  let value = 0;
+  for (let at = start; at < end; at++) value = value * 10 + ((bytes[at] as number) - 0x30);
+  return value;
+}
+
+/**
  * The rows blob's last part, after every sheet's rows: the workbook's formulas and
  * defined names (`KeptFormulas`), a JSON array a line. First `["complete", true|false]`,
  * then a defined name `["name", name, sheet|null, refersTo]` or a formula `[sheet, row,
