@@ -1,4 +1,3 @@
-import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
 import type { CellInput, StructureOperation } from "@cellar/client";
 import type { CommandSpec } from "../command-line.js";
@@ -32,7 +31,9 @@ async function csvRows(context: CommandContext, from: string): Promise<CellInput
   // Loaded only here: every other command starts without it.
   const { parse } = await import("csv-parse");
   const input: NodeJS.ReadableStream =
-    from === "-" ? context.io.stdin : createReadStream(resolve(context.io.cwd, from));
+    from === "-"
+      ? context.io.stdin
+      : process.getBuiltinModule("node:fs").createReadStream(resolve(context.io.cwd, from));
   const rows: CellInput[][] = [];
   try {
     const records = input.pipe(parse({ bom: true, skip_empty_lines: true }));
