@@ -148,3 +148,33 @@ describe("compaction of a content made of many pieces", () => {
     expect(parseToyCsv((await collect(await readContent(blobs, record))).toString().slice(0, 100))[1]?.[1]).toBe(43);
   });
 });
+
+describe("a restore meeting a compaction", () => {
+  it("is made again from the version's new pieces when a compaction rewrites them between its read and its commit", async () => {
+    const { cellar, ada, file, bytes } = await aFileOfManyPieces();
+    const { files, versions, blobs } = cellar.deps;
+    const find = versions.find.bind(versions);
+    let compacted = false;
+    // Right after the restore reads the version, as another instance's compaction would.
+    versions.find = async (input) => {
+      const found = await find(input);
+      if (!compacted) {
+        compacted = true;
+        expect(await cellar.compaction.compact((await files.findById(file.id)) as FileRecord)).toBe(true);
+      }
+      return found;
+    };
+    const restored = await cellar.versions.restore({
+      callerId: ada.id,
+      fileId: file.id,
+      number: file.version,
+      precondition: "any",
+    });
+    expect(restored).toMatchObject({ version: file.version + 1, sha256: file.sha256, size: file.size });
+    const record = (await files.findById(file.id)) as FileRecord;
+    // The restored version shares the compacted blob: one piece, the same bytes.
+    expect(record.pieces).toEqual((await versions.find({ fileId: file.id, number: file.version }))?.pieces);
+    expect(record.pieces).toHaveLength(1);
+    expect(sha256(await collect(await readContent(blobs, record)))).toBe(sha256(bytes));
+  });
+});
