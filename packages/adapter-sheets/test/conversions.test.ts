@@ -92,6 +92,9 @@ describe("conversions", () => {
     for (const chunk of [1, 3, 7, 1000, 65_536]) {
       const book = await read("xlsx", bytes, chunk);
       expect((await book.convert(0, "csv")).toString("utf8"), `chunks of ${chunk}`).toBe(`${expected}\r\n`);
+      // A window reads the same lines, and decodes them.
+      const values = rows.map((row) => [0, 1, 2, 3].map((column) => row[column] ?? null));
+      expect((await book.cells(0)).values, `a window in chunks of ${chunk}`).toEqual(values);
     }
   });
 

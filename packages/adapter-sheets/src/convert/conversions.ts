@@ -3,7 +3,7 @@ import { type OpenBytes, type ReadableSheetIndex, SpreadsheetUnreadableError } f
 import yazl from "yazl";
 import { looksLikeFormula } from "../csv/csv-fields.js";
 import { csvRows } from "../csv/csv-reader.js";
-import { storedRecords } from "../xlsx/stored-rows.js";
+import { LINE, storedLines } from "../xlsx/stored-rows.js";
 
 /**
  * What a spreadsheet would run as a formula, made inert for CSV output: a leading `'`,
@@ -36,12 +36,14 @@ export async function* workbookSheetToCsv(
   const padding = (columns: number) => Math.min(Math.max(0, columns - 1), emptyRecord.length - 2);
   const out = new Batches();
   let next = 1;
-  for await (const { bytes, spans } of storedRecords(index, sheet, openRows)) {
-    for (let at = 0; at < spans.length; at += 4) {
-      const row = spans[at] as number;
+  for await (const { bytes, lines } of storedLines(index, sheet, 1, openRows)) {
+    for (let at = 0; at < lines.length; at += LINE.size) {
+      const row = lines[at + LINE.row] as number;
+      // A letter a column, up to the row's last value.
+      const columns = (lines[at + LINE.formats] as number) - (lines[at + LINE.types] as number) - 1;
       for (; next < row; next++) out.put(emptyRecord, 0, emptyRecord.length);
-      out.put(bytes, spans[at + 2] as number, spans[at + 3] as number);
-      out.put(emptyRecord, padding(spans[at + 1] as number), emptyRecord.length);
+      out.put(bytes, lines[at + LINE.record] as number, lines[at + LINE.end] as number);
+      out.put(emptyRecord, padding(columns), emptyRecord.length);
       next = row + 1;
       if (out.filled.length > 0) yield* out.full();
     }

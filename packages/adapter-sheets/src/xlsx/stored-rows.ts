@@ -178,64 +178,55 @@ export async function* storedRows(
   fromRow: number,
   openRows: OpenBytes,
 ): AsyncGenerator<StoredRow[]> {
-  const checkpoints = index.checkpoints[sheet];
-  if (checkpoints === undefined || checkpoints.end === undefined) throw new Error("not a workbook sheet's index");
-  const start = checkpoints.offsets[Math.floor((fromRow - 1) / checkpoints.every)] ?? checkpoints.end;
-  if (start >= checkpoints.end) return;
-  const decoder = new TextDecoder();
-  let text = "";
-  for await (const chunk of await openRows({ start, end: checkpoints.end - 1 })) {
-    text += decoder.decode(chunk, { stream: true });
+  for await (const { bytes, lines } of storedLines(index, sheet, fromRow, openRows)) {
     const rows: StoredRow[] = [];
-    let at = 0;
-    for (;;) {
-      const first = text.indexOf("\t", at);
-      const second = first === -1 ? -1 : text.indexOf("\t", first + 1);
-      const third = second === -1 ? -1 : text.indexOf("\t", second + 1);
-      const fourth = third === -1 ? -1 : text.indexOf("\t", third + 1);
-      const fifth = fourth === -1 ? -1 : text.indexOf("\t", fourth + 1);
-      if (fifth === -1) break;
-      const end = fifth + 1 + Number(text.slice(fourth + 1, fifth));
-      // The record and its line end must both be here.
-      if (end >= text.length) break;
+    for (let at = 0; at < lines.length; at += LINE.size) {
+      // A field ends one byte (a tab) before the next one starts.
+      const field = (name: keyof typeof LINE, next: keyof typeof LINE) =>
+        bytes.toString("utf8", lines[at + LINE[name]], (lines[at + LINE[next]] as number) - 1);
       rows.push({
-        row: Number(text.slice(at, first)),
-        types: text.slice(first + 1, second),
-        formats: text.slice(second + 1, third),
-        formulas: text.slice(third + 1, fourth),
-        record: text.slice(fifth + 1, end),
+        row: lines[at + LINE.row] as number,
+        types: field("types", "formats"),
+        formats: field("formats", "formulas"),
+        formulas: field("formulas", "length"),
+        record: bytes.toString("utf8", lines[at + LINE.record], lines[at + LINE.end]),
       });
-      at = end + 1;
     }
-    text = text.slice(at);
-    if (rows.length > 0) yield rows;
+    yield rows;
   }
 }
 
+/** Where `storedLines` says a line's parts are: its row number, where each field starts, and where its record ends. */
+export const LINE = { row: 0, types: 1, formats: 2, formulas: 3, length: 4, record: 5, end: 6, size: 7 } as const;
+
 /**
- * The stored rows of a workbook's sheet as the rows blob's bytes, undecoded, for a
- * conversion that copies their records: each chunk of whole lines with `spans`, four
- * numbers a row: its row number, its width in columns, and where its record starts and
- * ends in `bytes`.
+ * The stored rows of a workbook's sheet from the checkpoint at or before `fromRow`, as the
+ * rows blob's bytes, undecoded: each chunk of whole lines with `lines`, `LINE.size`
+ * numbers a line (`LINE` names them). The one reader of the rows' line format: windows
+ * decode the fields they need (`storedRows`); a conversion copies the records' bytes.
  *
  * Why bytes: decoded, each row is a handful of strings, and a 250,000-row sheet's
  * conversion was the peak of a server's memory (`sheet_rss_mib`, docs/performance.md).
  * A record's `length` counts UTF-16 code units, as JavaScript does; in UTF-8 a code unit
  * is one lead byte, and a four-byte character is two.
  */
-export async function* storedRecords(
+export async function* storedLines(
   index: ReadableSheetIndex,
   sheet: number,
+  fromRow: number,
   openRows: OpenBytes,
-): AsyncGenerator<{ bytes: Uint8Array; spans: number[] }> {
+): AsyncGenerator<{ bytes: Buffer; lines: number[] }> {
   const checkpoints = index.checkpoints[sheet];
   if (checkpoints === undefined || checkpoints.end === undefined) throw new Error("not a workbook sheet's index");
-  const start = checkpoints.offsets[0] ?? checkpoints.end;
+  const start = checkpoints.offsets[Math.floor((fromRow - 1) / checkpoints.every)] ?? checkpoints.end;
   if (start >= checkpoints.end) return;
-  let pending: Uint8Array = new Uint8Array(0);
+  let pending: Buffer = Buffer.alloc(0);
   for await (const chunk of await openRows({ start, end: checkpoints.end - 1 })) {
-    const bytes = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    const spans: number[] = [];
+    const bytes =
+      pending.length > 0
+        ? Buffer.concat([pending, chunk])
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const lines: number[] = [];
     let at = 0;
     for (;;) {
       const first = bytes.indexOf(TAB, at);
@@ -260,11 +251,11 @@ export async function* storedRecords(
       }
       // The record and its line end must both be here.
       if (counted < units || end >= bytes.length) break;
-      spans.push(decimalAt(bytes, at, first), second - first - 1, fifth + 1, end);
+      lines.push(decimalAt(bytes, at, first), first + 1, second + 1, third + 1, fourth + 1, fifth + 1, end);
       at = end + 1;
     }
     pending = bytes.subarray(at);
-    if (spans.length > 0) yield { bytes, spans };
+    if (lines.length > 0) yield { bytes, lines };
   }
 }
 
