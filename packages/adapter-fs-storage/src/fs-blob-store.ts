@@ -10,6 +10,7 @@ import {
   type StoredBlob,
   systemClock,
 } from "@cellar/core";
+import { PieceReader } from "./piece-reader.js";
 
 export interface FsBlobStoreOptions {
   /** The data folder; blobs go to `<root>/blobs`, writes in progress to `<root>/tmp`. */
@@ -25,7 +26,7 @@ export interface FsBlobStoreOptions {
 /**
  * Opens the blob store on the local file system: creates `<root>/blobs` and `<root>/tmp`
  * if missing and removes the temp files a crashed process left behind. It holds no
- * resource between calls (a read stream closes its file when it ends or is destroyed),
+ * resource between calls (a read stream closes its files when it ends or is destroyed),
  * so there is nothing to close.
  *
  * Several processes may share a root. Temp files carry the writing process's pid, and
@@ -127,6 +128,27 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
         throw error;
       }
       return handle.createReadStream({ start: range?.start, end: range?.end, highWaterMark: READ_CHUNK_BYTES });
+    },
+
+    async readPieces(pieces) {
+      const keys = [...new Set(pieces.map((piece) => piece.key))];
+      for (const key of keys) assertBlobKey(key);
+      // Every blob is opened before the first byte, as `read` opens its one: a missing blob
+      // is a `BlobNotFoundError` here, and a delete (compaction's, retention's) while the
+      // stream runs cannot take its files away.
+      const opened = await Promise.allSettled(keys.map((key) => open(pathOf(key), "r")));
+      const handles = new Map<string, FileHandle>();
+      opened.forEach((result, index) => {
+        if (result.status === "fulfilled") handles.set(keys[index] as string, result.value);
+      });
+      const failed = opened.findIndex((result) => result.status === "rejected");
+      if (failed >= 0) {
+        await Promise.all([...handles.values()].map((handle) => handle.close()));
+        const error = (opened[failed] as PromiseRejectedResult).reason;
+        if (isNotFound(error)) throw new BlobNotFoundError(keys[failed] as string);
+        throw error;
+      }
+      return new PieceReader(handles, pieces);
     },
 
     async delete(key) {

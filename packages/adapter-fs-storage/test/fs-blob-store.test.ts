@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobNotFoundError, createCellar, createInMemoryDeps } from "@cellar/core";
+import type { Readable } from "node:stream";
+import { finished } from "node:stream/promises";
+import { BlobNotFoundError, createCellar, createInMemoryDeps, readContent } from "@cellar/core";
 import { byteStream, collect, createFakeClock } from "@cellar/core/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFsBlobStore } from "../src/index.js";
 
 // An id-shaped key, as the core issues them: its shard is "ab", the two characters after "file_".
@@ -174,6 +176,8 @@ describe("createFsBlobStore: keys", () => {
       await expect(blobs.write({ key, source: watched() }), key).rejects.toThrow(TypeError);
       await expect(blobs.read({ key }), key).rejects.toThrow(TypeError);
       await expect(blobs.delete(key), key).rejects.toThrow(TypeError);
+      const pieces = [{ key, offset: 0, length: 1 }];
+      await expect(readContent(blobs, { blobKey: KEY, size: 1, pieces }), key).rejects.toThrow(TypeError);
     }
     expect(pulled).toBe(false);
     expect(await tree(sandbox)).toEqual(["data", join("data", "blobs"), join("data", "tmp")]);
@@ -210,6 +214,106 @@ describe("createFsBlobStore: read chunks", () => {
       ranged.push(chunk.length);
     }
     expect(ranged).toEqual([262_144, 300_000 - 262_144]);
+  });
+});
+
+describe("createFsBlobStore: contents of pieces", () => {
+  const keys = ["file_aaaa", "file_bbbb", "file_cccc"];
+
+  /**
+   * Three blobs of 400,000 bytes, and pieces of them that cross read buffers' boundaries:
+   * 2,399,703 bytes, ten buffers, more than a read runs ahead of its reader. file_bbbb's one
+   * byte is in the second buffer only.
+   */
+  async function piecedContent() {
+    const root = await aSandbox();
+    const blobs = await createFsBlobStore({ root });
+    for (const [seed, key] of keys.entries()) await blobs.write({ key, source: byteStream(400_000, 65_536, seed + 1) });
+    const pieces = [
+      { key: "file_aaaa", offset: 0, length: 300_000 },
+      { key: "file_bbbb", offset: 7, length: 1 },
+      { key: "file_cccc", offset: 100, length: 399_900 },
+      { key: "file_aaaa", offset: 300_000, length: 100_000 },
+      { key: "file_cccc", offset: 0, length: 400_000 },
+      { key: "file_aaaa", offset: 0, length: 400_000 },
+      { key: "file_cccc", offset: 0, length: 399_802 },
+      { key: "file_aaaa", offset: 0, length: 400_000 },
+    ];
+    const content = { blobKey: "file_bbbb", size: 2_399_703, pieces };
+    const blobBytes = await Promise.all(keys.map((_, seed) => collect(byteStream(400_000, 65_536, seed + 1))));
+    const expected = Buffer.concat(
+      pieces.map(({ key, offset, length }) =>
+        (blobBytes[keys.indexOf(key)] as Buffer).subarray(offset, offset + length),
+      ),
+    );
+    return { root, blobs, content, expected };
+  }
+
+  /** The files this process has open under `root`: a read's own, since nothing else opens blobs here. */
+  async function openUnder(root: string): Promise<number> {
+    const targets = await Promise.all(
+      (await readdir("/proc/self/fd")).map((fd) => readlink(join("/proc/self/fd", fd)).catch(() => "")),
+    );
+    return targets.filter((target) => target.startsWith(`${root}/`)).length;
+  }
+
+  it("are sent in full 256 KiB chunks across the pieces' boundaries, every byte in order", async () => {
+    const { blobs, content, expected } = await piecedContent();
+    const sizes: number[] = [];
+    const read: Uint8Array[] = [];
+    // As a response sends them: `data` events, one per chunk pushed (an async iterator joins what is buffered).
+    const stream = (await readContent(blobs, content)) as Readable;
+    stream.on("data", (chunk: Buffer) => {
+      sizes.push(chunk.length);
+      read.push(chunk);
+    });
+    await finished(stream);
+    expect(sizes).toEqual([...Array(9).fill(262_144), 2_399_703 - 9 * 262_144]);
+    expect(Buffer.concat(read).equals(expected)).toBe(true);
+  });
+
+  it("open every blob before the first byte, so deletes while the read runs take nothing from it", async () => {
+    const { root, blobs, content, expected } = await piecedContent();
+    const stream = await readContent(blobs, content);
+    expect(await openUnder(root)).toBe(3);
+    for (const key of keys) await blobs.delete(key);
+    expect((await collect(stream)).equals(expected)).toBe(true);
+  });
+
+  it("close every file they opened when read to the end, when left midway, and when a blob is missing", async () => {
+    const { root, blobs, content } = await piecedContent();
+    await collect(await readContent(blobs, content));
+    await vi.waitFor(async () => expect(await openUnder(root)).toBe(0), { timeout: 10_000 });
+
+    for await (const _ of await readContent(blobs, content)) break;
+    await vi.waitFor(async () => expect(await openUnder(root)).toBe(0), { timeout: 10_000 });
+
+    const missing = { ...content, pieces: [...content.pieces, { key: "file_gone", offset: 0, length: 1 }] };
+    await expect(readContent(blobs, { ...missing, size: 2_399_704 })).rejects.toBeInstanceOf(BlobNotFoundError);
+    expect(await openUnder(root)).toBe(0);
+  });
+
+  it("close a blob's file once its last piece is read, before the read ends", async () => {
+    const { root, blobs, content } = await piecedContent();
+    const stream = (await readContent(blobs, content)) as Readable;
+    expect(await openUnder(root)).toBe(3);
+    // Only the first chunk is taken.
+    await new Promise((taken) => stream.once("data", () => taken(stream.pause())));
+    await vi.waitFor(async () => expect(await openUnder(root)).toBeLessThan(3), { timeout: 10_000 });
+    expect(stream.readableEnded).toBe(false);
+    stream.destroy();
+    await vi.waitFor(async () => expect(await openUnder(root)).toBe(0), { timeout: 10_000 });
+  });
+
+  it("fail, rather than stop short, when a piece runs past its blob's end", async () => {
+    const { blobs } = await piecedContent();
+    const pieces = [
+      { key: "file_aaaa", offset: 0, length: 10 },
+      { key: "file_bbbb", offset: 399_990, length: 20 },
+    ];
+    await expect(
+      (async () => collect(await readContent(blobs, { blobKey: "file_bbbb", size: 30, pieces })))(),
+    ).rejects.toThrow("Blob file_bbbb ends before byte 400010 of its piece");
   });
 });
 

@@ -1,3 +1,5 @@
+import type { ContentPiece } from "./content-pieces.js";
+
 /** An inclusive byte range, as in HTTP: `{ start: 0, end: 0 }` is the first byte. */
 export interface ByteRange {
   readonly start: number;
@@ -22,6 +24,11 @@ export interface StoredBlob {
  *   pulls the next): a source never changes a yielded chunk's bytes;
  * - `read` streams the blob, or only the inclusive `range` of it; it throws a
  *   `BlobNotFoundError` when no blob has that key;
+ * - `readPieces`, which a store may have, streams the bytes of the pieces in order, as
+ *   `read` of each piece's range one after the other would; it throws a
+ *   `BlobNotFoundError` before the first byte when any of their blobs is missing. A store
+ *   has it where reading many ranges as one stream costs less than a `read` of each (the
+ *   file system: one open file per blob, reads across the pieces' boundaries);
  * - a blob's bytes never change once written (a content that shares them refers to
  *   them as pieces: `content-pieces.ts`);
  * - `delete` is idempotent: deleting a missing key resolves quietly;
@@ -32,6 +39,7 @@ export interface StoredBlob {
 export interface BlobStore {
   write(input: { key: string; source: AsyncIterable<Uint8Array> }): Promise<{ size: number }>;
   read(input: { key: string; range?: ByteRange }): Promise<AsyncIterable<Uint8Array>>;
+  readPieces?(pieces: readonly ContentPiece[]): Promise<AsyncIterable<Uint8Array>>;
   delete(key: string): Promise<void>;
   list(): AsyncIterable<StoredBlob>;
 }

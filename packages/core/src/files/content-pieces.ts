@@ -63,7 +63,10 @@ export function contentBlobKeys(content: StoredContent): string[] {
   return [...keys];
 }
 
-/** Streams a content's bytes, or only the inclusive `range` of them (cut at its size). */
+/**
+ * Streams a content's bytes, or only the inclusive `range` of them (cut at its size): its
+ * pieces through the store's `readPieces` where it has one, else a `read` of each.
+ */
 export async function readContent(
   blobs: BlobStore,
   content: StoredContent,
@@ -75,6 +78,7 @@ export async function readContent(
   const start = range?.start ?? 0;
   const end = Math.min(range?.end ?? content.size - 1, content.size - 1);
   const spans = piecesWithin(content.pieces, start, end);
+  if (blobs.readPieces !== undefined) return blobs.readPieces(spans);
   return (async function* () {
     // The next piece is opened while this one streams: on S3 each is a request of its own.
     let next = spans.length > 0 ? openPiece(blobs, spans[0] as ContentPiece) : null;

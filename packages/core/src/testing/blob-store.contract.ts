@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { BlobStore } from "../files/blob-store.port.js";
+import { type ContentPiece, readContent } from "../files/content-pieces.js";
 import { contentPiecesContract } from "./content-pieces.contract.js";
 import { type Closable, type ContractSubject, type ContractTestApi, fresh } from "./contract-api.js";
 
@@ -90,6 +91,38 @@ export function blobStoreContract(t: ContractTestApi, subject: ContractSubject<B
       expect(await read(299_999, 299_999)).toBe(digest(content.subarray(299_999)));
       expect(await read(69_990, 140_010)).toBe(digest(content.subarray(69_990, 140_011)));
       expect(await read(0, 299_999)).toBe(digest(content));
+    });
+
+    test("a content of pieces over several blobs reads as their ranges in order, whole and in part", async ({
+      blobs,
+    }) => {
+      const sources = { file_pa: 700_000, file_pb: 5, file_pc: 300_000 };
+      const bytes = new Map<string, Buffer>();
+      for (const [key, size] of Object.entries(sources)) {
+        await blobs.write({ key, source: byteStream(size, 65_536, size) });
+        bytes.set(key, await collect(byteStream(size, 65_536, size)));
+      }
+      // Longer than a read buffer, a few bytes, one byte, a whole blob, and back to the first.
+      const pieces: ContentPiece[] = [
+        { key: "file_pa", offset: 0, length: 600_000 },
+        { key: "file_pb", offset: 1, length: 3 },
+        { key: "file_pa", offset: 650_000, length: 1 },
+        { key: "file_pc", offset: 0, length: 300_000 },
+        { key: "file_pa", offset: 10, length: 70_000 },
+      ];
+      const expected = Buffer.concat(
+        pieces.map(({ key, offset, length }) => (bytes.get(key) as Buffer).subarray(offset, offset + length)),
+      );
+      const content = { blobKey: "file_pb", size: expected.length, pieces };
+      expect(digest(await collect(await readContent(blobs, content)))).toBe(digest(expected));
+      const part = { start: 599_998, end: 900_003 };
+      expect(digest(await collect(await readContent(blobs, content, part)))).toBe(
+        digest(expected.subarray(part.start, part.end + 1)),
+      );
+      const missing = { ...content, pieces: [...pieces, { key: "file_gone", offset: 0, length: 1 }] };
+      await expect(
+        (async () => collect(await readContent(blobs, { ...missing, size: expected.length + 1 })))(),
+      ).rejects.toMatchObject({ name: "BlobNotFoundError", key: "file_gone" });
     });
 
     test("read of a missing key rejects with BlobNotFoundError", async ({ blobs }) => {
