@@ -10,7 +10,7 @@ import {
   type StoredBlob,
   systemClock,
 } from "@cellar/core";
-import { PieceReader } from "./piece-reader.js";
+import { PieceReader, READ_CHUNK_BYTES } from "./piece-reader.js";
 
 export interface FsBlobStoreOptions {
   /** The data folder; blobs go to `<root>/blobs`, writes in progress to `<root>/tmp`. */
@@ -191,13 +191,6 @@ interface Writing {
  * to `ab`), which are random in the ids the core issues, so shards fill evenly. The
  * constant prefix would put every blob in one folder. Keys too short are padded with `_`.
  */
-/**
- * Bytes read from a blob at a time. Each chunk costs a read, a socket write and their
- * bookkeeping: Node's 64 KiB default made a large download cost twice the CPU per byte
- * of the bare read-stream route. A download holds at most this much in memory.
- */
-const READ_CHUNK_BYTES = 256 * 1024;
-
 function shardOf(key: string): string {
   return key
     .slice(key.indexOf("_") + 1)

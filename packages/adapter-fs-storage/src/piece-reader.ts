@@ -3,11 +3,12 @@ import { Readable } from "node:stream";
 import type { ContentPiece } from "@cellar/core";
 
 /**
- * Bytes read into one buffer, and pushed to the reader as one chunk. The same size as a
- * whole blob's read stream's chunks (`READ_CHUNK_BYTES`), for the same reason: each chunk
- * costs a socket write and its bookkeeping.
+ * Bytes read from a blob at a time, and pushed to the reader as one chunk, by a whole
+ * blob's read stream and by a read of pieces alike. Each chunk costs a read, a socket
+ * write and their bookkeeping: Node's 64 KiB default made a large download cost twice the
+ * CPU per byte of the bare read-stream route. A download holds at most a few of them.
  */
-const BUFFER_BYTES = 256 * 1024;
+export const READ_CHUNK_BYTES = 256 * 1024;
 
 /**
  * Buffers being read at once. Each read waits a round trip of the thread pool; with two,
@@ -48,7 +49,7 @@ interface FillRead {
  * A read stream per piece pays its own open, first read and close, each a round trip of
  * the thread pool, and sends a short chunk at the end of every piece. Here a blob is
  * opened once whatever the number of its pieces, the pieces are read by position into
- * buffers of `BUFFER_BYTES` that run across their boundaries, and every chunk sent is a
+ * buffers of `READ_CHUNK_BYTES` that run across their boundaries, and every chunk sent is a
  * full buffer but the last. A file is closed as soon as its last read is asked for (a
  * `FileHandle` closes once the reads pending on it are done), and every file still open
  * when the stream is destroyed, by its end or its reader.
@@ -62,7 +63,7 @@ export class PieceReader extends Readable {
   #wanted = false;
 
   constructor(handles: Map<string, FileHandle>, pieces: readonly ContentPiece[]) {
-    super({ highWaterMark: BUFFER_BYTES });
+    super({ highWaterMark: READ_CHUNK_BYTES });
     this.#handles = handles;
     this.#fills = fillsOf(pieces);
   }
@@ -124,19 +125,19 @@ export class PieceReader extends Readable {
   }
 }
 
-/** Cuts the pieces' bytes into buffers of `BUFFER_BYTES`, each filled by reads of the runs it spans. */
+/** Cuts the pieces' bytes into buffers of `READ_CHUNK_BYTES`, each filled by reads of the runs it spans. */
 function fillsOf(pieces: readonly ContentPiece[]): Fill[] {
   const fills: Fill[] = [];
   const lastFillOf = new Map<string, Fill>();
   let fill: Fill = { size: 0, reads: [], lastReadOf: [] };
   for (const piece of pieces) {
     for (let done = 0; done < piece.length; ) {
-      const length = Math.min(BUFFER_BYTES - fill.size, piece.length - done);
+      const length = Math.min(READ_CHUNK_BYTES - fill.size, piece.length - done);
       fill.reads.push({ key: piece.key, position: piece.offset + done, length, at: fill.size });
       lastFillOf.set(piece.key, fill);
       done += length;
       fill.size += length;
-      if (fill.size === BUFFER_BYTES) {
+      if (fill.size === READ_CHUNK_BYTES) {
         fills.push(fill);
         fill = { size: 0, reads: [], lastReadOf: [] };
       }
