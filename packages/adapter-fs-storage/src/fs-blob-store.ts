@@ -131,7 +131,7 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
     },
 
     async readPieces(pieces) {
-      const keys = [...new Set(pieces.map((piece) => piece.key))];
+      const keys = [...new Set(pieces.filter((piece) => piece.length > 0).map((piece) => piece.key))];
       for (const key of keys) assertBlobKey(key);
       // Every blob is opened before the first byte, as `read` opens its one: a missing blob
       // is a `BlobNotFoundError` here, and a delete (compaction's, retention's) while the
@@ -143,7 +143,7 @@ export async function createFsBlobStore(options: FsBlobStoreOptions): Promise<Bl
       });
       const failed = opened.findIndex((result) => result.status === "rejected");
       if (failed >= 0) {
-        await Promise.all([...handles.values()].map((handle) => handle.close()));
+        await Promise.allSettled([...handles.values()].map((handle) => handle.close()));
         const error = (opened[failed] as PromiseRejectedResult).reason;
         if (isNotFound(error)) throw new BlobNotFoundError(keys[failed] as string);
         throw error;

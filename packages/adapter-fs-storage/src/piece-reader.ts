@@ -50,9 +50,8 @@ interface FillRead {
  * the thread pool, and sends a short chunk at the end of every piece. Here a blob is
  * opened once whatever the number of its pieces, the pieces are read by position into
  * buffers of `READ_CHUNK_BYTES` that run across their boundaries, and every chunk sent is a
- * full buffer but the last. A file is closed as soon as its last read is asked for (a
- * `FileHandle` closes once the reads pending on it are done), and every file still open
- * when the stream is destroyed, by its end or its reader.
+ * full buffer but the last. A file is closed as soon as its last read is done, and every
+ * file still open when the stream is destroyed, by its end or its reader.
  */
 export class PieceReader extends Readable {
   readonly #handles: Map<string, FileHandle>;
@@ -61,6 +60,12 @@ export class PieceReader extends Readable {
   /** Fills being read, or read and not yet pushed, oldest first. */
   readonly #pending: PendingFill[] = [];
   #wanted = false;
+  /** Per open file, its reads in progress. */
+  readonly #reading = new Map<string, number>();
+  /** Open files whose last fill has started: each closes once its reads are done. */
+  readonly #lastFillStarted = new Set<string>();
+  /** Closes under way, awaited before the stream says it is closed. */
+  readonly #closing: Promise<void>[] = [];
 
   constructor(handles: Map<string, FileHandle>, pieces: readonly ContentPiece[]) {
     super({ highWaterMark: READ_CHUNK_BYTES });
@@ -74,7 +79,9 @@ export class PieceReader extends Readable {
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.#close([...this.#handles.keys()]).then(
+    // A close waits for the reads pending on its file; those still to come fail unheard.
+    for (const key of [...this.#handles.keys()]) this.#close(key);
+    Promise.all(this.#closing).then(
       () => callback(error),
       (closing: Error) => callback(error ?? closing),
     );
@@ -86,6 +93,8 @@ export class PieceReader extends Readable {
       const entry = this.#pending.shift() as PendingFill;
       this.#wanted = this.push(entry.buffer);
     }
+    // The reader may have destroyed the stream on the chunk just pushed.
+    if (this.destroyed) return;
     if (this.#pending.length === 0 && this.#nextFill === this.#fills.length) {
       if (this.#wanted) this.push(null);
       return;
@@ -98,30 +107,44 @@ export class PieceReader extends Readable {
     const buffer = Buffer.allocUnsafeSlow(fill.size);
     const entry: PendingFill = { buffer, done: false };
     this.#pending.push(entry);
-    // Every read is asked for before any file closes, so that the close waits for it.
-    const reads = fill.reads.map(async ({ key, position, length, at }) => {
-      const { bytesRead } = await (this.#handles.get(key) as FileHandle).read(buffer, at, length, position);
-      if (bytesRead !== length) throw new Error(`Blob ${key} ends before byte ${position + length} of its piece`);
-    });
-    Promise.all(reads)
+    for (const key of fill.lastReadOf) this.#lastFillStarted.add(key);
+    Promise.all(fill.reads.map((read) => this.#readFully(buffer, read)))
       .then(() => {
         entry.done = true;
         if (!this.destroyed) this.#deliver();
       })
       .catch((error: Error) => this.destroy(error));
-    this.#close(fill.lastReadOf).catch((error: Error) => this.destroy(error));
   }
 
-  /** Closes the files of `keys` that are still open. */
-  async #close(keys: readonly string[]): Promise<void> {
-    const closing: Promise<void>[] = [];
-    for (const key of keys) {
-      const handle = this.#handles.get(key);
-      if (handle === undefined) continue;
-      this.#handles.delete(key);
-      closing.push(handle.close());
+  /**
+   * Reads a run into its place in `buffer`. A read may return fewer bytes than asked (a
+   * network file system's may, mid-file), so it reads on; no bytes at all is the blob's end.
+   */
+  async #readFully(buffer: Buffer, { key, position, length, at }: FillRead): Promise<void> {
+    const handle = this.#handles.get(key);
+    if (handle === undefined) return; // Destroyed: its files are closed, and no one takes the bytes.
+    this.#reading.set(key, (this.#reading.get(key) ?? 0) + 1);
+    try {
+      for (let done = 0; done < length; ) {
+        const { bytesRead } = await handle.read(buffer, at + done, length - done, position + done);
+        if (bytesRead === 0) throw new Error(`Blob ${key} ends before byte ${position + length} of its piece`);
+        done += bytesRead;
+      }
+    } finally {
+      const reading = (this.#reading.get(key) ?? 1) - 1;
+      this.#reading.set(key, reading);
+      if (reading === 0 && this.#lastFillStarted.has(key)) this.#close(key);
     }
-    await Promise.all(closing);
+  }
+
+  /** Closes the file of `key` if it is still open; a failure to close fails the stream. */
+  #close(key: string): void {
+    const handle = this.#handles.get(key);
+    if (handle === undefined) return;
+    this.#handles.delete(key);
+    const closing = handle.close();
+    closing.catch((error: Error) => this.destroy(error));
+    this.#closing.push(closing);
   }
 }
 

@@ -305,15 +305,32 @@ describe("createFsBlobStore: contents of pieces", () => {
     await vi.waitFor(async () => expect(await openUnder(root)).toBe(0), { timeout: 10_000 });
   });
 
-  it("fail, rather than stop short, when a piece runs past its blob's end", async () => {
-    const { blobs } = await piecedContent();
+  it("fail, rather than stop short, when a piece runs past its blob's end, and close their files", async () => {
+    const { root, blobs } = await piecedContent();
     const pieces = [
       { key: "file_aaaa", offset: 0, length: 10 },
       { key: "file_bbbb", offset: 399_990, length: 20 },
+      { key: "file_cccc", offset: 0, length: 400_000 },
     ];
     await expect(
-      (async () => collect(await readContent(blobs, { blobKey: "file_bbbb", size: 30, pieces })))(),
+      (async () => collect(await readContent(blobs, { blobKey: "file_bbbb", size: 400_030, pieces })))(),
     ).rejects.toThrow("Blob file_bbbb ends before byte 400010 of its piece");
+    await vi.waitFor(async () => expect(await openUnder(root)).toBe(0), { timeout: 10_000 });
+  });
+
+  it("read none and open nothing for an empty list, and skip pieces of no bytes", async () => {
+    const { root, blobs } = await piecedContent();
+    const empty = await blobs.readPieces?.([]);
+    expect(empty).toBeDefined();
+    expect((await collect(empty as AsyncIterable<Uint8Array>)).length).toBe(0);
+    const pieces = [
+      { key: "file_gone", offset: 0, length: 0 },
+      { key: "file_aaaa", offset: 5, length: 3 },
+      { key: "file_cccc", offset: 9, length: 0 },
+    ];
+    const bytes = await collect((await blobs.readPieces?.(pieces)) as AsyncIterable<Uint8Array>);
+    expect(bytes.equals((await collect(byteStream(400_000, 65_536, 1))).subarray(5, 8))).toBe(true);
+    await vi.waitFor(async () => expect(await openUnder(root)).toBe(0), { timeout: 10_000 });
   });
 });
 
