@@ -17,6 +17,7 @@ import {
   cellarSignInPage,
   type FileJson,
   frameworkErrorOptionsFor,
+  lazySerializerOptions,
   requestIdOptions,
 } from "../../src/index.js";
 import { type FormPart, multipartBody } from "./multipart.js";
@@ -66,7 +67,14 @@ export async function buildTestApp(options: TestAppOptions = {}) {
     config: { publicUrl: PUBLIC_URL, maxUploadBytes: 64 * 1024, ...options.config },
   });
   if (options.frozenFileReads === true) freezeFileReads(cellar.deps.files);
-  const app = Fastify({ ...requestIdOptions, ...frameworkErrorOptionsFor({ cellar }), logger: false });
+  // Response serializers compiled on first use, as the server has them: compiling every
+  // route's at start took most of a second for each test's app.
+  const app = Fastify({
+    ...requestIdOptions,
+    ...frameworkErrorOptionsFor({ cellar }),
+    ...lazySerializerOptions,
+    logger: false,
+  });
   await app.register(cellarResponseHeaders);
   await app.register(cellarOpenApi, { publicUrl: PUBLIC_URL });
   await app.register(cellarApi, {
