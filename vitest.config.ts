@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
@@ -19,11 +18,6 @@ export default defineConfig({
     // started) takes seconds there. Suites of server processes set longer limits of their own.
     testTimeout: 60_000,
     hookTimeout: 180_000,
-    // Two test files at once at least. vitest's default, one fewer than the cores, ran one
-    // at a time on a 2-core machine, where most files spend their time waiting on servers,
-    // databases and a browser they started: 1,751 s for the suite, against 1,657 s for
-    // its files' own times added up.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
     // One real PostgreSQL for the run (or CELLAR_TEST_DATABASE_URL's): see @cellar/test-engines.
     globalSetup: ["packages/test-engines/src/vitest-global-setup.ts"],
     coverage: {
